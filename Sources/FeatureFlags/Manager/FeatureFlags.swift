@@ -1,0 +1,207 @@
+import Logging
+import Observation
+import Synchronization
+
+/// The app's feature flags: typed checks, values, overrides, snapshots and update streams over
+/// a flag enum.
+///
+/// ```swift
+/// let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .current))
+///
+/// if flags.isEnabled(.chatViewRedesign) { showNewChat() }
+/// let pageSize = flags.value(AppConfig.pageSize)
+/// flags.setOverride(.chatViewRedesign, to: true)
+/// ```
+///
+/// A shared instance can be created before launch has decided the configuration; reads then
+/// return code defaults (logging one warning per flag) until ``configure(_:)`` is called.
+///
+/// `isEnabled(_:)` is a lock-free read of an atomic word. SwiftUI views that must redraw on
+/// changes read through ``snapshot``, which is observed (`FeatureFlags` conforms to
+/// `Observable`).
+public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
+    /// The engine, for tools and the debug model.
+    public let manager: FlagManager
+    @usableFromInline
+    let caseIndex: FlagCaseIndex<Key>
+    private let registrar = ObservationRegistrar()
+
+    /// Creates the flags without configuring them: reads return code defaults, each logging a
+    /// warning once, until ``configure(_:)``.
+    ///
+    /// Traps when the enum's declarations are inconsistent (a duplicate key, an unknown
+    /// dependency, a cycle…), with a message that says how to fix them; ``FlagRegistry/init(_:)-swift.init``
+    /// reports the same problems as a thrown error.
+    public init(logger: Logger = Logger(label: "feature-flags")) {
+        let registry: FlagRegistry
+        do {
+            registry = try FlagRegistry(Key.self)
+        } catch {
+            preconditionFailure("Invalid feature flag declarations in \(Key.self): \(error)")
+        }
+        self.manager = FlagManager(registry: registry, logger: logger)
+        self.caseIndex = FlagCaseIndex()
+        manager.onChange { [weak self] in
+            guard let self else { return }
+            self.registrar.withMutation(of: self, keyPath: \.snapshot) {}
+        }
+    }
+
+    /// Creates configured flags.
+    public convenience init(_ setup: FlagSetup) {
+        self.init(logger: setup.logger)
+        configure(setup)
+    }
+
+    /// Creates flags for a build configuration, with in-memory overrides and no remote values.
+    public convenience init(buildConfiguration: BuildConfiguration) {
+        self.init(FlagSetup(buildConfiguration: buildConfiguration))
+    }
+
+    /// Configures (or reconfigures) the flags; see ``FlagManager/configure(_:)``.
+    public func configure(_ setup: FlagSetup) {
+        manager.configure(setup)
+    }
+
+    /// Whether ``configure(_:)`` has been called.
+    public var isConfigured: Bool { manager.isConfigured }
+
+    /// The configuration the flags run as, or `nil` before they are configured.
+    public var buildConfiguration: BuildConfiguration? { manager.buildConfiguration }
+
+    // MARK: - Reading
+
+    /// Whether a flag is on. A lock-free, allocation-free read.
+    @inlinable
+    public func isEnabled(_ flag: Key) -> Bool {
+        let index = caseIndex.index(of: flag)
+        if !manager.configured.load(ordering: .relaxed) { manager.noteReadIfUnconfigured(index) }
+        return manager.slots.word(at: index) != 0
+    }
+
+    /// Whether a flag is on: `flags[.chatViewRedesign]`.
+    @inlinable
+    public subscript(flag: Key) -> Bool { isEnabled(flag) }
+
+    /// Whether a user-togglable flag is on when its user preference is combined by `mode`
+    /// instead of its declared checking mode.
+    public func isEnabled(_ flag: Key, checking mode: CheckingMode) -> Bool {
+        let index = caseIndex.index(of: flag)
+        manager.noteReadIfUnconfigured(index)
+        return manager.currentTable().boolValue(at: index, checking: mode)
+    }
+
+    /// A typed value. Integers, doubles and Booleans are lock-free reads; `Codable` values are
+    /// decoded once per change. A value not in this registry returns its declared default.
+    public func value<Value>(_ flag: TypedFlag<Value>) -> Value {
+        guard let index = manager.registry.index(ofKey: flag.key) else { return flag.defaultValue }
+        if !manager.configured.load(ordering: .relaxed) { manager.noteReadIfUnconfigured(index) }
+        switch Value.flagValueType {
+        case .boolean:
+            return Value(flagValue: .bool(manager.slots.word(at: index) != 0)) ?? flag.defaultValue
+        case .integer:
+            return Value(flagValue: .int(Int(truncatingIfNeeded: Int64(bitPattern: manager.slots.word(at: index)))))
+                ?? flag.defaultValue
+        case .double:
+            return Value(flagValue: .double(Double(bitPattern: manager.slots.word(at: index)))) ?? flag.defaultValue
+        case .string, .object:
+            return FlagSnapshot<Key>.value(flag, at: index, in: manager.currentTable())
+        }
+    }
+
+    /// The explanation of a flag's value: winning layer, reason and what every layer said.
+    public func details(_ flag: Key) -> FlagEvaluationDetails {
+        manager.currentTable().details(at: caseIndex.index(of: flag))
+    }
+
+    /// The explanation of a typed value.
+    public func details<Value>(_ flag: TypedFlag<Value>) -> FlagEvaluationDetails {
+        manager.details(forKey: flag.key)
+    }
+
+    /// Every value at one instant, for consistent reads across a transition, an animation or a
+    /// server request. Observed: SwiftUI views reading it redraw when values change.
+    public var snapshot: FlagSnapshot<Key> {
+        registrar.access(self, keyPath: \.snapshot)
+        return FlagSnapshot(table: manager.currentTable(), caseIndex: caseIndex)
+    }
+
+    // MARK: - Overrides
+
+    /// Sets a local developer override, or clears it with `nil`. Ignored, with a warning, in
+    /// configurations that do not permit overrides.
+    public func setOverride(_ flag: Key, to value: Bool?) {
+        setOverride(key: flag.rawValue, value.map(FlagValue.bool))
+    }
+
+    /// Sets a local override of a typed value, or clears it with `nil`.
+    public func setOverride<Value>(_ flag: TypedFlag<Value>, to value: Value?) {
+        setOverride(key: flag.key, value?.flagValue)
+    }
+
+    /// Clears every local override.
+    public func removeAllOverrides() {
+        manager.removeAllOverrides()
+    }
+
+    /// Whether a flag has a local override.
+    public func isOverridden(_ flag: Key) -> Bool {
+        manager.overrides[flag.rawValue] != nil
+    }
+
+    /// Sets the user's preference for a user-togglable flag, or clears it with `nil`. Ignored,
+    /// with a warning, for flags that are not user-togglable.
+    public func setUserPreference(_ flag: Key, to value: Bool?) {
+        do {
+            try manager.setUserPreference(value.map(FlagValue.bool), forKey: flag.rawValue)
+        } catch {
+            Logger(label: "feature-flags").warning("\(error)")
+        }
+    }
+
+    private func setOverride(key: String, _ value: FlagValue?) {
+        do {
+            try manager.setOverride(value, forKey: key)
+        } catch {
+            Logger(label: "feature-flags").warning("\(error)")
+        }
+    }
+
+    // MARK: - Remote values
+
+    /// Applies remote values waiting under ``RemoteApplyPolicy/atSafePoint``.
+    public func applyPendingRemoteValues() {
+        manager.applyPendingRemoteValues()
+    }
+
+    /// Asks the remote provider for fresh values (for example when the app comes to the
+    /// foreground).
+    public func refreshRemoteValues() async {
+        await manager.refreshRemoteValues()
+    }
+
+    // MARK: - Updates
+
+    /// Snapshots: the current one first, then one per change. Slow consumers see the newest.
+    public func updates() -> AsyncStream<FlagSnapshot<Key>> {
+        let caseIndex = self.caseIndex
+        return manager.subscribe(index: nil) { FlagSnapshot(table: $0, caseIndex: caseIndex) }
+    }
+
+    /// A flag's value: the current one first, then one per change of that flag.
+    public func updates(of flag: Key) -> AsyncStream<Bool> {
+        let index = caseIndex.index(of: flag)
+        return manager.subscribe(index: index) { table in table.values[index].boolValue ?? false }
+    }
+
+    /// A typed value: the current one first, then one per change of that value.
+    public func updates<Value>(of flag: TypedFlag<Value>) -> AsyncStream<Value> {
+        guard let index = manager.registry.index(ofKey: flag.key) else {
+            return AsyncStream { continuation in
+                continuation.yield(flag.defaultValue)
+                continuation.finish()
+            }
+        }
+        return manager.subscribe(index: index) { table in FlagSnapshot<Key>.value(flag, at: index, in: table) }
+    }
+}

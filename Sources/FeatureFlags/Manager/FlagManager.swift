@@ -1,0 +1,527 @@
+import Logging
+import Synchronization
+
+/// The engine behind ``FeatureFlags``: resolves a ``FlagRegistry`` through its layers, keeps
+/// overrides and preferences, applies remote values and publishes the results.
+///
+/// Apps use the typed ``FeatureFlags`` over their flag enum. `FlagManager` works by key and
+/// suits tools that load their registry at run time, such as the `flags` command.
+///
+/// Checks are reads: resolution runs when an input changes, and its results are published to
+/// atomic slots (Booleans and numbers) and an immutable table (everything else).
+public final class FlagManager: Sendable {
+    /// The flags this manager resolves.
+    public let registry: FlagRegistry
+
+    @usableFromInline
+    let slots: AtomicFlagSlots
+    @usableFromInline
+    let configured = Atomic<Bool>(false)
+
+    private let state: Mutex<State>
+    /// The version of the override values last written to the store, so that concurrent saves
+    /// never replace newer values with older ones.
+    private let savedOverrides = Mutex<UInt64>(0)
+    private let savedPreferences = Mutex<UInt64>(0)
+    private let fallbackLogger: Logger
+
+    struct State {
+        var setup: FlagSetup?
+        var table: ResolvedFlagTable
+        var storedOverrides: [String: FlagValue] = [:]
+        var launchOverrides: [String: FlagValue] = [:]
+        var userPreferences: [String: FlagValue] = [:]
+        var remote: RemoteFlagValues = .empty
+        var pendingRemote: RemoteFlagValues?
+        var overridesVersion: UInt64 = 0
+        var preferencesVersion: UInt64 = 0
+        var diagnostics: [FlagDiagnostic] = []
+        var warnedBeforeConfiguration: Set<Int> = []
+        var subscribers: [UInt64: Subscriber] = [:]
+        var nextSubscriberID: UInt64 = 0
+        var changeHandlers: [@Sendable () -> Void] = []
+        var remoteTask: Task<Void, Never>?
+    }
+
+    struct Subscriber {
+        /// The flag the subscriber follows, or `nil` for every change.
+        let index: Int?
+        let send: @Sendable (ResolvedFlagTable) -> Void
+        let finish: @Sendable () -> Void
+    }
+
+    /// Creates a manager that is not configured yet: reads return code defaults and log a
+    /// warning once per flag until ``configure(_:)`` is called.
+    public init(registry: FlagRegistry, logger: Logger = Logger(label: "feature-flags")) {
+        self.registry = registry
+        self.fallbackLogger = logger
+        self.slots = AtomicFlagSlots(count: registry.count)
+        let inputs = ResolutionInputs(count: registry.count)
+        let table = FlagResolver.resolve(registry: registry, inputs: inputs)
+        for index in 0..<registry.count {
+            slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
+        }
+        self.state = Mutex(State(table: table))
+    }
+
+    /// Creates a configured manager.
+    public convenience init(registry: FlagRegistry, setup: FlagSetup) {
+        self.init(registry: registry, logger: setup.logger)
+        configure(setup)
+    }
+
+    deinit {
+        let (task, subscribers) = state.withLock { state in
+            (state.remoteTask, Array(state.subscribers.values))
+        }
+        task?.cancel()
+        for subscriber in subscribers { subscriber.finish() }
+    }
+
+    // MARK: - Configuration
+
+    /// Whether ``configure(_:)`` has been called.
+    public var isConfigured: Bool { configured.load(ordering: .acquiring) }
+
+    /// The configuration the manager runs as, or `nil` before it is configured.
+    public var buildConfiguration: BuildConfiguration? {
+        state.withLock { $0.setup?.buildConfiguration }
+    }
+
+    /// Problems noticed so far: unreadable stores, pruned keys, ignored remote values.
+    public var diagnostics: [FlagDiagnostic] {
+        state.withLock { $0.diagnostics }
+    }
+
+    /// Sets the manager up: loads overrides and preferences (pruning unknown keys), parses
+    /// launch arguments, applies the provider's cached values, resolves, and starts loading
+    /// remote values in the background. Calling it again replaces the previous setup.
+    public func configure(_ setup: FlagSetup) {
+        var diagnostics: [FlagDiagnostic] = []
+        let overrides = loadStore(setup.overrideStore, name: "override", setup: setup, diagnostics: &diagnostics)
+        let preferences = loadStore(
+            setup.userPreferenceStore, name: "user preference", setup: setup, diagnostics: &diagnostics,
+            onlyUserTogglable: true)
+        let (launchOverrides, problems) = LaunchArgumentOverrides.parse(setup.launchArguments, registry: registry)
+        for problem in problems {
+            diagnostics.append(FlagDiagnostic(kind: .invalidLaunchArgument, message: problem))
+        }
+        var remote = RemoteFlagValues.empty
+        if let cached = setup.remoteProvider?.cachedFlags() {
+            remote = validated(cached, diagnostics: &diagnostics)
+        }
+        for diagnostic in diagnostics {
+            setup.logger.warning("\(diagnostic.message)", metadata: diagnostic.key.map { ["flag": "\($0)"] })
+        }
+
+        let previousTask = state.withLock { state in
+            state.setup = setup
+            state.storedOverrides = overrides
+            state.launchOverrides = launchOverrides
+            state.userPreferences = preferences
+            state.remote = remote
+            state.pendingRemote = nil
+            state.diagnostics += diagnostics
+            let task = state.remoteTask
+            state.remoteTask = nil
+            return task
+        }
+        previousTask?.cancel()
+        republish()
+        configured.store(true, ordering: .releasing)
+
+        if let provider = setup.remoteProvider {
+            let policy = setup.remoteApplyPolicy
+            let task = Task { [weak self] in
+                do {
+                    let values = try await provider.loadFlags()
+                    guard !Task.isCancelled else { return }
+                    self?.receive(values, policy: policy, initial: true)
+                } catch {
+                    guard !Task.isCancelled else { return }
+                    self?.report(
+                        FlagDiagnostic(
+                            kind: .remoteProviderFailed,
+                            message:
+                                "Loading remote flag values failed: \(error). The cached or build defaults stay in effect."
+                        ))
+                }
+                for await values in provider.updates() {
+                    guard !Task.isCancelled, let self else { return }
+                    self.receive(values, policy: policy, initial: false)
+                }
+            }
+            state.withLock { $0.remoteTask = task }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The current resolved values.
+    func currentTable() -> ResolvedFlagTable {
+        state.withLock { $0.table }
+    }
+
+    /// The resolved value of `key`, or `nil` when the registry has no such flag.
+    public func value(forKey key: String) -> FlagValue? {
+        guard let index = registry.index(ofKey: key) else { return nil }
+        noteReadIfUnconfigured(index)
+        return currentTable().values[index]
+    }
+
+    /// The explanation of `key`'s value; `FLAG_NOT_FOUND` when there is no such flag.
+    public func details(forKey key: String) -> FlagEvaluationDetails {
+        guard let index = registry.index(ofKey: key) else {
+            return FlagEvaluationDetails(
+                key: key, value: .null, layer: .default, reason: .error, errorCode: .flagNotFound,
+                message: "There is no flag '\(key)' in the registry.")
+        }
+        return currentTable().details(at: index)
+    }
+
+    /// Every flag's explanation, in registry order.
+    public func allDetails() -> [FlagEvaluationDetails] {
+        let table = currentTable()
+        return (0..<table.count).map(table.details(at:))
+    }
+
+    /// Logs, once per flag, a read made before the manager was configured.
+    @usableFromInline
+    func noteReadIfUnconfigured(_ index: Int) {
+        guard !configured.load(ordering: .relaxed) else { return }
+        let first = state.withLock { $0.warnedBeforeConfiguration.insert(index).inserted }
+        guard first else { return }
+        let definition = registry.definitions[index]
+        let shown = definition.isSensitive ? "<REDACTED>" : definition.defaultValue.jsonString
+        fallbackLogger.warning(
+            "Feature flag '\(definition.key)' was read before the feature flags were configured; returning its code default \(shown). Configure them first thing at launch.",
+            metadata: ["flag": "\(definition.key)"])
+    }
+
+    // MARK: - Overrides and preferences
+
+    /// Whether local overrides apply in the current configuration.
+    public var overridesPermitted: Bool {
+        state.withLock { state in
+            guard let setup = state.setup else { return false }
+            return setup.overridableConfigurations.contains(setup.buildConfiguration)
+        }
+    }
+
+    /// The local overrides in effect (stored and from launch arguments), by key.
+    public var overrides: [String: FlagValue] {
+        state.withLock { $0.storedOverrides.merging($0.launchOverrides) { _, launch in launch } }
+    }
+
+    /// Sets (or, with `nil`, clears) the local override of `key` and stores it.
+    ///
+    /// - Throws: ``FlagOverrideError`` when there is no such flag, the value has the wrong type,
+    ///   or overrides are not permitted in this configuration.
+    public func setOverride(_ value: FlagValue?, forKey key: String) throws(FlagOverrideError) {
+        let (_, normalized) = try check(value, forKey: key)
+        let permitted = state.withLock { state -> Bool in
+            guard let setup = state.setup else { return false }
+            return setup.overridableConfigurations.contains(setup.buildConfiguration)
+        }
+        guard permitted else {
+            throw FlagOverrideError(kind: .notPermitted(key: key, configuration: buildConfiguration))
+        }
+        let (snapshot, version, store) = state.withLock { state in
+            state.storedOverrides[key] = normalized
+            if normalized == nil { state.launchOverrides[key] = nil }
+            state.overridesVersion += 1
+            return (state.storedOverrides, state.overridesVersion, state.setup?.overrideStore)
+        }
+        republish()
+        if let store { persist(snapshot, version: version, to: store, saved: savedOverrides, name: "override") }
+    }
+
+    /// Clears every local override, stored and from launch arguments.
+    public func removeAllOverrides() {
+        let (version, store) = state.withLock { state in
+            state.storedOverrides = [:]
+            state.launchOverrides = [:]
+            state.overridesVersion += 1
+            return (state.overridesVersion, state.setup?.overrideStore)
+        }
+        republish()
+        if let store { persist([:], version: version, to: store, saved: savedOverrides, name: "override") }
+    }
+
+    /// Sets (or, with `nil`, clears) the user's preference for a user-togglable flag.
+    ///
+    /// - Throws: ``FlagOverrideError`` when there is no such flag, it is not user-togglable, or
+    ///   the value has the wrong type.
+    public func setUserPreference(_ value: FlagValue?, forKey key: String) throws(FlagOverrideError) {
+        let (index, normalized) = try check(value, forKey: key)
+        guard registry.definitions[index].isUserTogglable else {
+            throw FlagOverrideError(kind: .notUserTogglable(key))
+        }
+        let (snapshot, version, store) = state.withLock { state in
+            state.userPreferences[key] = normalized
+            state.preferencesVersion += 1
+            return (state.userPreferences, state.preferencesVersion, state.setup?.userPreferenceStore)
+        }
+        republish()
+        if let store {
+            persist(snapshot, version: version, to: store, saved: savedPreferences, name: "user preference")
+        }
+    }
+
+    private func check(_ value: FlagValue?, forKey key: String) throws(FlagOverrideError) -> (Int, FlagValue?) {
+        guard let index = registry.index(ofKey: key) else { throw FlagOverrideError(kind: .unknownFlag(key)) }
+        guard let value else { return (index, nil) }
+        let definition = registry.definitions[index]
+        guard let normalized = value.normalized(to: definition.type) else {
+            throw FlagOverrideError(
+                kind: .typeMismatch(
+                    key: key, expected: definition.type, value: definition.isSensitive ? "<REDACTED>" : value.jsonString))
+        }
+        return (index, normalized)
+    }
+
+    private func persist(
+        _ values: [String: FlagValue], version: UInt64, to store: any FlagValueStore, saved: borrowing Mutex<UInt64>,
+        name: String
+    ) {
+        let failure = saved.withLock { savedVersion -> FlagStoreError? in
+            guard version > savedVersion else { return nil }
+            do throws(FlagStoreError) {
+                try store.save(values)
+                savedVersion = version
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure {
+            report(FlagDiagnostic(kind: .unwritableStore, message: "The \(name) store failed: \(failure)"))
+        }
+    }
+
+    private func loadStore(
+        _ store: any FlagValueStore, name: String, setup: FlagSetup, diagnostics: inout [FlagDiagnostic],
+        onlyUserTogglable: Bool = false
+    ) -> [String: FlagValue] {
+        let stored: [String: FlagValue]
+        do {
+            stored = try store.load()
+        } catch {
+            diagnostics.append(FlagDiagnostic(kind: .unreadableStore, message: "The \(name) store: \(error)"))
+            return [:]
+        }
+        var kept: [String: FlagValue] = [:]
+        var pruned = false
+        for (key, value) in stored.sorted(by: { $0.key < $1.key }) {
+            guard let definition = registry.definition(forKey: key) else {
+                pruned = true
+                diagnostics.append(
+                    FlagDiagnostic(
+                        kind: .prunedStoredValue, key: key,
+                        message: "Removed the stored \(name) for '\(key)': there is no such flag any more."))
+                continue
+            }
+            guard let normalized = value.normalized(to: definition.type) else {
+                pruned = true
+                diagnostics.append(
+                    FlagDiagnostic(
+                        kind: .prunedStoredValue, key: key,
+                        message: "Removed the stored \(name) for '\(key)': it is not a \(definition.type)."))
+                continue
+            }
+            if onlyUserTogglable, !definition.isUserTogglable {
+                pruned = true
+                diagnostics.append(
+                    FlagDiagnostic(
+                        kind: .prunedStoredValue, key: key,
+                        message: "Removed the stored \(name) for '\(key)': the flag is not user-togglable."))
+                continue
+            }
+            kept[key] = normalized
+        }
+        if pruned {
+            do {
+                try store.save(kept)
+            } catch {
+                diagnostics.append(
+                    FlagDiagnostic(kind: .unwritableStore, message: "The \(name) store could not be pruned: \(error)"))
+            }
+        }
+        return kept
+    }
+
+    // MARK: - Remote values
+
+    /// Whether remote values are waiting for ``applyPendingRemoteValues()``.
+    public var hasPendingRemoteValues: Bool {
+        state.withLock { $0.pendingRemote != nil }
+    }
+
+    /// The source of the remote values in effect (`"cache"`, `"app_config"`…), if any.
+    public var remoteSource: String? {
+        state.withLock { $0.remote.values.isEmpty ? nil : $0.remote.source }
+    }
+
+    /// Applies remote values that arrived under the ``RemoteApplyPolicy/atSafePoint`` policy.
+    /// Does nothing when none are waiting.
+    public func applyPendingRemoteValues() {
+        let applied = state.withLock { state -> Bool in
+            guard let pending = state.pendingRemote else { return false }
+            state.remote = pending
+            state.pendingRemote = nil
+            return true
+        }
+        if applied { republish() }
+    }
+
+    /// Asks the provider for fresh values and handles them by the apply policy. A failure is
+    /// logged and recorded in ``diagnostics``; the last good values stay.
+    public func refreshRemoteValues() async {
+        guard let setup = state.withLock({ $0.setup }), let provider = setup.remoteProvider else { return }
+        do {
+            receive(try await provider.refresh(), policy: setup.remoteApplyPolicy, initial: false)
+        } catch {
+            report(
+                FlagDiagnostic(
+                    kind: .remoteProviderFailed,
+                    message: "Refreshing remote flag values failed: \(error). The last good values stay in effect."))
+        }
+    }
+
+    /// Hands remote values to the manager directly, as a provider's background refresh would.
+    /// They take effect by the apply policy.
+    public func receiveRemoteValues(_ values: RemoteFlagValues) {
+        guard let policy = state.withLock({ $0.setup?.remoteApplyPolicy }) else { return }
+        receive(values, policy: policy, initial: false)
+    }
+
+    private func receive(_ values: RemoteFlagValues, policy: RemoteApplyPolicy, initial: Bool) {
+        var diagnostics: [FlagDiagnostic] = []
+        let checked = validated(values, diagnostics: &diagnostics)
+        for diagnostic in diagnostics { report(diagnostic) }
+        switch policy {
+        case .immediately:
+            state.withLock { $0.remote = checked }
+            republish()
+        case .atSafePoint:
+            state.withLock { state in
+                if state.remote != checked { state.pendingRemote = checked }
+            }
+        case .nextLaunch:
+            break
+        }
+    }
+
+    /// Keeps the values that fit the registry; reports the rest by key.
+    private func validated(_ values: RemoteFlagValues, diagnostics: inout [FlagDiagnostic]) -> RemoteFlagValues {
+        var kept: [String: RemoteFlagValue] = [:]
+        for (key, remote) in values.values.sorted(by: { $0.key < $1.key }) {
+            guard let definition = registry.definition(forKey: key) else {
+                diagnostics.append(
+                    FlagDiagnostic(
+                        kind: .ignoredRemoteValue, key: key,
+                        message: "Ignored the \(values.source) value for '\(key)': there is no such flag."))
+                continue
+            }
+            guard let normalized = remote.value.normalized(to: definition.type) else {
+                let shown = definition.isSensitive ? "<REDACTED>" : remote.value.jsonString
+                diagnostics.append(
+                    FlagDiagnostic(
+                        kind: .ignoredRemoteValue, key: key,
+                        message:
+                            "Ignored the \(values.source) value for '\(key)': expected \(definition.type), got \(shown)."
+                    ))
+                continue
+            }
+            var fitted = remote
+            fitted.value = normalized
+            kept[key] = fitted
+        }
+        return RemoteFlagValues(kept, source: values.source)
+    }
+
+    private func report(_ diagnostic: FlagDiagnostic) {
+        let logger = state.withLock { state in
+            state.diagnostics.append(diagnostic)
+            return state.setup?.logger
+        }
+        (logger ?? fallbackLogger).warning(
+            "\(diagnostic.message)", metadata: diagnostic.key.map { ["flag": "\($0)"] })
+    }
+
+    // MARK: - Publishing
+
+    /// Resolves from the current inputs and publishes the result to the slots, the table and
+    /// every subscriber whose flag changed; then tells observers.
+    private func republish() {
+        let changed = state.withLock { state -> Bool in
+            guard let setup = state.setup else { return false }
+            var inputs = ResolutionInputs(
+                count: registry.count, configuration: setup.buildConfiguration, phasePolicy: setup.phasePolicy)
+            inputs.overridesPermitted = setup.overridableConfigurations.contains(setup.buildConfiguration)
+            inputs.remoteSource = state.remote.source
+            for (key, value) in state.remote.values {
+                if let index = registry.index(ofKey: key) { inputs.remote[index] = value }
+            }
+            for (key, value) in state.userPreferences {
+                if let index = registry.index(ofKey: key) { inputs.userPreferences[index] = value }
+            }
+            for (key, value) in state.storedOverrides.merging(state.launchOverrides, uniquingKeysWith: { $1 }) {
+                if let index = registry.index(ofKey: key) { inputs.overrides[index] = value }
+            }
+            let previous = state.table
+            let table = FlagResolver.resolve(registry: registry, inputs: inputs, previous: previous)
+            state.table = table
+
+            var changedIndices: [Int] = []
+            for index in 0..<table.count where table.values[index] != previous.values[index] {
+                changedIndices.append(index)
+                slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
+            }
+            for subscriber in state.subscribers.values {
+                if let index = subscriber.index {
+                    if changedIndices.contains(index) { subscriber.send(table) }
+                } else {
+                    subscriber.send(table)
+                }
+            }
+            return true
+        }
+        guard changed else { return }
+        for handler in state.withLock({ $0.changeHandlers }) { handler() }
+    }
+
+    // MARK: - Observation
+
+    /// A stream of the resolved values: the current ones first, then one element per change.
+    /// Keeps only the newest element when the consumer is slow; ends when the consumer stops.
+    func subscribe<Element: Sendable>(
+        index: Int?, transform: @escaping @Sendable (ResolvedFlagTable) -> Element
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state -> UInt64 in
+            let id = state.nextSubscriberID
+            state.nextSubscriberID += 1
+            state.subscribers[id] = Subscriber(
+                index: index,
+                send: { table in continuation.yield(transform(table)) },
+                finish: { continuation.finish() })
+            continuation.yield(transform(state.table))
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// The number of live update streams (for tests of stream clean-up).
+    public var subscriberCount: Int {
+        state.withLock { $0.subscribers.count }
+    }
+
+    /// Registers a closure called after every published change.
+    func onChange(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.changeHandlers.append(handler) }
+    }
+}

@@ -1,0 +1,139 @@
+/// The validated, ordered set of flag definitions that resolution works over.
+///
+/// Building a registry checks every declaration once: unique keys, defaults of the declared
+/// type, dependencies and conflicts that name known Boolean flags, no flag both requiring and
+/// conflicting with another, and no dependency cycles.
+///
+/// ```swift
+/// let registry = try FlagRegistry(AppFlag.self)
+/// ```
+public struct FlagRegistry: Sendable {
+    /// The definitions, in registry order (enum cases first, then typed values).
+    public let definitions: [FlagDefinition]
+    /// Position of each key in ``definitions``.
+    let indexByKey: [String: Int]
+    /// For each flag, the positions of the flags it requires.
+    let requiredIndices: [[Int]]
+    /// For each flag, the positions of the flags it conflicts with (both directions).
+    let conflictingIndices: [[Int]]
+    /// Boolean flags with relations, ordered so that every flag comes after the flags it requires.
+    let dependencyOrder: [Int]
+
+    /// Builds and validates a registry from definitions.
+    ///
+    /// - Throws: ``FlagRegistryError`` naming the first problem found.
+    public init(_ definitions: [FlagDefinition]) throws(FlagRegistryError) {
+        var indexByKey: [String: Int] = [:]
+        indexByKey.reserveCapacity(definitions.count)
+        for (index, definition) in definitions.enumerated() {
+            guard !definition.key.isEmpty else { throw FlagRegistryError(kind: .emptyKey(index: index)) }
+            guard indexByKey.updateValue(index, forKey: definition.key) == nil else {
+                throw FlagRegistryError(kind: .duplicateKey(definition.key))
+            }
+            guard definition.defaultValue.conforms(to: definition.type) else {
+                throw FlagRegistryError(
+                    kind: .defaultTypeMismatch(
+                        key: definition.key, type: definition.type, value: definition.defaultValue.jsonString))
+            }
+            for configuration in BuildConfiguration.allCases {
+                if let value = definition.buildDefaults[configuration], !value.conforms(to: definition.type) {
+                    throw FlagRegistryError(
+                        kind: .buildDefaultTypeMismatch(
+                            key: definition.key, configuration: configuration, type: definition.type,
+                            value: value.jsonString))
+                }
+            }
+        }
+
+        var required = Array(repeating: [Int](), count: definitions.count)
+        var conflicting = Array(repeating: [Int](), count: definitions.count)
+        for (index, definition) in definitions.enumerated() {
+            func resolve(_ other: String, relation: String) throws(FlagRegistryError) -> Int {
+                guard other != definition.key else {
+                    throw FlagRegistryError(kind: .selfReference(key: definition.key, relation: relation))
+                }
+                guard let otherIndex = indexByKey[other] else {
+                    throw FlagRegistryError(
+                        kind: .unknownReference(key: definition.key, relation: relation, missing: other))
+                }
+                guard definition.type == .boolean, definitions[otherIndex].type == .boolean else {
+                    throw FlagRegistryError(
+                        kind: .nonBooleanRelation(key: definition.key, relation: relation, other: other))
+                }
+                return otherIndex
+            }
+            for other in definition.requires {
+                let otherIndex = try resolve(other, relation: "requires")
+                if !required[index].contains(otherIndex) { required[index].append(otherIndex) }
+            }
+            for other in definition.conflicts {
+                let otherIndex = try resolve(other, relation: "conflicts with")
+                if required[index].contains(otherIndex) {
+                    throw FlagRegistryError(kind: .requiresAndConflicts(key: definition.key, other: other))
+                }
+                if !conflicting[index].contains(otherIndex) { conflicting[index].append(otherIndex) }
+                if !conflicting[otherIndex].contains(index) { conflicting[otherIndex].append(index) }
+            }
+        }
+        for (index, others) in required.enumerated() {
+            for other in others where conflicting[index].contains(other) {
+                throw FlagRegistryError(
+                    kind: .requiresAndConflicts(key: definitions[index].key, other: definitions[other].key))
+            }
+        }
+
+        self.definitions = definitions
+        self.indexByKey = indexByKey
+        self.requiredIndices = required
+        self.conflictingIndices = conflicting
+        self.dependencyOrder = try Self.dependencyOrder(required: required, definitions: definitions)
+    }
+
+    /// Builds and validates the registry of an enum of flags and its typed values.
+    public init<Key: FeatureFlagKey>(_ keys: Key.Type) throws(FlagRegistryError) {
+        try self.init(Key.allCases.map(\.definition) + Key.typedFlags.map(\.definition))
+    }
+
+    /// The number of flags.
+    public var count: Int { definitions.count }
+
+    /// The position of `key`, or `nil` when the registry has no such flag.
+    public func index(ofKey key: String) -> Int? { indexByKey[key] }
+
+    /// The definition for `key`, or `nil` when the registry has no such flag.
+    public func definition(forKey key: String) -> FlagDefinition? {
+        indexByKey[key].map { definitions[$0] }
+    }
+
+    /// Depth-first topological order of the flags that take part in dependencies, ties in
+    /// declaration order; throws the first cycle found.
+    private static func dependencyOrder(
+        required: [[Int]], definitions: [FlagDefinition]
+    ) throws(FlagRegistryError) -> [Int] {
+        enum Mark { case unvisited, visiting, done }
+        var marks = Array(repeating: Mark.unvisited, count: required.count)
+        var order: [Int] = []
+        var path: [Int] = []
+
+        func visit(_ index: Int) throws(FlagRegistryError) {
+            switch marks[index] {
+            case .done: return
+            case .visiting:
+                let start = path.firstIndex(of: index) ?? 0
+                let cycle = (path[start...] + [index]).map { definitions[$0].key }
+                throw FlagRegistryError(kind: .dependencyCycle(Array(cycle)))
+            case .unvisited:
+                marks[index] = .visiting
+                path.append(index)
+                for other in required[index] { try visit(other) }
+                path.removeLast()
+                marks[index] = .done
+                order.append(index)
+            }
+        }
+        for index in required.indices where definitions[index].type == .boolean {
+            try visit(index)
+        }
+        return order
+    }
+}

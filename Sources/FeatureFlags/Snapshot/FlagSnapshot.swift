@@ -1,0 +1,64 @@
+/// Every flag's value at one instant: immutable and `Sendable`.
+///
+/// Take one for reads that must agree with each other: a screen transition, an animation, or
+/// one server request.
+///
+/// ```swift
+/// let snapshot = flags.snapshot
+/// if snapshot.isEnabled(.sheetSystem) && snapshot.isEnabled(.commandPicker) { … }
+/// ```
+public struct FlagSnapshot<Key: FeatureFlagKey>: Sendable {
+    let table: ResolvedFlagTable
+    let caseIndex: FlagCaseIndex<Key>
+
+    init(table: ResolvedFlagTable, caseIndex: FlagCaseIndex<Key>) {
+        self.table = table
+        self.caseIndex = caseIndex
+    }
+
+    /// Whether a flag is on.
+    public func isEnabled(_ flag: Key) -> Bool {
+        table.values[caseIndex.index(of: flag)] == .bool(true)
+    }
+
+    /// Whether a flag is on: `snapshot[.chatViewRedesign]`.
+    public subscript(flag: Key) -> Bool { isEnabled(flag) }
+
+    /// A typed value; its declared default when the value is not in this registry.
+    public func value<Value>(_ flag: TypedFlag<Value>) -> Value {
+        guard let index = table.registry.index(ofKey: flag.key) else { return flag.defaultValue }
+        return Self.value(flag, at: index, in: table)
+    }
+
+    /// The explanation of a flag's value.
+    public func details(_ flag: Key) -> FlagEvaluationDetails {
+        table.details(at: caseIndex.index(of: flag))
+    }
+
+    /// The configuration the values were resolved for (`nil` before configuration).
+    public var buildConfiguration: BuildConfiguration? { table.inputs.configuration }
+
+    /// Every value by key.
+    public var values: [String: FlagValue] {
+        Dictionary(uniqueKeysWithValues: zip(table.registry.definitions.map(\.key), table.values))
+    }
+
+    /// The flags that are on, in declaration order.
+    public var enabledFlags: [Key] {
+        Key.allCases.filter(isEnabled)
+    }
+
+    static func value<Value>(_ flag: TypedFlag<Value>, at index: Int, in table: ResolvedFlagTable) -> Value {
+        if let decoded = table.decoded[index] {
+            return decoded as? Value ?? flag.defaultValue
+        }
+        return Value(flagValue: table.values[index]) ?? flag.defaultValue
+    }
+}
+
+extension FlagSnapshot: Equatable {
+    /// Snapshots are equal when every value is.
+    public static func == (lhs: FlagSnapshot, rhs: FlagSnapshot) -> Bool {
+        lhs.table === rhs.table || lhs.table.values == rhs.table.values
+    }
+}

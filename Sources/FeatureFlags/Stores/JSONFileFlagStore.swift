@@ -1,0 +1,84 @@
+import Foundation
+
+/// A store that keeps values in a JSON file such as `debug-feature-flags.json`:
+///
+/// ```json
+/// {"chat_view_redesign": true, "page_size": 20}
+/// ```
+///
+/// Writes go to a temporary file that then replaces the old one, so a crash never leaves half
+/// a file. A file that cannot be parsed is renamed to `<name>.corrupt-<timestamp>.json` and
+/// reported; it is never overwritten.
+///
+/// Keep override files out of release bundles: they belong in Application Support or a
+/// temporary folder on the device, not in the app's resources.
+public struct JSONFileFlagStore: FlagValueStore {
+    /// The file's location.
+    public let url: URL
+
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// A store at `directory/debug-feature-flags.json`.
+    public init(directory: URL, fileName: String = "debug-feature-flags.json") {
+        self.url = directory.appendingPathComponent(fileName)
+    }
+
+    public func load() throws(FlagStoreError) -> [String: FlagValue] {
+        let data: Data
+        do {
+            guard FileManager.default.fileExists(atPath: url.path) else { return [:] }
+            data = try Data(contentsOf: url)
+        } catch {
+            throw FlagStoreError.unreadable(location: url.path, reason: "\(error)", movedTo: moveAside())
+        }
+        do {
+            return try JSONDecoder().decode([String: FlagValue].self, from: data)
+        } catch {
+            let reason =
+                data.isEmpty ? "the file is empty" : "it is not a JSON object of flag values (\(Self.summary(of: error)))"
+            throw FlagStoreError.unreadable(location: url.path, reason: reason, movedTo: moveAside())
+        }
+    }
+
+    public func save(_ values: [String: FlagValue]) throws(FlagStoreError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let text = FlagValue.object(values).jsonString + "\n"
+            try Data(text.utf8).write(to: url, options: .atomic)
+        } catch {
+            throw FlagStoreError.unwritable(location: url.path, reason: "\(error)")
+        }
+    }
+
+    /// Renames the unreadable file beside itself; returns the new path, or `nil` when that failed.
+    private func moveAside() -> String? {
+        let base = url.deletingPathExtension().lastPathComponent
+        let stamp = Int(Date().timeIntervalSince1970)
+        let directory = url.deletingLastPathComponent()
+        for attempt in 0..<100 {
+            let suffix = attempt == 0 ? "" : "-\(attempt)"
+            let target = directory.appendingPathComponent("\(base).corrupt-\(stamp)\(suffix).json")
+            guard !FileManager.default.fileExists(atPath: target.path) else { continue }
+            do {
+                try FileManager.default.moveItem(at: url, to: target)
+                return target.path
+            } catch {
+                return nil
+            }
+        }
+        return nil
+    }
+
+    private static func summary(of error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            return context.debugDescription
+        }
+        if case DecodingError.typeMismatch(_, let context) = error {
+            return context.debugDescription
+        }
+        return "\(error)"
+    }
+}

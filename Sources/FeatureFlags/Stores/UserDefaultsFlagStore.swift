@@ -1,0 +1,56 @@
+#if canImport(Foundation)
+import Foundation
+
+/// A store that keeps values in `UserDefaults`, as one JSON object under one key.
+///
+/// Keeping the values as JSON text keeps Booleans and numbers apart on every platform, and
+/// lets an unreadable entry be moved aside (to `<key>.corrupt-<timestamp>`) like a file.
+///
+/// ```swift
+/// let store = UserDefaultsFlagStore(suiteName: "com.example.app.flags")
+/// ```
+public struct UserDefaultsFlagStore: FlagValueStore {
+    /// The suite, or `nil` for `UserDefaults.standard`.
+    public let suiteName: String?
+    /// The key the values are kept under.
+    public let key: String
+
+    public init(suiteName: String? = nil, key: String = "debug-feature-flags") {
+        self.suiteName = suiteName
+        self.key = key
+    }
+
+    private var defaults: UserDefaults {
+        suiteName.flatMap(UserDefaults.init(suiteName:)) ?? .standard
+    }
+
+    private var location: String { "UserDefaults(\(suiteName ?? "standard"))[\(key)]" }
+
+    public func load() throws(FlagStoreError) -> [String: FlagValue] {
+        let defaults = self.defaults
+        guard let stored = defaults.object(forKey: key) else { return [:] }
+        guard let text = stored as? String else {
+            throw FlagStoreError.unreadable(
+                location: location, reason: "the entry is not JSON text", movedTo: moveAside(stored, in: defaults))
+        }
+        do {
+            return try JSONDecoder().decode([String: FlagValue].self, from: Data(text.utf8))
+        } catch {
+            throw FlagStoreError.unreadable(
+                location: location, reason: "it is not a JSON object of flag values",
+                movedTo: moveAside(stored, in: defaults))
+        }
+    }
+
+    public func save(_ values: [String: FlagValue]) throws(FlagStoreError) {
+        defaults.set(FlagValue.object(values).jsonString, forKey: key)
+    }
+
+    private func moveAside(_ stored: Any, in defaults: UserDefaults) -> String {
+        let asideKey = "\(key).corrupt-\(Int(Date().timeIntervalSince1970))"
+        defaults.set(stored, forKey: asideKey)
+        defaults.removeObject(forKey: key)
+        return "UserDefaults(\(suiteName ?? "standard"))[\(asideKey)]"
+    }
+}
+#endif

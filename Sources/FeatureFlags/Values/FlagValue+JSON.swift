@@ -1,0 +1,105 @@
+import Foundation
+
+extension FlagValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([FlagValue].self) {
+            self = .array(value)
+        } else if let value = try? container.decode([String: FlagValue].self) {
+            self = .object(value)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "Expected a JSON value (bool, number, string, array, object or null).")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+}
+
+extension FlagValue {
+    /// Parses JSON text into a value.
+    ///
+    /// - Throws: `DecodingError` when the text is not JSON.
+    public init(json: String) throws {
+        self = try JSONDecoder().decode(FlagValue.self, from: Data(json.utf8))
+    }
+
+    /// The value as compact JSON text with object keys sorted, so output is deterministic.
+    public var jsonString: String {
+        var output = ""
+        writeJSON(to: &output)
+        return output
+    }
+
+    private func writeJSON(to output: inout String) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .int(let value): output += String(value)
+        case .double(let value):
+            if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+                output += String(Int(value))
+            } else if value.isFinite {
+                output += String(value)
+            } else {
+                output += "null"
+            }
+        case .string(let value): Self.writeJSONString(value, to: &output)
+        case .array(let values):
+            output += "["
+            for (offset, value) in values.enumerated() {
+                if offset > 0 { output += "," }
+                value.writeJSON(to: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (offset, key) in members.keys.sorted().enumerated() {
+                if offset > 0 { output += "," }
+                Self.writeJSONString(key, to: &output)
+                output += ":"
+                members[key]!.writeJSON(to: &output)
+            }
+            output += "}"
+        }
+    }
+
+    private static func writeJSONString(_ string: String, to output: inout String) {
+        output += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// A Swift type that a flag's value can have.
+///
+/// `Bool`, `Int`, `Double` and `String` conform already. A `RawRepresentable` enum whose raw
+/// value conforms only has to declare the conformance:
+///
+/// ```swift
+/// enum ComposerStyle: String, FlagValueConvertible {
+///     case classic, compact
+/// }
+/// ```
+///
+/// A `Codable` struct adopts ``CodableFlagValue`` instead.
+public protocol FlagValueConvertible: Sendable, Equatable {
+    /// The type this value has in flag files, payloads and the debug menu.
+    static var flagValueType: FlagValueType { get }
+    /// Creates the value from its flag representation, or fails when it does not fit.
+    init?(flagValue: FlagValue)
+    /// The flag representation of the value.
+    var flagValue: FlagValue { get }
+}
+
+extension Bool: FlagValueConvertible {
+    public static var flagValueType: FlagValueType { .boolean }
+    public init?(flagValue: FlagValue) {
+        guard let value = flagValue.boolValue else { return nil }
+        self = value
+    }
+    public var flagValue: FlagValue { .bool(self) }
+}
+
+extension Int: FlagValueConvertible {
+    public static var flagValueType: FlagValueType { .integer }
+    public init?(flagValue: FlagValue) {
+        guard let value = flagValue.intValue else { return nil }
+        self = value
+    }
+    public var flagValue: FlagValue { .int(self) }
+}
+
+extension Double: FlagValueConvertible {
+    public static var flagValueType: FlagValueType { .double }
+    public init?(flagValue: FlagValue) {
+        guard let value = flagValue.doubleValue else { return nil }
+        self = value
+    }
+    public var flagValue: FlagValue { .double(self) }
+}
+
+extension String: FlagValueConvertible {
+    public static var flagValueType: FlagValueType { .string }
+    public init?(flagValue: FlagValue) {
+        guard let value = flagValue.stringValue else { return nil }
+        self = value
+    }
+    public var flagValue: FlagValue { .string(self) }
+}
+
+extension FlagValueConvertible where Self: RawRepresentable, RawValue: FlagValueConvertible {
+    public static var flagValueType: FlagValueType { RawValue.flagValueType }
+    public init?(flagValue: FlagValue) {
+        guard let raw = RawValue(flagValue: flagValue) else { return nil }
+        self.init(rawValue: raw)
+    }
+    public var flagValue: FlagValue { rawValue.flagValue }
+}
+
+/// A `Codable` value carried by a flag as a JSON object.
+///
+/// ```swift
+/// struct RetryPolicy: CodableFlagValue {
+///     var attempts: Int
+///     var backoffSeconds: Double
+/// }
+/// ```
+///
+/// The value is decoded once whenever it changes, not on every read.
+public protocol CodableFlagValue: FlagValueConvertible, Codable {}
+
+extension CodableFlagValue {
+    public static var flagValueType: FlagValueType { .object }
+
+    public init?(flagValue: FlagValue) {
+        guard flagValue.valueType == .object,
+            let data = try? JSONEncoder().encode(flagValue),
+            let value = try? JSONDecoder().decode(Self.self, from: data)
+        else { return nil }
+        self = value
+    }
+
+    public var flagValue: FlagValue {
+        guard let data = try? JSONEncoder().encode(self),
+            let value = try? JSONDecoder().decode(FlagValue.self, from: data)
+        else { return .null }
+        return value
+    }
+}

@@ -1,0 +1,13 @@
+/// The declared type of a flag's value.
+///
+/// The names follow the OpenFeature evaluation types; `object` covers any JSON structure,
+/// which is how `Codable` values travel.
+public enum FlagValueType: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    case boolean
+    case integer
+    case double
+    case string
+    case object
+
+    public var description: String { rawValue }
+}
