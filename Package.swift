@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FlagEvaluation", targets: ["FlagEvaluation"]),
         .executable(name: "flags", targets: ["flags"]),
         .executable(name: "feature-flags-demo", targets: ["FeatureFlagsDemo"]),
+        .executable(name: "phase-gating", targets: ["PhaseGating"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -26,7 +27,10 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
         // Helpers for users' own tests.
-        .target(name: "FeatureFlagsTesting", dependencies: ["FeatureFlags"]),
+        .target(
+            name: "FeatureFlagsTesting",
+            dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")]
+        ),
         // SwiftUI shell over the debug model; compiles to nothing where SwiftUI is missing.
         .target(name: "FeatureFlagsUI", dependencies: ["FeatureFlags"]),
         // Environments, app_config / OFREP loading, disk cache, refresh policy.
@@ -46,14 +50,22 @@ let package = Package(
         ),
 
         // Examples.
+        .target(name: "ExampleFlags", dependencies: ["FeatureFlags"], path: "Examples/ExampleFlags"),
         .executableTarget(
             name: "FeatureFlagsDemo",
-            dependencies: ["FeatureFlags"],
+            dependencies: ["FeatureFlags", "ExampleFlags"],
             path: "Examples/FeatureFlagsDemo"
+        ),
+        // Compile-time gating: phase 2 code is compiled only in debug builds.
+        .executableTarget(
+            name: "PhaseGating",
+            dependencies: ["FeatureFlags", "ExampleFlags"],
+            path: "Examples/PhaseGating",
+            swiftSettings: [.define("PHASE_2_FEATURES", .when(configuration: .debug))]
         ),
 
         // Tests.
-        .testTarget(name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "FeatureFlagsTesting"]),
+        .testTarget(name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "FeatureFlagsTesting", "ExampleFlags"]),
         .testTarget(name: "FeatureFlagsRemoteTests", dependencies: ["FeatureFlagsRemote", "FeatureFlagsTesting"]),
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"]),
     ]

@@ -1,1 +1,52 @@
-print("demo")
+// The demo: the 34-flag registry on embedded defaults, no setup needed.
+//
+//     swift run feature-flags-demo
+import ExampleFlags
+import FeatureFlags
+
+let configurations = BuildConfiguration.allCases
+
+func cell(_ value: FlagValue) -> String {
+    FlagDebugModel.display(value)
+}
+
+func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+}
+
+// One manager per build configuration, each on in-memory stores.
+let managers = configurations.map { FeatureFlags<AppFlag>(buildConfiguration: $0) }
+
+print("Resolved flags for each build configuration (phases 0–2 are on in debug builds)\n")
+let keyWidth = 26
+print(pad("flag", keyWidth) + pad("phase", 7) + configurations.map { pad($0.rawValue, 10) }.joined())
+print(String(repeating: "-", count: keyWidth + 7 + 10 * configurations.count))
+for flag in AppFlag.allCases {
+    let phase = flag.metadata.phase.map(String.init) ?? "-"
+    let values = managers.map { pad($0.isEnabled(flag) ? "on" : "off", 10) }.joined()
+    print(pad(flag.rawValue, keyWidth) + pad(phase, 7) + values)
+}
+let typedKeys = ["page_size", "stream_flush_interval", "onboarding_variant", "composer_style", "retry_policy"]
+for key in typedKeys {
+    let values = managers.map { pad(cell($0.manager.value(forKey: key) ?? .null), 10) }.joined()
+    print(pad(key, keyWidth) + pad("-", 7) + values)
+}
+
+let alpha = managers[1]
+print("\nIn the alpha build, override sidebar_redesign on:")
+alpha.setOverride(.sidebarRedesign, to: true)
+print("  " + alpha.details(.sidebarRedesign).description)
+print("Override navigation_split_view on as well, which sidebar_redesign requires:")
+alpha.setOverride(.navigationSplitView, to: true)
+print("  " + alpha.details(.sidebarRedesign).description)
+for report in alpha.details(.sidebarRedesign).layers {
+    print("    \(report)")
+}
+print("Clear the overrides:")
+alpha.removeAllOverrides()
+print("  " + alpha.details(.sidebarRedesign).description)
+
+let release = managers[3]
+print("\nIn the App Store build overrides are not permitted:")
+release.setOverride(.terminalRedesign, to: true)
+print("  " + release.details(.terminalRedesign).description)

@@ -1,0 +1,94 @@
+/// The platform-neutral debug menu: rows with every flag's metadata, value, winning layer and an
+/// overridden mark; case-insensitive search; a phase filter; set, clear and reset overrides.
+///
+/// The SwiftUI menu in `FeatureFlagsUI` and the `flags` command both sit on it.
+///
+/// ```swift
+/// let menu = FlagDebugModel(flags)
+/// for row in menu.rows(matching: "chat", phase: 2) {
+///     print(row.displayName, row.displayValue, row.layer, row.isOverridden ? "•" : "")
+/// }
+/// try menu.toggle("chat_view_redesign")
+/// menu.resetAll()
+/// ```
+public struct FlagDebugModel: Sendable {
+    /// The manager the menu reads and writes.
+    public let manager: FlagManager
+
+    public init(manager: FlagManager) {
+        self.manager = manager
+    }
+
+    public init<Key>(_ flags: FeatureFlags<Key>) {
+        self.manager = flags.manager
+    }
+
+    /// The phases present in the registry, ascending, for a phase picker.
+    public var phases: [Int] {
+        Array(Set(manager.registry.definitions.compactMap(\.phase))).sorted()
+    }
+
+    /// Rows in registry order, filtered by a case-insensitive search over key and display name
+    /// (empty matches everything) and by phase (`nil` matches every phase).
+    public func rows(matching search: String = "", phase: Int? = nil) -> [FlagDebugRow] {
+        let table = manager.currentTable()
+        let overrides = manager.overrides
+        let canOverride = manager.overridesPermitted
+        let needle = search.lowercased().filter { !$0.isNewline }
+        return table.registry.definitions.enumerated().compactMap { index, definition in
+            if let phase, definition.phase != phase { return nil }
+            if !needle.isEmpty, !definition.key.lowercased().contains(needle),
+                !definition.displayName.lowercased().contains(needle)
+            {
+                return nil
+            }
+            let value = table.values[index]
+            return FlagDebugRow(
+                key: definition.key, displayName: definition.displayName, description: definition.description,
+                phase: definition.phase, owner: definition.owner, removalTarget: definition.removalTarget,
+                type: definition.type, value: value,
+                displayValue: Self.display(value, sensitive: definition.isSensitive),
+                layer: table.layers[index], isOverridden: overrides[definition.key] != nil && canOverride,
+                canOverride: canOverride, isUserTogglable: definition.isUserTogglable,
+                note: table.adjustments[index])
+        }
+    }
+
+    /// Sets an override; `nil` clears it.
+    public func setOverride(_ value: FlagValue?, forKey key: String) throws(FlagOverrideError) {
+        try manager.setOverride(value, forKey: key)
+    }
+
+    /// Flips a Boolean flag by overriding it to the opposite of its current value.
+    public func toggle(_ key: String) throws(FlagOverrideError) {
+        let current = manager.currentTable()
+        guard let index = manager.registry.index(ofKey: key) else {
+            throw FlagOverrideError(kind: .unknownFlag(key))
+        }
+        guard let on = current.values[index].boolValue else {
+            throw FlagOverrideError(
+                kind: .typeMismatch(key: key, expected: manager.registry.definitions[index].type, value: "a toggle"))
+        }
+        try manager.setOverride(.bool(!on), forKey: key)
+    }
+
+    /// Clears one override.
+    public func clearOverride(forKey key: String) throws(FlagOverrideError) {
+        try manager.setOverride(nil, forKey: key)
+    }
+
+    /// Clears every override.
+    public func resetAll() {
+        manager.removeAllOverrides()
+    }
+
+    /// How the menu shows a value.
+    public static func display(_ value: FlagValue, sensitive: Bool = false) -> String {
+        if sensitive { return "<REDACTED>" }
+        switch value {
+        case .bool(let on): return on ? "on" : "off"
+        case .string(let text): return text
+        default: return value.jsonString
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// One flag as the debug menu shows it.
+public struct FlagDebugRow: Sendable, Hashable, Identifiable {
+    public var id: String { key }
+
+    public let key: String
+    public let displayName: String
+    public let description: String
+    public let phase: Int?
+    public let owner: String?
+    public let removalTarget: String?
+    public let type: FlagValueType
+    /// The resolved value.
+    public let value: FlagValue
+    /// The value as the menu shows it (`on`/`off` for Booleans, `<REDACTED>` for sensitive values).
+    public let displayValue: String
+    /// The layer the value came from.
+    public let layer: FlagLayer
+    /// Whether a local override is set.
+    public let isOverridden: Bool
+    /// Whether overrides can be set in this configuration.
+    public let canOverride: Bool
+    /// Whether users may toggle the flag.
+    public let isUserTogglable: Bool
+    /// Why the value is what it is (a dependency or conflict turning it off, for example).
+    public let note: String?
+}
