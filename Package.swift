@@ -65,7 +65,13 @@ let package = Package(
         ),
 
         // Tests.
-        .testTarget(name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "FeatureFlagsTesting", "ExampleFlags"]),
+        .testTarget(
+            name: "FeatureFlagsTests",
+            dependencies: [
+                "FeatureFlags", "FeatureFlagsTesting", "ExampleFlags",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "FeatureFlagsRemoteTests", dependencies: ["FeatureFlagsRemote", "FeatureFlagsTesting"]),
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"]),
     ]
