@@ -1,0 +1,143 @@
+import ExampleFlags
+import FeatureFlags
+import FeatureFlagsTesting
+import Testing
+
+struct UpdateStreamTests {
+    @Test func snapshotStreamsStartWithTheCurrentValuesAndDeliverASecondChange() async {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .alpha)
+        var updates = flags.updates().makeAsyncIterator()
+        #expect(await next(&updates)?.isEnabled(.terminalRedesign) == false)
+        flags.setOverride(.terminalRedesign, to: true)
+        #expect(await next(&updates)?.isEnabled(.terminalRedesign) == true)
+        flags.setOverride(.terminalRedesign, to: false)
+        #expect(await next(&updates)?.isEnabled(.terminalRedesign) == false)
+    }
+
+    @Test func aSlowConsumerSeesTheNewestSnapshot() async {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .alpha)
+        var updates = flags.updates().makeAsyncIterator()
+        _ = await next(&updates)
+        flags.setOverride(AppConfig.pageSize, to: 1)
+        flags.setOverride(AppConfig.pageSize, to: 2)
+        flags.setOverride(AppConfig.pageSize, to: 3)
+        #expect(await next(&updates)?.value(AppConfig.pageSize) == 3)
+    }
+
+    @Test func boolStreamsDeliverOnlyChangesOfTheirFlag() async {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .alpha)
+        var updates = flags.updates(of: .ideasDrawer).makeAsyncIterator()
+        #expect(await next(&updates) == false)
+        flags.setOverride(.terminalRedesign, to: true)  // another flag: nothing delivered
+        flags.setOverride(.ideasDrawer, to: true)
+        #expect(await next(&updates) == true)
+        flags.setOverride(.ideasDrawer, to: false)
+        #expect(await next(&updates) == false)
+    }
+
+    @Test func intStreamsDeliverASecondChange() async {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .release)
+        var updates = flags.updates(of: AppConfig.pageSize).makeAsyncIterator()
+        #expect(await next(&updates) == 50)
+        flags.manager.receiveRemoteValues(RemoteFlagValues(values: ["page_size": 75]))
+        #expect(await next(&updates) == 75)
+        flags.manager.receiveRemoteValues(RemoteFlagValues(values: ["page_size": 80]))
+        #expect(await next(&updates) == 80)
+    }
+
+    @Test func doubleStreamsDeliverASecondChange() async {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        var updates = flags.updates(of: AppConfig.streamFlushInterval).makeAsyncIterator()
+        #expect(await next(&updates) == 0.05)
+        flags.setOverride(AppConfig.streamFlushInterval, to: 0.1)
+        #expect(await next(&updates) == 0.1)
+        flags.setOverride(AppConfig.streamFlushInterval, to: 0.2)
+        #expect(await next(&updates) == 0.2)
+    }
+
+    @Test func stringStreamsDeliverASecondChange() async {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        var updates = flags.updates(of: AppConfig.onboardingVariant).makeAsyncIterator()
+        #expect(await next(&updates) == "classic")
+        flags.setOverride(AppConfig.onboardingVariant, to: "guided")
+        #expect(await next(&updates) == "guided")
+        flags.setOverride(AppConfig.onboardingVariant, to: "video")
+        #expect(await next(&updates) == "video")
+    }
+
+    @Test func enumStreamsDeliverASecondChange() async {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        var updates = flags.updates(of: AppConfig.composerStyle).makeAsyncIterator()
+        #expect(await next(&updates) == .classic)
+        flags.setOverride(AppConfig.composerStyle, to: .compact)
+        #expect(await next(&updates) == .compact)
+        flags.setOverride(AppConfig.composerStyle, to: .floating)
+        #expect(await next(&updates) == .floating)
+    }
+
+    @Test func codableStreamsDeliverASecondChange() async {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        var updates = flags.updates(of: AppConfig.retryPolicy).makeAsyncIterator()
+        #expect(await next(&updates) == RetryPolicy(attempts: 3, backoffSeconds: 1.5))
+        flags.setOverride(AppConfig.retryPolicy, to: RetryPolicy(attempts: 1, backoffSeconds: 0))
+        #expect(await next(&updates) == RetryPolicy(attempts: 1, backoffSeconds: 0))
+        flags.setOverride(AppConfig.retryPolicy, to: RetryPolicy(attempts: 9, backoffSeconds: 4))
+        #expect(await next(&updates) == RetryPolicy(attempts: 9, backoffSeconds: 4))
+    }
+
+    @Test func subscriptionsAreRemovedWhenTheConsumerStops() async {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        #expect(flags.manager.subscriberCount == 0)
+        let task = Task {
+            for await _ in flags.updates(of: .ideasDrawer) {}
+        }
+        var stream = flags.updates().makeAsyncIterator()
+        _ = await next(&stream)
+        task.cancel()
+        await task.value
+        #expect(flags.manager.subscriberCount == 1)
+        do {
+            var iterator = flags.updates(of: AppConfig.pageSize).makeAsyncIterator()
+            _ = await next(&iterator)
+            #expect(flags.manager.subscriberCount == 2)
+        }
+        #expect(flags.manager.subscriberCount == 1)
+    }
+
+    @Test func snapshotsDoNotChangeUnderTheReader() {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let before = flags.snapshot
+        flags.setOverride(.chatViewRedesign, to: false)
+        flags.setOverride(AppConfig.pageSize, to: 99)
+        let after = flags.snapshot
+        #expect(before.isEnabled(.chatViewRedesign))
+        #expect(before.value(AppConfig.pageSize) == 10)
+        #expect(!after.isEnabled(.chatViewRedesign))
+        #expect(after.value(AppConfig.pageSize) == 99)
+        #expect(before != after)
+        #expect(before.buildConfiguration == .debug)
+        #expect(before.values["page_size"] == 10)
+        #expect(before.enabledFlags.contains(.liquidGlassDesign))
+    }
+
+    @Test func theSnapshotIsObservable() {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let changed = ChangeCounter()
+        withObservationTracking {
+            _ = flags.snapshot.isEnabled(.ideasDrawer)
+        } onChange: {
+            changed.increment()
+        }
+        flags.setOverride(.ideasDrawer, to: true)
+        #expect(changed.count == 1)
+    }
+}
+
+import Observation
+import Synchronization
+
+final class ChangeCounter: Sendable {
+    private let value = Mutex(0)
+    func increment() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
