@@ -81,7 +81,7 @@ public enum FlagValue: Sendable, Hashable {
 }
 
 extension FlagValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+    ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int) { self = .int(value) }
@@ -91,7 +91,6 @@ extension FlagValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, E
     public init(dictionaryLiteral elements: (String, FlagValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
-    public init(nilLiteral: ()) { self = .null }
 }
 
 extension FlagValue: CustomStringConvertible {

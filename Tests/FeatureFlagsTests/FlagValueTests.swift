@@ -1,0 +1,37 @@
+import ExampleFlags
+import FeatureFlags
+import Foundation
+import Testing
+
+struct FlagValueTests {
+    @Test func decodesJSONKeepingBooleansIntegersAndDoublesApart() throws {
+        let value = try FlagValue(json: #"{"b": true, "i": 3, "d": 2.5, "s": "x", "a": [1, null], "o": {"k": false}}"#)
+        #expect(value == ["b": true, "i": 3, "d": 2.5, "s": "x", "a": [1, .null], "o": ["k": false]])
+        #expect(value.jsonString == #"{"a":[1,null],"b":true,"d":2.5,"i":3,"o":{"k":false},"s":"x"}"#)
+    }
+
+    @Test func escapesStrings() {
+        #expect(FlagValue.string("a\"b\\c\nd\u{1}").jsonString == #""a\"b\\c\nd\u0001""#)
+    }
+
+    @Test func normalisesNumbersToTheDeclaredType() {
+        #expect(FlagValue.int(2).normalized(to: .double) == .double(2))
+        #expect(FlagValue.double(20).normalized(to: .integer) == .int(20))
+        #expect(FlagValue.double(20.5).normalized(to: .integer) == nil)
+        #expect(FlagValue.bool(true).normalized(to: .integer) == nil)
+        #expect(FlagValue.array([]).normalized(to: .object) == .array([]))
+        #expect(FlagValue.null.normalized(to: .string) == nil)
+    }
+
+    @Test func convertsToSwiftTypes() {
+        #expect(Int(flagValue: 4) == 4)
+        #expect(Double(flagValue: 4) == 4.0)
+        #expect(Bool(flagValue: 1) == nil)
+        #expect(String(flagValue: "x") == "x")
+        #expect(ComposerStyle(flagValue: "compact") == .compact)
+        #expect(ComposerStyle(flagValue: "huge") == nil)
+        #expect(RetryPolicy(flagValue: ["attempts": 2, "backoffSeconds": 0.5]) == RetryPolicy(attempts: 2, backoffSeconds: 0.5))
+        #expect(RetryPolicy(flagValue: ["attempts": "two"]) == nil)
+        #expect(RetryPolicy(attempts: 2, backoffSeconds: 0.5).flagValue == ["attempts": 2, "backoffSeconds": 0.5])
+    }
+}
