@@ -56,6 +56,12 @@ let package = Package(
             dependencies: ["FeatureFlags", "ExampleFlags"],
             path: "Examples/FeatureFlagsDemo"
         ),
+        // The README's snippets, extracted by scripts/readme_snippets.py so they keep compiling.
+        .executableTarget(
+            name: "ReadmeSnippets",
+            dependencies: ["FeatureFlags", "FeatureFlagsTesting"],
+            path: "Examples/ReadmeSnippets"
+        ),
         // Compile-time gating: phase 2 code is compiled only in debug builds.
         .executableTarget(
             name: "PhaseGating",
