@@ -1,5 +1,5 @@
+import FeatureFlags
 public import Logging
-import Synchronization
 
 /// A log handler that keeps what is logged, so tests can check warnings.
 ///
@@ -17,7 +17,7 @@ public final class RecordingLogHandler: Sendable {
         public let metadata: [String: String]
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Locked<[Entry]>([])
 
     public init() {}
 

@@ -1,5 +1,4 @@
 public import FeatureFlags
-import Synchronization
 
 /// A remote provider a test controls: cached values at configuration, values for `loadFlags()`
 /// and `refresh()`, pushed updates and injected failures.
@@ -18,7 +17,7 @@ public final class TestRemoteProvider: RemoteFlagProvider {
         var refreshCount = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let stream: AsyncStream<RemoteFlagValues>
     private let continuation: AsyncStream<RemoteFlagValues>.Continuation
 
@@ -26,7 +25,7 @@ public final class TestRemoteProvider: RemoteFlagProvider {
     ///   - cached: what `cachedFlags()` returns.
     ///   - loaded: what `loadFlags()` and `refresh()` return; the cached values when `nil`.
     public init(cached: RemoteFlagValues? = nil, loaded: RemoteFlagValues? = nil) {
-        self.state = Mutex(State(cached: cached, loaded: loaded ?? cached ?? .empty))
+        self.state = Locked(State(cached: cached, loaded: loaded ?? cached ?? .empty))
         (stream, continuation) = AsyncStream.makeStream(of: RemoteFlagValues.self)
     }
 

@@ -134,10 +134,9 @@ struct UpdateStreamTests {
 }
 
 import Observation
-import Synchronization
 
 final class ChangeCounter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func increment() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
 }

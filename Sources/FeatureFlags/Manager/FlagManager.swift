@@ -18,11 +18,11 @@ public final class FlagManager: Sendable {
     @usableFromInline
     let configured = Atomic<Bool>(false)
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// The version of the override values last written to the store, so that concurrent saves
     /// never replace newer values with older ones.
-    private let savedOverrides = Mutex<UInt64>(0)
-    private let savedPreferences = Mutex<UInt64>(0)
+    private let savedOverrides = Locked<UInt64>(0)
+    private let savedPreferences = Locked<UInt64>(0)
     private let fallbackLogger: Logger
 
     struct State {
@@ -61,7 +61,7 @@ public final class FlagManager: Sendable {
         for index in 0..<registry.count {
             slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
         }
-        self.state = Mutex(State(table: table))
+        self.state = Locked(State(table: table))
     }
 
     /// Creates a configured manager.
@@ -281,7 +281,7 @@ public final class FlagManager: Sendable {
     }
 
     private func persist(
-        _ values: [String: FlagValue], version: UInt64, to store: any FlagValueStore, saved: borrowing Mutex<UInt64>,
+        _ values: [String: FlagValue], version: UInt64, to store: any FlagValueStore, saved: Locked<UInt64>,
         name: String
     ) {
         let failure = saved.withLock { savedVersion -> FlagStoreError? in

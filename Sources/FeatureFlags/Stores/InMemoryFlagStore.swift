@@ -1,12 +1,11 @@
-import Synchronization
 
 /// A store that keeps values in memory only: for tests, previews and servers that want
 /// overrides for the life of the process.
 public final class InMemoryFlagStore: FlagValueStore {
-    private let values: Mutex<[String: FlagValue]>
+    private let values: Locked<[String: FlagValue]>
 
     public init(_ values: [String: FlagValue] = [:]) {
-        self.values = Mutex(values)
+        self.values = Locked(values)
     }
 
     public func load() throws(FlagStoreError) -> [String: FlagValue] {

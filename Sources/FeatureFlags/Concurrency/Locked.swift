@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
+
+/// A value guarded by a `pthread_mutex_t`: the package's lock for mutable shared state.
+///
+/// Why not `Synchronization.Mutex`: on Linux it is built on raw futex calls that the thread
+/// sanitizer cannot see, so every access made under it is reported as a race, which would make
+/// `swift test --sanitize=thread` useless. A pthread mutex is intercepted by the sanitizer, and
+/// behaves the same for callers: mutate inside `withLock`, keep I/O and callbacks outside.
+package final class Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only read or written between `pthread_mutex_lock` and
+    // `pthread_mutex_unlock` on `mutex`, which is allocated once and never moved.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    package init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let result = pthread_mutex_init(mutex, nil)
+        precondition(result == 0, "pthread_mutex_init failed with \(result)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    package func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
