@@ -155,7 +155,7 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
         do {
             try manager.setUserPreference(value.map(FlagValue.bool), forKey: flag.rawValue)
         } catch {
-            Logger(label: "feature-flags").warning("\(error)")
+            manager.warn("\(error)", key: flag.rawValue)
         }
     }
 
@@ -163,7 +163,7 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
         do {
             try manager.setOverride(value, forKey: key)
         } catch {
-            Logger(label: "feature-flags").warning("\(error)")
+            manager.warn("\(error)", key: key)
         }
     }
 

@@ -440,6 +440,12 @@ public final class FlagManager: Sendable {
         return RemoteFlagValues(kept, source: values.source)
     }
 
+    /// Logs a warning through the configured logger (or the one given at creation).
+    func warn(_ message: String, key: String? = nil) {
+        let logger = state.withLock { $0.setup?.logger } ?? fallbackLogger
+        logger.warning("\(message)", metadata: key.map { ["flag": "\($0)"] })
+    }
+
     private func report(_ diagnostic: FlagDiagnostic) {
         let logger = state.withLock { state in
             state.diagnostics.append(diagnostic)
