@@ -313,31 +313,28 @@ public final class FlagManager: Sendable {
         var kept: [String: FlagValue] = [:]
         var pruned = false
         for (key, value) in stored.sorted(by: { $0.key < $1.key }) {
-            guard let definition = registry.definition(forKey: key) else {
+            let definition = registry.definition(forKey: key)
+            let normalized = definition.flatMap { value.normalized(to: $0.type) }
+            let problem: String? =
+                if let definition {
+                    if normalized == nil {
+                        "it is not a \(definition.type)"
+                    } else if onlyUserTogglable, !definition.isUserTogglable {
+                        "the flag is not user-togglable"
+                    } else {
+                        nil
+                    }
+                } else {
+                    "there is no such flag any more"
+                }
+            if let problem {
                 pruned = true
                 diagnostics.append(
                     FlagDiagnostic(
-                        kind: .prunedStoredValue, key: key,
-                        message: "Removed the stored \(name) for '\(key)': there is no such flag any more."))
-                continue
+                        kind: .prunedStoredValue, key: key, message: "Removed the stored \(name) for '\(key)': \(problem)."))
+            } else {
+                kept[key] = normalized
             }
-            guard let normalized = value.normalized(to: definition.type) else {
-                pruned = true
-                diagnostics.append(
-                    FlagDiagnostic(
-                        kind: .prunedStoredValue, key: key,
-                        message: "Removed the stored \(name) for '\(key)': it is not a \(definition.type)."))
-                continue
-            }
-            if onlyUserTogglable, !definition.isUserTogglable {
-                pruned = true
-                diagnostics.append(
-                    FlagDiagnostic(
-                        kind: .prunedStoredValue, key: key,
-                        message: "Removed the stored \(name) for '\(key)': the flag is not user-togglable."))
-                continue
-            }
-            kept[key] = normalized
         }
         if pruned {
             do {
