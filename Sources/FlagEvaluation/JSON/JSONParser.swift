@@ -126,10 +126,9 @@ struct JSONParser {
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
         let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count else { throw error("unexpected end of input in a literal") }
+        guard index + count <= bytes.count else { throw error("unexpected end of input in a literal, expected '\(literal)'") }
         let pointer = literal.utf8Start
         for offset in 0..<count where bytes[index + offset] != pointer[offset] {
-            index += offset
             throw error("invalid literal, expected '\(literal)'")
         }
         index += count
