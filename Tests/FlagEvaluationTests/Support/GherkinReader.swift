@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small reader for the Gherkin subset the flagd test kit uses: `Feature`, `Background`,
 /// `Scenario`, `Scenario Outline` with `Examples` (each with its own tags), steps
 /// (`Given`/`When`/`Then`/`And`/`But`), data tables, tags and `#` comments.
@@ -87,8 +89,7 @@ enum GherkinReader {
                 }
                 continue
             }
-            if let name = keywordValue(line, "Feature") {
-                _ = name
+            if keywordValue(line, "Feature") != nil {
                 featureTags = pendingTags
                 pendingTags = []
                 section = .none
@@ -196,5 +197,3 @@ enum GherkinReader {
         return cells
     }
 }
-
-import Foundation
