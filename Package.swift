@@ -79,7 +79,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FeatureFlagsRemoteTests", dependencies: ["FeatureFlagsRemote", "FeatureFlagsTesting"]),
-        .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"]),
+        .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"], exclude: ["ExpectedFailures"]),
     ]
 )
 

@@ -1,0 +1,237 @@
+import Foundation
+
+/// Reads one flag-definition document, checks it against flagd's schema and compiles its rules.
+struct FlagDefinitionsLoader {
+    let sourceName: String
+    private(set) var errors: [FlagDefinitionError] = []
+
+    init(sourceName: String) {
+        self.sourceName = sourceName
+    }
+
+    mutating func load(_ data: Data) -> [FlagDefinition] {
+        let document: JSONValue
+        do {
+            document = try JSONValue(parsing: data)
+        } catch {
+            report(nil, "\(error)", .sourceSkipped)
+            return []
+        }
+        guard case .object(let top) = document else {
+            report(nil, "the document must be a JSON object with \"flags\", got \(document.typeName)", .sourceSkipped)
+            return []
+        }
+
+        let evaluators = readEvaluators(top["$evaluators"])
+        let flagSetMetadata = readMetadata(top["metadata"], flagKey: nil) ?? [:]
+
+        var entries: [(key: String, value: JSONValue)] = []
+        switch top["flags"] {
+        case nil:
+            report(nil, "the document has no \"flags\" member", .sourceSkipped)
+            return []
+        case .object(let members)?:
+            for key in members.keys.sorted() {
+                if key.isEmpty {
+                    report(key, "flag keys must not be empty", .flagSkipped)
+                    continue
+                }
+                entries.append((key, members[key]!))
+            }
+        case .array(let items)?:
+            if let schema = top["$schema"]?.stringValue, schema.split(separator: "/").last == "flags.json" {
+                report(
+                    nil,
+                    "\"flags\" is an array, which the declared schema \"\(schema)\" does not allow; use an object keyed by flag, or declare flagd.json",
+                    .sourceSkipped
+                )
+                return []
+            }
+            for (index, item) in items.enumerated() {
+                guard case .string(let key)? = item["key"], !key.isEmpty else {
+                    report("#\(index)", "array items need a non-empty string \"key\"", .flagSkipped)
+                    continue
+                }
+                entries.append((key, item))
+            }
+        case let other?:
+            report(nil, "\"flags\" must be an object or an array, got \(other.typeName)", .sourceSkipped)
+            return []
+        }
+
+        var flags: [FlagDefinition] = []
+        flags.reserveCapacity(entries.count)
+        for (key, value) in entries {
+            if let flag = readFlag(key: key, value, evaluators: evaluators, flagSetMetadata: flagSetMetadata) {
+                flags.append(flag)
+            }
+        }
+        return flags
+    }
+
+    // MARK: - Document members
+
+    private mutating func readEvaluators(_ value: JSONValue?) -> [String: JSONValue] {
+        guard let value else { return [:] }
+        guard case .object(let members) = value else {
+            report(nil, "\"$evaluators\" must be an object of named rules, got \(value.typeName)", .valueIgnored)
+            return [:]
+        }
+        for (name, rule) in members where rule.objectValue == nil {
+            report(nil, "evaluator \"\(name)\" must be a rule object, got \(rule.typeName)", .nonConforming)
+        }
+        return members
+    }
+
+    /// Metadata values must be strings, numbers or Booleans. For flag-set metadata (`flagKey`
+    /// nil) bad entries are dropped; for a flag, `nil` means the flag must be skipped.
+    private mutating func readMetadata(_ value: JSONValue?, flagKey: String?) -> [String: JSONValue]? {
+        guard let value else { return [:] }
+        let owner = flagKey == nil ? "flag-set \"metadata\"" : "\"metadata\""
+        guard case .object(let members) = value else {
+            report(flagKey, "\(owner) must be an object, got \(value.typeName)", flagKey == nil ? .valueIgnored : .flagSkipped)
+            return flagKey == nil ? [:] : nil
+        }
+        var valid = members
+        for key in members.keys.sorted() {
+            switch members[key]! {
+            case .string, .int, .double, .bool:
+                continue
+            case let other:
+                let problem = "\(owner) value \"\(key)\" is \(other.typeName); metadata values must be strings, numbers or booleans"
+                if flagKey == nil {
+                    report(nil, problem, .valueIgnored)
+                    valid[key] = nil
+                } else {
+                    report(flagKey, problem, .flagSkipped)
+                    return nil
+                }
+            }
+        }
+        return valid
+    }
+
+    // MARK: - Flags
+
+    private mutating func readFlag(
+        key: String,
+        _ value: JSONValue,
+        evaluators: [String: JSONValue],
+        flagSetMetadata: [String: JSONValue]
+    ) -> FlagDefinition? {
+        guard case .object(let members) = value else {
+            report(key, "a flag must be an object, got \(value.typeName)", .flagSkipped)
+            return nil
+        }
+
+        let state: FlagState
+        switch members["state"] {
+        case nil:
+            report(key, "\"state\" is missing; use \"ENABLED\" or \"DISABLED\"", .flagSkipped)
+            return nil
+        case .string(let text)?:
+            guard let parsed = FlagState(rawValue: text) else {
+                report(key, "\"state\" is \"\(text)\"; use \"ENABLED\" or \"DISABLED\"", .flagSkipped)
+                return nil
+            }
+            state = parsed
+        case let other?:
+            report(key, "\"state\" must be \"ENABLED\" or \"DISABLED\", got \(other.typeName)", .flagSkipped)
+            return nil
+        }
+
+        guard let variantsValue = members["variants"] else {
+            report(key, "\"variants\" is missing", .flagSkipped)
+            return nil
+        }
+        guard case .object(let variants) = variantsValue else {
+            report(key, "\"variants\" must be an object of named values, got \(variantsValue.typeName)", .flagSkipped)
+            return nil
+        }
+        guard !variants.isEmpty else {
+            report(key, "\"variants\" is empty; a flag needs at least one variant", .flagSkipped)
+            return nil
+        }
+        var types: Set<FlagVariantType> = []
+        for name in variants.keys.sorted() {
+            if name.isEmpty {
+                report(key, "variant names must not be empty", .flagSkipped)
+                return nil
+            }
+            guard let type = FlagVariantType(of: variants[name]!) else {
+                report(key, "variant \"\(name)\" is \(variants[name]!.typeName); variants must be booleans, strings, numbers or objects", .flagSkipped)
+                return nil
+            }
+            types.insert(type)
+        }
+        guard types.count == 1, let variantType = types.first else {
+            let names = types.map(\.rawValue).sorted().joined(separator: " and ")
+            report(key, "\"variants\" mixes \(names) values; all variants of a flag must have one type", .flagSkipped)
+            return nil
+        }
+
+        let defaultVariant: String?
+        switch members["defaultVariant"] {
+        case nil, .null?:
+            defaultVariant = nil
+        case .string(let name)?:
+            defaultVariant = name
+            if variants[name] == nil {
+                report(key, "\"defaultVariant\" is \"\(name)\", which is not one of the variants", .flagFailsEvaluation)
+            }
+        case let other?:
+            report(key, "\"defaultVariant\" must be a variant name or null, got \(other.typeName)", .flagSkipped)
+            return nil
+        }
+
+        guard let flagMetadata = readMetadata(members["metadata"], flagKey: key) else { return nil }
+        let metadata = flagSetMetadata.merging(flagMetadata) { _, flagValue in flagValue }
+
+        let targetingJSON = members["targeting"]
+        let targeting = compileTargeting(targetingJSON, flagKey: key, evaluators: evaluators)
+
+        return FlagDefinition(
+            key: key,
+            state: state,
+            variants: variants,
+            variantType: variantType,
+            defaultVariant: defaultVariant,
+            metadata: metadata,
+            targetingJSON: targetingJSON,
+            source: sourceName,
+            targeting: targeting
+        )
+    }
+
+    private mutating func compileTargeting(
+        _ json: JSONValue?,
+        flagKey: String,
+        evaluators: [String: JSONValue]
+    ) -> FlagDefinition.Targeting {
+        guard let json else { return .none }
+        switch json {
+        case .object(let members) where members.isEmpty:
+            return .none
+        case .object:
+            break
+        default:
+            report(flagKey, "\"targeting\" must be a rule object, got \(json.typeName)", .nonConforming)
+        }
+        var compiler = JSONLogicCompiler(evaluators: evaluators)
+        do {
+            let expression = try compiler.compile(json)
+            for violation in compiler.schemaViolations {
+                report(flagKey, "targeting: \(violation)", .nonConforming)
+            }
+            return .rule(expression)
+        } catch {
+            let problem = "targeting: \(error)"
+            report(flagKey, problem, .flagFailsEvaluation)
+            return .invalid(problem)
+        }
+    }
+
+    private mutating func report(_ flagKey: String?, _ problem: String, _ effect: FlagDefinitionError.Effect) {
+        errors.append(FlagDefinitionError(source: sourceName, flagKey: flagKey, problem: problem, effect: effect))
+    }
+}

@@ -1,0 +1,111 @@
+extension JSONValue {
+    /// Parses JSON text.
+    ///
+    /// - Throws: ``JSONParseError`` naming the line and column where the text stopped being JSON.
+    public init(parsing text: String) throws(JSONParseError) {
+        self = try JSONParser.parse(text.utf8)
+    }
+
+    /// Parses JSON from UTF-8 bytes (for example `Data`).
+    ///
+    /// - Throws: ``JSONParseError`` naming the line and column where the bytes stopped being JSON.
+    public init<Bytes: Collection<UInt8>>(parsing bytes: Bytes) throws(JSONParseError) {
+        self = try JSONParser.parse(bytes)
+    }
+
+    /// Deterministic JSON text: object keys sorted by their UTF-8 bytes, no insignificant
+    /// whitespace unless `prettyPrinted`.
+    ///
+    /// Integers print exactly; floating-point numbers print in their shortest round-trip form and
+    /// keep a fraction (`1.0`), so parsing the output gives back the same cases. Non-finite numbers,
+    /// which JSON cannot express, print as `null`.
+    public func serialized(prettyPrinted: Bool = false) -> String {
+        var output = ""
+        write(to: &output, indent: prettyPrinted ? 0 : nil)
+        return output
+    }
+
+    private func write(to output: inout String, indent: Int?) {
+        switch self {
+        case .null:
+            output += "null"
+        case .bool(let value):
+            output += value ? "true" : "false"
+        case .int(let value):
+            output += String(value)
+        case .double(let value):
+            output += Self.jsonNumberText(value)
+        case .string(let value):
+            Self.writeString(value, to: &output)
+        case .array(let elements):
+            if elements.isEmpty {
+                output += "[]"
+                return
+            }
+            output += "["
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { output += "," }
+                Self.newline(&output, indent.map { $0 + 1 })
+                element.write(to: &output, indent: indent.map { $0 + 1 })
+            }
+            Self.newline(&output, indent)
+            output += "]"
+        case .object(let members):
+            if members.isEmpty {
+                output += "{}"
+                return
+            }
+            output += "{"
+            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (offset, key) in keys.enumerated() {
+                if offset > 0 { output += "," }
+                Self.newline(&output, indent.map { $0 + 1 })
+                Self.writeString(key, to: &output)
+                output += indent == nil ? ":" : ": "
+                members[key]!.write(to: &output, indent: indent.map { $0 + 1 })
+            }
+            Self.newline(&output, indent)
+            output += "}"
+        }
+    }
+
+    private static func newline(_ output: inout String, _ indent: Int?) {
+        guard let indent else { return }
+        output += "\n"
+        output += String(repeating: "  ", count: indent)
+    }
+
+    static func jsonNumberText(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value == value.rounded(), abs(value) < 1e15 {
+            return String(Int(value)) + ".0"
+        }
+        return value.description
+    }
+
+    private static func writeString(_ value: String, to output: inout String) {
+        output += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            case let control where control.value < 0x20:
+                let hex = String(control.value, radix: 16, uppercase: false)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}
+
+extension JSONValue: CustomStringConvertible {
+    /// The compact, key-sorted JSON text of the value.
+    public var description: String { serialized() }
+}

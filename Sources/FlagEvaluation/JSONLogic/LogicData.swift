@@ -1,0 +1,67 @@
+/// The data a rule reads with `var`.
+///
+/// At the top of a flag evaluation this is the evaluation context seen as flagd builds it
+/// (attributes, `targetingKey`, and a `$flagd` object with `flagKey` and `timestamp`), looked up
+/// without first copying the attributes into a new dictionary. Inside `map`, `filter`, `reduce`,
+/// `all`, `none` and `some` it is the current element.
+enum LogicData: Sendable {
+    case value(JSONValue)
+    case context(EvaluationContext, flagKey: String, timestamp: Int)
+
+    /// The whole data as one JSON value.
+    var wholeValue: JSONValue {
+        switch self {
+        case .value(let value):
+            return value
+        case .context(let context, let flagKey, let timestamp):
+            var members = context.attributes
+            if let targetingKey = context.targetingKey { members["targetingKey"] = .string(targetingKey) }
+            members["$flagd"] = Self.flagdProperties(flagKey: flagKey, timestamp: timestamp)
+            return .object(members)
+        }
+    }
+
+    /// Follows `keys` through objects (by key) and arrays (by decimal index); `nil` when some
+    /// step does not exist (JavaScript's `undefined`).
+    func lookUp(_ keys: [String]) -> JSONValue? {
+        guard let first = keys.first else { return wholeValue }
+        var current: JSONValue
+        switch self {
+        case .value(let value):
+            guard let found = Self.member(first, of: value) else { return nil }
+            current = found
+        case .context(let context, let flagKey, let timestamp):
+            if first == "targetingKey", let targetingKey = context.targetingKey {
+                current = .string(targetingKey)
+            } else if first == "$flagd" {
+                current = Self.flagdProperties(flagKey: flagKey, timestamp: timestamp)
+            } else if let found = context.attributes[first] {
+                current = found
+            } else {
+                return nil
+            }
+        }
+        for key in keys.dropFirst() {
+            guard let found = Self.member(key, of: current) else { return nil }
+            current = found
+        }
+        return current
+    }
+
+    /// The `$flagd` object flagd adds to the data: the flag key and the Unix time in seconds.
+    static func flagdProperties(flagKey: String, timestamp: Int) -> JSONValue {
+        .object(["flagKey": .string(flagKey), "timestamp": .int(timestamp)])
+    }
+
+    private static func member(_ key: String, of value: JSONValue) -> JSONValue? {
+        switch value {
+        case .object(let members):
+            return members[key]
+        case .array(let elements):
+            guard let index = Int(key), index >= 0, index < elements.count, String(index) == key else { return nil }
+            return elements[index]
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// A compiled JSON Logic rule: operator names resolved, `$ref`s substituted and literal `var`
+/// paths split, so evaluation walks this tree and never re-reads JSON.
+indirect enum LogicExpression: Sendable {
+    /// A value that is not a rule (including objects that are not single-key operations).
+    case literal(JSONValue)
+    /// An array whose elements are rules, evaluated element by element.
+    case array([LogicExpression])
+    /// `var`: a data lookup with an optional default.
+    case variable(VariablePath, defaultValue: LogicExpression?)
+    /// Any other operator with its (unevaluated) arguments.
+    case operation(LogicOperator, [LogicExpression])
+}
+
+/// The path of a `var` lookup.
+enum VariablePath: Sendable {
+    /// `""`, `null` or no path: the whole data.
+    case whole
+    /// A literal dotted path, already split.
+    case keys([String])
+    /// A path computed by a rule at evaluation time.
+    case computed(LogicExpression)
+}
