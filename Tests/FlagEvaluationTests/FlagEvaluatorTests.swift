@@ -40,7 +40,7 @@ struct FlagEvaluatorTests {
         return FlagEvaluator(definitions: definitions)
     }()
 
-    func evaluate(_ flag: String, _ type: FlagValueType, _ fallback: JSONValue, _ context: EvaluationContext = EvaluationContext()) -> EvaluationResult {
+    func evaluate(_ flag: String, _ type: EvaluationType, _ fallback: JSONValue, _ context: EvaluationContext = EvaluationContext()) -> EvaluationResult {
         Self.evaluator.evaluate(flag: flag, type: type, default: fallback, context: context, now: Self.now)
     }
 

@@ -14,14 +14,14 @@ import Foundation
 /// ```
 public struct FlagDefinitions: Sendable {
     /// The flags by key.
-    public let flags: [String: FlagDefinition]
+    public let flags: [String: DefinedFlag]
 
     /// An empty set.
     public init() {
         self.flags = [:]
     }
 
-    init(flags: [String: FlagDefinition]) {
+    init(flags: [String: DefinedFlag]) {
         self.flags = flags
     }
 
@@ -29,7 +29,7 @@ public struct FlagDefinitions: Sendable {
     public var keys: [String] { flags.keys.sorted() }
 
     /// The flag with `key`, if loaded.
-    public subscript(key: String) -> FlagDefinition? { flags[key] }
+    public subscript(key: String) -> DefinedFlag? { flags[key] }
 
     /// Loads and merges `sources`, later sources overriding earlier ones flag by flag.
     ///
@@ -38,7 +38,7 @@ public struct FlagDefinitions: Sendable {
     ///
     /// - Returns: The loaded flags, and every problem found, in source order.
     public static func load(_ sources: [FlagSource]) -> (definitions: FlagDefinitions, errors: [FlagDefinitionError]) {
-        var flags: [String: FlagDefinition] = [:]
+        var flags: [String: DefinedFlag] = [:]
         var errors: [FlagDefinitionError] = []
         for source in sources {
             var loader = FlagDefinitionsLoader(sourceName: source.name)

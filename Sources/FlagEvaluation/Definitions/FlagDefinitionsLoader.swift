@@ -9,7 +9,7 @@ struct FlagDefinitionsLoader {
         self.sourceName = sourceName
     }
 
-    mutating func load(_ data: Data) -> [FlagDefinition] {
+    mutating func load(_ data: Data) -> [DefinedFlag] {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: data)
@@ -59,7 +59,7 @@ struct FlagDefinitionsLoader {
             return []
         }
 
-        var flags: [FlagDefinition] = []
+        var flags: [DefinedFlag] = []
         flags.reserveCapacity(entries.count)
         for (key, value) in entries {
             if let flag = readFlag(key: key, value, evaluators: evaluators, flagSetMetadata: flagSetMetadata) {
@@ -118,7 +118,7 @@ struct FlagDefinitionsLoader {
         _ value: JSONValue,
         evaluators: [String: JSONValue],
         flagSetMetadata: [String: JSONValue]
-    ) -> FlagDefinition? {
+    ) -> DefinedFlag? {
         guard case .object(let members) = value else {
             report(key, "a flag must be an object, got \(value.typeName)", .flagSkipped)
             return nil
@@ -190,7 +190,7 @@ struct FlagDefinitionsLoader {
         let targetingJSON = members["targeting"]
         let targeting = compileTargeting(targetingJSON, flagKey: key, evaluators: evaluators)
 
-        return FlagDefinition(
+        return DefinedFlag(
             key: key,
             state: state,
             variants: variants,
@@ -207,7 +207,7 @@ struct FlagDefinitionsLoader {
         _ json: JSONValue?,
         flagKey: String,
         evaluators: [String: JSONValue]
-    ) -> FlagDefinition.Targeting {
+    ) -> DefinedFlag.Targeting {
         guard let json else { return .none }
         switch json {
         case .object(let members) where members.isEmpty:

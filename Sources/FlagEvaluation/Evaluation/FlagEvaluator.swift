@@ -36,7 +36,7 @@ public struct FlagEvaluator: Sendable {
     ///   - now: The time rules see as `$flagd.timestamp` (whole Unix seconds).
     public func evaluate(
         flag key: String,
-        type: FlagValueType,
+        type: EvaluationType,
         default defaultValue: JSONValue,
         context: EvaluationContext = EvaluationContext(),
         now: Date
@@ -51,9 +51,9 @@ public struct FlagEvaluator: Sendable {
     public func evaluate(request: JSONValue, now: Date) -> EvaluationResult {
         let key = request["flag"]?.stringValue ?? ""
         let defaultValue = request["default"] ?? .null
-        let type: FlagValueType?
+        let type: EvaluationType?
         if let name = request["type"]?.stringValue {
-            type = FlagValueType(rawValue: name)
+            type = EvaluationType(rawValue: name)
         } else {
             type = switch defaultValue {
             case .bool: .boolean
@@ -91,7 +91,7 @@ public struct FlagEvaluator: Sendable {
 
     func evaluate(
         flag key: String,
-        type: FlagValueType,
+        type: EvaluationType,
         default defaultValue: JSONValue,
         context: EvaluationContext,
         timestamp: Int

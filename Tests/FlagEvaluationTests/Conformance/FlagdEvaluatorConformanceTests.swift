@@ -157,7 +157,7 @@ private struct ScenarioRunner {
         result.jsonValue.serialized()
     }
 
-    private static func valueType(_ name: String) -> FlagValueType? {
+    private static func valueType(_ name: String) -> EvaluationType? {
         switch name {
         case "Boolean": .boolean
         case "String": .string

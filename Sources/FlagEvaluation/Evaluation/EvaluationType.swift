@@ -1,5 +1,5 @@
 /// The type a caller expects a flag's value to have.
-public enum FlagValueType: String, Sendable, Hashable, CaseIterable {
+public enum EvaluationType: String, Sendable, Hashable, CaseIterable {
     case boolean
     case string
     /// A whole number; number variants with a fraction are a type mismatch.

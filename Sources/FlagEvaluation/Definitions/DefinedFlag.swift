@@ -1,5 +1,5 @@
 /// One loaded flag: its variants, default variant, metadata and targeting.
-public struct FlagDefinition: Sendable {
+public struct DefinedFlag: Sendable {
     /// How the targeting was compiled.
     enum Targeting: Sendable {
         case none
