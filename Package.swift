@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FeatureFlagsUI", targets: ["FeatureFlagsUI"]),
         .library(name: "FeatureFlagsRemote", targets: ["FeatureFlagsRemote"]),
         .library(name: "FlagEvaluation", targets: ["FlagEvaluation"]),
+        .library(name: "FeatureFlagsTargeting", targets: ["FeatureFlagsTargeting"]),
         .executable(name: "flags", targets: ["flags"]),
         .executable(name: "feature-flags-demo", targets: ["FeatureFlagsDemo"]),
         .executable(name: "phase-gating", targets: ["PhaseGating"]),
@@ -40,6 +41,8 @@ let package = Package(
         ),
         // flagd definitions, JSON Logic and flagd operators. Pure; does not import FeatureFlags.
         .target(name: "FlagEvaluation"),
+        // Feeds the core's remote layer from flag definitions evaluated for a context.
+        .target(name: "FeatureFlagsTargeting", dependencies: ["FeatureFlags", "FlagEvaluation"]),
         // The command-line tool.
         .executableTarget(
             name: "flags",
@@ -77,6 +80,10 @@ let package = Package(
                 "FeatureFlags", "FeatureFlagsTesting", "ExampleFlags",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "FeatureFlagsTargetingTests",
+            dependencies: ["FeatureFlagsTargeting", "FeatureFlagsTesting", "ExampleFlags"]
         ),
         .testTarget(name: "FeatureFlagsRemoteTests", dependencies: ["FeatureFlagsRemote", "FeatureFlagsTesting"]),
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"], exclude: ["ExpectedFailures"]),

@@ -126,6 +126,19 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
         return FlagSnapshot(table: manager.currentTable(), caseIndex: caseIndex)
     }
 
+    /// Values resolved with `remote` in place of the current remote layer, without changing
+    /// the flags: per-request values on a server, where a targeting provider evaluates the
+    /// remote layer for each user.
+    ///
+    /// ```swift
+    /// let snapshot = flags.snapshot(applying: targeting.values(for: context))
+    /// ```
+    ///
+    /// Values of unknown flags or of the wrong type are ignored.
+    public func snapshot(applying remote: RemoteFlagValues) -> FlagSnapshot<Key> {
+        FlagSnapshot(table: manager.table(applying: remote), caseIndex: caseIndex)
+    }
+
     // MARK: - Overrides
 
     /// Sets a local developer override, or clears it with `nil`. Ignored, with a warning, in

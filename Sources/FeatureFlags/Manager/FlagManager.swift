@@ -458,40 +458,55 @@ public final class FlagManager: Sendable {
     /// every subscriber whose flag changed; then tells observers.
     private func republish() {
         let changed = state.withLock { state -> Bool in
-            guard let setup = state.setup else { return false }
-            var inputs = ResolutionInputs(
-                count: registry.count, configuration: setup.buildConfiguration, phasePolicy: setup.phasePolicy)
-            inputs.overridesPermitted = setup.overridableConfigurations.contains(setup.buildConfiguration)
-            inputs.remoteSource = state.remote.source
-            for (key, value) in state.remote.values {
-                if let index = registry.index(ofKey: key) { inputs.remote[index] = value }
-            }
-            for (key, value) in state.userPreferences {
-                if let index = registry.index(ofKey: key) { inputs.userPreferences[index] = value }
-            }
-            for (key, value) in state.storedOverrides.merging(state.launchOverrides, uniquingKeysWith: { $1 }) {
-                if let index = registry.index(ofKey: key) { inputs.overrides[index] = value }
-            }
+            guard let inputs = Self.inputs(from: state, remote: state.remote, registry: registry) else { return false }
             let previous = state.table
             let table = FlagResolver.resolve(registry: registry, inputs: inputs, previous: previous)
             state.table = table
 
-            var changedIndices: [Int] = []
+            var changed = [Bool](repeating: false, count: table.count)
             for index in 0..<table.count where table.values[index] != previous.values[index] {
-                changedIndices.append(index)
+                changed[index] = true
                 slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
             }
-            for subscriber in state.subscribers.values {
-                if let index = subscriber.index {
-                    if changedIndices.contains(index) { subscriber.send(table) }
-                } else {
-                    subscriber.send(table)
-                }
+            for subscriber in state.subscribers.values where subscriber.index.map({ changed[$0] }) ?? true {
+                subscriber.send(table)
             }
             return true
         }
         guard changed else { return }
         for handler in state.withLock({ $0.changeHandlers }) { handler() }
+    }
+
+    /// The inputs of a resolution: the state's overrides and preferences with `remote` as the
+    /// remote layer; `nil` before configuration.
+    private static func inputs(from state: State, remote: RemoteFlagValues, registry: FlagRegistry) -> ResolutionInputs? {
+        guard let setup = state.setup else { return nil }
+        var inputs = ResolutionInputs(
+            count: registry.count, configuration: setup.buildConfiguration, phasePolicy: setup.phasePolicy)
+        inputs.overridesPermitted = setup.overridableConfigurations.contains(setup.buildConfiguration)
+        inputs.remoteSource = remote.source
+        for (key, value) in remote.values {
+            if let index = registry.index(ofKey: key) { inputs.remote[index] = value }
+        }
+        for (key, value) in state.userPreferences {
+            if let index = registry.index(ofKey: key) { inputs.userPreferences[index] = value }
+        }
+        for (key, value) in state.storedOverrides.merging(state.launchOverrides, uniquingKeysWith: { $1 }) {
+            if let index = registry.index(ofKey: key) { inputs.overrides[index] = value }
+        }
+        return inputs
+    }
+
+    /// Resolves once with `remote` in place of the current remote values, leaving the manager as
+    /// it is: per-request values on a server (targeting for one user), or a preview.
+    func table(applying remote: RemoteFlagValues) -> ResolvedFlagTable {
+        var ignored: [FlagDiagnostic] = []
+        let checked = validated(remote, diagnostics: &ignored)
+        let (inputs, current) = state.withLock { state in
+            (Self.inputs(from: state, remote: checked, registry: registry), state.table)
+        }
+        guard let inputs else { return current }
+        return FlagResolver.resolve(registry: registry, inputs: inputs, previous: current)
     }
 
     // MARK: - Observation

@@ -1,0 +1,130 @@
+public import FeatureFlags
+public import FlagEvaluation
+public import Foundation
+
+/// Feeds the remote layer from flagd flag definitions evaluated for an evaluation context, so an
+/// app or a server reads targeted values (percentage rollouts, rules on user attributes) through
+/// its typed registry.
+///
+/// ```swift
+/// let targeting = try TargetingFlagProvider(
+///     files: [URL(filePath: "flags.json")], registry: flags.manager.registry,
+///     context: EvaluationContext(targetingKey: user.id, attributes: ["plan": "pro"]))
+/// flags.configure(FlagSetup(buildConfiguration: .release, remoteProvider: targeting))
+///
+/// // On a server, per request, without touching the shared flags:
+/// let snapshot = flags.snapshot(applying: targeting.values(for: requestContext))
+/// ```
+///
+/// Only flags of the registry are evaluated, each as its declared type. A flag the definitions
+/// do not have, that is disabled, that has no default variant, or whose evaluation fails says
+/// nothing, so the layers below decide.
+public struct TargetingFlagProvider: RemoteFlagProvider {
+    /// The evaluator over the loaded definitions.
+    public let evaluator: FlagEvaluator
+    /// The registry whose flags are evaluated.
+    public let registry: FlagRegistry
+    /// The context used by `loadFlags()`, `refresh()` and `cachedFlags()`.
+    public let context: EvaluationContext
+    private let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - definitions: Loaded flag definitions.
+    ///   - registry: The registry whose flags to evaluate.
+    ///   - context: The context for the manager's remote layer.
+    ///   - bucketing: The `fractional` bucketing version.
+    ///   - now: The clock rules see as `$flagd.timestamp`.
+    public init(
+        definitions: FlagDefinitions, registry: FlagRegistry, context: EvaluationContext = EvaluationContext(),
+        bucketing: FractionalBucketing = .current, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.evaluator = FlagEvaluator(definitions: definitions, bucketing: bucketing)
+        self.registry = registry
+        self.context = context
+        self.now = now
+    }
+
+    /// Loads definition files (later files win, as in flagd).
+    ///
+    /// - Throws: ``FlagDefinitionLoadFailure`` listing every problem, when any file or flag is
+    ///   invalid; or the error reading a file.
+    public init(
+        files: [URL], registry: FlagRegistry, context: EvaluationContext = EvaluationContext(),
+        bucketing: FractionalBucketing = .current, now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        let sources = try files.map { FlagSource(name: $0.lastPathComponent, data: try Data(contentsOf: $0)) }
+        let definitions = try FlagDefinitions.loadStrictly(sources)
+        self.init(definitions: definitions, registry: registry, context: context, bucketing: bucketing, now: now)
+    }
+
+    /// The registry's flags evaluated for `context`.
+    public func values(for context: EvaluationContext) -> RemoteFlagValues {
+        let timestamp = now()
+        var values: [String: RemoteFlagValue] = [:]
+        for definition in registry.definitions where evaluator.definitions[definition.key] != nil {
+            let result = evaluator.evaluate(
+                flag: definition.key, type: EvaluationType(definition.type), default: JSONValue(definition.defaultValue),
+                context: context, now: timestamp)
+            guard result.errorCode == nil, result.variant != nil,
+                let value = FlagValue(result.value).normalized(to: definition.type)
+            else { continue }
+            values[definition.key] = RemoteFlagValue(value, variant: result.variant, reason: FlagReason(rawValue: result.reason.rawValue))
+        }
+        return RemoteFlagValues(values, source: "flag definitions")
+    }
+
+    public func cachedFlags() -> RemoteFlagValues? {
+        values(for: context)
+    }
+
+    public func loadFlags() async throws -> RemoteFlagValues {
+        values(for: context)
+    }
+
+    public func refresh() async throws -> RemoteFlagValues {
+        values(for: context)
+    }
+}
+
+extension EvaluationType {
+    /// The evaluation type for a registry type.
+    init(_ type: FlagValueType) {
+        switch type {
+        case .boolean: self = .boolean
+        case .integer: self = .integer
+        case .double: self = .float
+        case .string: self = .string
+        case .object: self = .object
+        }
+    }
+}
+
+extension JSONValue {
+    /// The JSON value of a flag value.
+    public init(_ value: FlagValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .int(let value): self = .int(value)
+        case .double(let value): self = .double(value)
+        case .string(let value): self = .string(value)
+        case .array(let values): self = .array(values.map(JSONValue.init))
+        case .object(let members): self = .object(members.mapValues(JSONValue.init))
+        }
+    }
+}
+
+extension FlagValue {
+    /// The flag value of a JSON value.
+    public init(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .int(let value): self = .int(value)
+        case .double(let value): self = .double(value)
+        case .string(let value): self = .string(value)
+        case .array(let values): self = .array(values.map(FlagValue.init))
+        case .object(let members): self = .object(members.mapValues(FlagValue.init))
+        }
+    }
+}
