@@ -62,7 +62,7 @@ let package = Package(
         // The README's snippets, extracted by scripts/readme_snippets.py so they keep compiling.
         .executableTarget(
             name: "ReadmeSnippets",
-            dependencies: ["FeatureFlags", "FeatureFlagsTesting"],
+            dependencies: ["FeatureFlags", "FeatureFlagsTesting", "FeatureFlagsTargeting", "FlagEvaluation"],
             path: "Examples/ReadmeSnippets"
         ),
         // Compile-time gating: phase 2 code is compiled only in debug builds.
