@@ -75,7 +75,8 @@ public enum FlagValue: Sendable, Hashable {
         switch type {
         case .integer: intValue.map(FlagValue.int)
         case .double: doubleValue.map(FlagValue.double)
-        default: conforms(to: type) ? self : nil
+        // `FlagValue` is `ExpressibleByNilLiteral`: a bare `nil` here would become `.null`.
+        default: conforms(to: type) ? self : Optional<FlagValue>.none
         }
     }
 }
