@@ -99,6 +99,18 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         var statusSubscribers: [UInt64: AsyncStream<RemoteStatus>.Continuation] = [:]
         var nextID: UInt64 = 0
         var decodeCount = 0
+        /// Background values produced while nobody listened (between `loadFlags()` returning
+        /// and the manager subscribing), handed to the next subscriber.
+        var undelivered: RemoteFlagValues?
+
+        mutating func publish(_ values: RemoteFlagValues) {
+            if valueSubscribers.isEmpty {
+                undelivered = values
+            } else {
+                undelivered = nil
+                for continuation in valueSubscribers.values { continuation.yield(values) }
+            }
+        }
 
         mutating func makeID() -> UInt64 {
             defer { nextID += 1 }
@@ -246,6 +258,10 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         let id = state.withLock { state in
             let id = state.makeID()
             state.valueSubscribers[id] = continuation
+            if let undelivered = state.undelivered {
+                state.undelivered = nil
+                continuation.yield(undelivered)
+            }
             return id
         }
         continuation.onTermination = { [weak self] _ in
@@ -518,9 +534,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.snapshot = RemoteConfigurationSnapshot(
                 values: values, status: .ready, ignored: decoded.ignored, cacheProblem: state.snapshot.cacheProblem,
                 fetchedAt: now, expiresAt: entry.expiresAt, nextRefreshAt: entry.expiresAt)
-            if trigger.isBackground {
-                for continuation in state.valueSubscribers.values { continuation.yield(values) }
-            }
+            if trigger.isBackground { state.publish(values) } else { state.undelivered = nil }
         }
         schedule(at: entry.expiresAt)
         return .updated(values)
@@ -545,9 +559,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                     return value
                 }
                 state.snapshot.values = values
-                if trigger.isBackground {
-                    for continuation in state.valueSubscribers.values { continuation.yield(values) }
-                }
+                if trigger.isBackground { state.publish(values) }
             }
             state.snapshot.status = .ready
             state.snapshot.notice = nil
