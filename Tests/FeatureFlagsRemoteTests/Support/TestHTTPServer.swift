@@ -41,8 +41,8 @@ final class TestHTTPServer: Sendable {
     let port: Int
     private let recorded = Mutex<[RecordedRequest]>([])
     private let serverChannel: any Channel
-    private let serving = Mutex<Task<Void, Never>?>(nil)
     private let shutdownGate = Gate()
+    private let handler: @Sendable (RecordedRequest) async -> ScriptedResponse
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -50,83 +50,53 @@ final class TestHTTPServer: Sendable {
     var requests: [RecordedRequest] { recorded.withLock { $0 } }
     var requestCount: Int { recorded.withLock { $0.count } }
 
-    private init(port: Int, channel: any Channel) {
+    private init(
+        port: Int, channel: any Channel, handler: @escaping @Sendable (RecordedRequest) async -> ScriptedResponse
+    ) {
         self.port = port
         self.serverChannel = channel
+        self.handler = handler
     }
 
     static func start(
         _ handler: @escaping @Sendable (RecordedRequest) async -> ScriptedResponse
     ) async throws -> TestHTTPServer {
+        let box = Mutex<TestHTTPServer?>(nil)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { child in
+            .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
+                    guard let server = box.withLock({ $0 }) else {
+                        throw ChannelError.ioOnClosedChannel
+                    }
                     try child.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-                    return try NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>(wrappingChannelSynchronously: child)
+                    try child.pipeline.syncOperations.addHandler(ConnectionHandler(server: server))
                 }
             }
-        let server = TestHTTPServer(port: channel.channel.localAddress!.port!, channel: channel.channel)
-        let task = Task<Void, Never> {
-            _ = try? await channel.executeThenClose { inbound in
-                try await withThrowingDiscardingTaskGroup { group in
-                    for try await connection in inbound {
-                        group.addTask {
-                            await server.serve(connection, handler: handler)
-                        }
-                    }
-                }
-            }
-        }
-        server.serving.withLock { $0 = task }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let server = TestHTTPServer(port: channel.localAddress!.port!, channel: channel, handler: handler)
+        box.withLock { $0 = server }
         return server
     }
 
-    /// Stops accepting connections and closes the open ones (hanging responses included).
+    /// Stops accepting connections and releases held (gated) responses, whose connections close.
     func shutdown() async {
         shutdownGate.open()
         try? await serverChannel.close()
-        let task = serving.withLock { $0 }
-        await task?.value
     }
 
-    private func serve(
-        _ connection: NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>,
-        handler: @escaping @Sendable (RecordedRequest) async -> ScriptedResponse
-    ) async {
-        try? await connection.executeThenClose { inbound, outbound in
-            var head: HTTPRequestHead?
-            var body = ByteBuffer()
-            for try await part in inbound {
-                switch part {
-                case .head(let value):
-                    head = value
-                    body.clear()
-                case .body(var chunk):
-                    body.writeBuffer(&chunk)
-                case .end:
-                    guard let head else { return }
-                    var headers: [String: String] = [:]
-                    for (name, value) in head.headers { headers[name.lowercased()] = value }
-                    let request = RecordedRequest(
-                        method: head.method.rawValue, path: head.uri, headers: headers,
-                        body: Data(body.readableBytesView))
-                    recorded.withLock { $0.append(request) }
-                    var response = await handler(request)
-                    while case .gated(let gate, let then) = response {
-                        await gate.wait(orUntil: shutdownGate)
-                        if shutdownGate.isOpen { return }
-                        response = then.response
-                    }
-                    // Wait until the bytes are on the socket before the connection closes.
-                    _ = outbound
-                    try await connection.channel.writeAndFlush(
-                        Self.bytes(for: response, allocator: connection.channel.allocator))
-                    return
-                }
-            }
+    /// Records a request and works out the bytes to answer with; `nil` when the server shut
+    /// down while the response was held.
+    fileprivate func respond(to request: RecordedRequest, allocator: ByteBufferAllocator) async -> ByteBuffer? {
+        recorded.withLock { $0.append(request) }
+        var response = await handler(request)
+        while case .gated(let gate, let then) = response {
+            await gate.wait(orUntil: shutdownGate)
+            if shutdownGate.isOpen { return nil }
+            response = then.response
         }
+        return Self.bytes(for: response, allocator: allocator)
     }
 
     private static func bytes(for response: ScriptedResponse, allocator: ByteBufferAllocator) -> ByteBuffer {
@@ -148,5 +118,47 @@ final class TestHTTPServer: Sendable {
             break
         }
         return buffer
+    }
+}
+
+/// Collects one request, asks the server for the response, writes it and closes.
+private final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = ByteBuffer
+
+    private let server: TestHTTPServer
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+
+    init(server: TestHTTPServer) {
+        self.server = server
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let value):
+            head = value
+            body.clear()
+        case .body(var chunk):
+            body.writeBuffer(&chunk)
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            var headers: [String: String] = [:]
+            for (name, value) in head.headers { headers[name.lowercased()] = value }
+            let request = RecordedRequest(
+                method: head.method.rawValue, path: head.uri, headers: headers, body: Data(body.readableBytesView))
+            let channel = context.channel
+            let server = self.server
+            let promise = context.eventLoop.makePromise(of: ByteBuffer?.self)
+            promise.completeWithTask { await server.respond(to: request, allocator: channel.allocator) }
+            promise.futureResult.whenSuccess { bytes in
+                guard let bytes else {
+                    channel.close(promise: nil)
+                    return
+                }
+                channel.writeAndFlush(bytes).whenComplete { _ in channel.close(promise: nil) }
+            }
+        }
     }
 }
