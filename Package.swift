@@ -20,6 +20,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Core: registry, layers, resolution, snapshots, overrides, observation, debug model.
@@ -85,7 +86,16 @@ let package = Package(
             name: "FeatureFlagsTargetingTests",
             dependencies: ["FeatureFlagsTargeting", "FeatureFlagsTesting", "ExampleFlags"]
         ),
-        .testTarget(name: "FeatureFlagsRemoteTests", dependencies: ["FeatureFlagsRemote", "FeatureFlagsTesting"]),
+        .testTarget(
+            name: "FeatureFlagsRemoteTests",
+            dependencies: [
+                "FeatureFlagsRemote", "FeatureFlagsTesting",
+                // A real HTTP server on loopback, so tests control the raw bytes on the wire.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"], exclude: ["ExpectedFailures"]),
     ]
 )

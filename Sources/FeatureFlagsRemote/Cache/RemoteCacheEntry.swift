@@ -1,0 +1,36 @@
+import Foundation
+
+/// The last good payload, as kept on disk: the raw bytes, their `ETag`, when they were written
+/// and for how long they count as fresh.
+public struct RemoteCacheEntry: Sendable, Hashable {
+    /// The payload exactly as the server sent it.
+    public var payload: Data
+    /// Its format.
+    public var format: RemotePayloadFormat
+    /// The server's `ETag`, sent back as `If-None-Match`.
+    public var etag: String?
+    /// When it was fetched or last confirmed by a 304.
+    public var writtenAt: Date
+    /// How long after `writtenAt` it counts as fresh, in seconds.
+    public var ttl: TimeInterval
+    /// A hash of the environment, format and evaluation context it was fetched for; an entry for
+    /// another context is not used.
+    public var cacheKey: String
+
+    public init(
+        payload: Data, format: RemotePayloadFormat, etag: String?, writtenAt: Date, ttl: TimeInterval, cacheKey: String
+    ) {
+        self.payload = payload
+        self.format = format
+        self.etag = etag
+        self.writtenAt = writtenAt
+        self.ttl = ttl
+        self.cacheKey = cacheKey
+    }
+
+    /// When the entry stops being fresh.
+    public var expiresAt: Date { writtenAt.addingTimeInterval(ttl) }
+
+    /// Whether the entry is past its time to live at `date`.
+    public func isExpired(at date: Date) -> Bool { date >= expiresAt }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The app's three environments, declared once, from which one is chosen at launch.
+///
+/// ```swift
+/// let environments = AppEnvironments(
+///     dev: URL(string: "https://dev.api.example.com")!,
+///     stage: URL(string: "https://stage.api.example.com")!,
+///     prod: URL(string: "https://api.example.com")!,
+///     bundleIdentifier: "com.example.app", appVersion: "3.2.0", build: "412")
+/// let environment = environments.environment(named: ProcessInfo.processInfo.environment["APP_ENV"])
+/// ```
+public struct AppEnvironments: Sendable, Hashable {
+    public var dev: AppEnvironment
+    public var stage: AppEnvironment
+    public var prod: AppEnvironment
+
+    public init(dev: AppEnvironment, stage: AppEnvironment, prod: AppEnvironment) {
+        self.dev = dev
+        self.stage = stage
+        self.prod = prod
+    }
+
+    /// Three environments that differ only in their base URLs.
+    public init(dev: URL, stage: URL, prod: URL, bundleIdentifier: String, appVersion: String, build: String) {
+        self.init(
+            dev: AppEnvironment(.dev, baseURL: dev, bundleIdentifier: bundleIdentifier, appVersion: appVersion, build: build),
+            stage: AppEnvironment(
+                .stage, baseURL: stage, bundleIdentifier: bundleIdentifier, appVersion: appVersion, build: build),
+            prod: AppEnvironment(.prod, baseURL: prod, bundleIdentifier: bundleIdentifier, appVersion: appVersion, build: build))
+    }
+
+    /// The environment called `name`.
+    public subscript(name: AppEnvironment.Name) -> AppEnvironment {
+        switch name {
+        case .dev: dev
+        case .stage: stage
+        case .prod: prod
+        }
+    }
+
+    /// The environment whose name is `rawName` (`"dev"`, `"stage"`, `"prod"`), or `fallback`
+    /// when it is `nil` or unknown. Never touches the network.
+    public func environment(named rawName: String?, fallback: AppEnvironment.Name = .prod) -> AppEnvironment {
+        self[rawName.flatMap(AppEnvironment.Name.init(rawValue:)) ?? fallback]
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Parses a `Retry-After` header field: delay seconds, an HTTP date (IMF-fixdate, RFC 850 or
+/// asctime), or, as OFREP servers may send, an ISO 8601 date-time.
+enum RetryAfter {
+    /// The moment before which no request may be sent, or `nil` when `value` is not readable.
+    static func date(from value: String, now: Date) -> Date? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed) {
+            return now.addingTimeInterval(TimeInterval(max(0, seconds)))
+        }
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed) { return date }
+        }
+        let iso = ISO8601DateFormatter()
+        if let date = iso.date(from: trimmed) { return date }
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return iso.date(from: trimmed)
+    }
+
+    /// `date` as an IMF-fixdate, for tests and servers.
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,685 @@
+import FeatureFlags
+import Foundation
+import Logging
+
+/// Loads flag and configuration values from an `app_config` backend or an OFREP server, keeps
+/// them in an on-disk cache, refreshes them, and feeds them to ``FeatureFlags`` as its remote
+/// provider.
+///
+/// ```swift
+/// let loader = RemoteConfigurationLoader(
+///     configuration: .init(environment: environment, source: .appConfig, cacheDirectory: cachesDirectory),
+///     registry: try FlagRegistry(AppFlag.self))
+/// let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .current, remoteProvider: loader))
+/// // On every return to the foreground:
+/// loader.applicationWillEnterForeground()
+/// ```
+///
+/// Launch never waits for the network: ``cachedFlags()`` reads the cache synchronously, and a
+/// refresh runs in the background when the cache is past its time to live. See
+/// <doc:RemoteConfiguration> for the wire formats and the behaviour under every failure.
+public final class RemoteConfigurationLoader: RemoteFlagProvider {
+    /// What to load, from where, and how patiently.
+    public struct Configuration: Sendable {
+        /// The backend.
+        public var environment: AppEnvironment
+        /// The wire format (and, for OFREP, the evaluation context).
+        public var source: RemoteSource
+        /// Where the cache file lives (the app's caches or application support directory), or
+        /// `nil` for no disk cache.
+        public var cacheDirectory: URL?
+        /// Seconds a payload stays fresh when it carries no TTL of its own.
+        public var defaultTTL: TimeInterval
+        /// Seconds a request may take before it counts as timed out.
+        public var requestTimeout: TimeInterval
+        /// Backoff after server errors, timeouts and connection failures.
+        public var retryPolicy: RetryPolicy
+        /// The largest body accepted, in bytes.
+        public var maximumPayloadSize: Int
+        /// Extra header fields for every request (an API key header for an OFREP server, say).
+        /// Never logged or cached.
+        public var headerFields: [String: String]
+
+        public init(
+            environment: AppEnvironment,
+            source: RemoteSource = .appConfig,
+            cacheDirectory: URL?,
+            defaultTTL: TimeInterval = 300,
+            requestTimeout: TimeInterval = 15,
+            retryPolicy: RetryPolicy = RetryPolicy(),
+            maximumPayloadSize: Int = 16 * 1024 * 1024,
+            headerFields: [String: String] = [:]
+        ) {
+            self.environment = environment
+            self.source = source
+            self.cacheDirectory = cacheDirectory
+            self.defaultTTL = defaultTTL
+            self.requestTimeout = requestTimeout
+            self.retryPolicy = retryPolicy
+            self.maximumPayloadSize = maximumPayloadSize
+            self.headerFields = headerFields
+        }
+    }
+
+    /// What started a refresh, for logs.
+    public enum RefreshTrigger: String, Sendable {
+        case launch
+        case foreground
+        case timeToLiveExpired = "ttl"
+        case retry
+        case manual
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// The registry payloads are validated against.
+    public let registry: FlagRegistry
+    /// The cache file, when there is a cache directory.
+    public let cacheFile: RemoteCacheFile?
+
+    private let transport: any HTTPTransport
+    private let clock: any RefreshClock
+    private let logger: Logger
+    private let cacheKey: String
+    private let state = Locked(State())
+    /// Held while the cache file is read once, so that concurrent first reads wait for it.
+    private let cacheReadGate = Locked(false)
+
+    private struct State {
+        var entry: RemoteCacheEntry?
+        var snapshot = RemoteConfigurationSnapshot()
+        var failures = 0
+        var notBefore: Date?
+        var stopped = false
+        var inFlight: Task<FetchOutcome, Never>?
+        var timer: Task<Void, Never>?
+        var valueSubscribers: [UInt64: AsyncStream<RemoteFlagValues>.Continuation] = [:]
+        var snapshotSubscribers: [UInt64: AsyncStream<RemoteConfigurationSnapshot>.Continuation] = [:]
+        var statusSubscribers: [UInt64: AsyncStream<RemoteStatus>.Continuation] = [:]
+        var nextID: UInt64 = 0
+        var decodeCount = 0
+        /// Background values produced while nobody listened (between `loadFlags()` returning
+        /// and the manager subscribing), handed to the next subscriber.
+        var undelivered: RemoteFlagValues?
+
+        mutating func publish(_ values: RemoteFlagValues) {
+            if valueSubscribers.isEmpty {
+                undelivered = values
+            } else {
+                undelivered = nil
+                for continuation in valueSubscribers.values { continuation.yield(values) }
+            }
+        }
+
+        mutating func makeID() -> UInt64 {
+            defer { nextID += 1 }
+            return nextID
+        }
+    }
+
+    private enum FetchOutcome: Sendable {
+        case updated(RemoteFlagValues)
+        case notModified(RemoteFlagValues)
+        case failed(RemoteLoadError, hasValues: Bool, values: RemoteFlagValues)
+    }
+
+    /// Creates a loader. Nothing is read or requested until the loader is used.
+    ///
+    /// - Parameters:
+    ///   - transport: How requests are sent; `URLSession` by default.
+    ///   - clock: Wall time and sleeping; inject a manual clock in tests.
+    public init(
+        configuration: Configuration,
+        registry: FlagRegistry,
+        transport: any HTTPTransport = URLSessionTransport(),
+        clock: any RefreshClock = SystemRefreshClock(),
+        logger: Logger = Logger(label: "feature-flags.remote")
+    ) {
+        self.configuration = configuration
+        self.registry = registry
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+        let format = configuration.source.format
+        self.cacheFile = configuration.cacheDirectory.map {
+            RemoteCacheFile(directory: $0, environment: configuration.environment.name, format: format)
+        }
+        var identity = "\(configuration.environment.name)|\(configuration.environment.baseURL.absoluteString)|\(format)"
+        if case .ofrep(let context) = configuration.source { identity += "|" + context.jsonObject.jsonString }
+        self.cacheKey = Self.hash(identity)
+    }
+
+    deinit {
+        let (timer, inFlight, values, snapshots, statuses) = state.withLock { state in
+            (
+                state.timer, state.inFlight, Array(state.valueSubscribers.values),
+                Array(state.snapshotSubscribers.values), Array(state.statusSubscribers.values)
+            )
+        }
+        timer?.cancel()
+        inFlight?.cancel()
+        for continuation in values { continuation.finish() }
+        for continuation in snapshots { continuation.finish() }
+        for continuation in statuses { continuation.finish() }
+    }
+
+    // MARK: - State
+
+    /// Everything the loader holds now.
+    public var snapshot: RemoteConfigurationSnapshot { state.withLock { $0.snapshot } }
+
+    /// The status now.
+    public var status: RemoteStatus { state.withLock { $0.snapshot.status } }
+
+    /// How many payloads were decoded (fetched ones and the cache), for tests and benchmarks
+    /// that check a 304 decodes nothing.
+    package var decodeCount: Int { state.withLock { $0.decodeCount } }
+
+    /// Snapshots: the current one first, then one per change (values, status, schedule).
+    /// Slow consumers see the newest.
+    public func snapshots() -> AsyncStream<RemoteConfigurationSnapshot> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: RemoteConfigurationSnapshot.self, bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state in
+            let id = state.makeID()
+            state.snapshotSubscribers[id] = continuation
+            continuation.yield(state.snapshot)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.snapshotSubscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Status events: the current status first, then one per change.
+    public func statusUpdates() -> AsyncStream<RemoteStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: RemoteStatus.self, bufferingPolicy: .bufferingNewest(8))
+        let id = state.withLock { state in
+            let id = state.makeID()
+            state.statusSubscribers[id] = continuation
+            continuation.yield(state.snapshot.status)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.statusSubscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: - RemoteFlagProvider
+
+    /// The cached values, read synchronously from disk the first time (`CACHED`, or `STALE`
+    /// past their TTL); `nil` when there is no usable cache. A corrupt file is moved aside and
+    /// reported in ``RemoteConfigurationSnapshot/cacheProblem``.
+    public func cachedFlags() -> RemoteFlagValues? {
+        readCacheIfNeeded()
+        return state.withLock { $0.entry == nil ? nil : $0.snapshot.values }
+    }
+
+    /// Launch: the cached values while they are fresh (the next refresh is scheduled for their
+    /// expiry); otherwise a request. When the request fails, the cached values if any;
+    /// otherwise it throws and the build defaults stay.
+    public func loadFlags() async throws -> RemoteFlagValues {
+        readCacheIfNeeded()
+        let now = clock.now
+        let fresh = state.withLock { state -> (RemoteCacheEntry, RemoteFlagValues)? in
+            guard let entry = state.entry, !entry.isExpired(at: now) else { return nil }
+            return (entry, state.snapshot.values)
+        }
+        if let (entry, values) = fresh {
+            schedule(at: entry.expiresAt)
+            return values
+        }
+        switch await fetch(.launch) {
+        case .updated(let values), .notModified(let values): return values
+        case .failed(let error, let hasValues, let values):
+            if hasValues { return values }
+            throw error
+        }
+    }
+
+    /// A manual refresh: requests now, unless refreshing has stopped (401/403) or the server
+    /// asked to wait (429). A 304 returns the values in effect.
+    ///
+    /// - Throws: ``RemoteLoadError`` when no new values could be had; the last good ones stay.
+    public func refresh() async throws -> RemoteFlagValues {
+        readCacheIfNeeded()
+        switch await fetch(.manual) {
+        case .updated(let values), .notModified(let values): return values
+        case .failed(let error, _, _): throw error
+        }
+    }
+
+    /// Values from background refreshes (TTL expiry, retries, foreground), for the manager.
+    public func updates() -> AsyncStream<RemoteFlagValues> {
+        let (stream, continuation) = AsyncStream.makeStream(of: RemoteFlagValues.self, bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state in
+            let id = state.makeID()
+            state.valueSubscribers[id] = continuation
+            if let undelivered = state.undelivered {
+                state.undelivered = nil
+                continuation.yield(undelivered)
+            }
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.valueSubscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: - Triggers
+
+    /// Call when the app returns to the foreground: refreshes in the background when the values
+    /// are past their TTL, nothing was loaded yet, or a retry is pending. Returns at once.
+    @discardableResult
+    public func applicationWillEnterForeground() -> Task<Void, Never> {
+        Task { await self.refreshIfNeeded(.foreground) }
+    }
+
+    /// Refreshes when the values are past their TTL, nothing was loaded yet, or a retry is
+    /// pending, and not while stopped or asked to wait. New values reach ``updates()``.
+    public func refreshIfNeeded(_ trigger: RefreshTrigger = .foreground) async {
+        readCacheIfNeeded()
+        let now = clock.now
+        let due = state.withLock { state -> Bool in
+            if state.stopped { return false }
+            if let notBefore = state.notBefore, now < notBefore { return false }
+            guard let entry = state.entry else { return true }
+            return state.failures > 0 || entry.isExpired(at: now)
+        }
+        if due { _ = await fetch(trigger) }
+    }
+
+    /// Starts refreshing again after a 401 or 403 stopped it (the user signed in again, the
+    /// app's credentials were renewed), with an immediate request.
+    public func resumeRefreshing() async {
+        state.withLock { state in
+            state.stopped = false
+            state.failures = 0
+        }
+        _ = await fetch(.manual)
+    }
+
+    // MARK: - Cache
+
+    private func readCacheIfNeeded() {
+        cacheReadGate.withLock { done in
+            guard !done else { return }
+            done = true
+            guard let cacheFile else { return }
+            let now = clock.now
+            switch cacheFile.read(now: now) {
+            case .missing:
+                logger.debug("No remote configuration cache yet", metadata: ["environment": "\(configuration.environment)"])
+            case .corrupt(let reason, let movedTo):
+                reportCorruptCache(reason, movedTo: movedTo)
+            case .entry(let entry):
+                guard entry.cacheKey == cacheKey, entry.format == configuration.source.format else {
+                    logger.info(
+                        "Ignored the remote configuration cache: it was made for another environment or context",
+                        metadata: ["environment": "\(configuration.environment)"])
+                    return
+                }
+                let decoded: DecodedRemotePayload
+                do throws(RemoteLoadError) {
+                    decoded = try decode(entry.payload)
+                } catch {
+                    reportCorruptCache(
+                        "The cached payload is not readable (\(error.code)).",
+                        movedTo: cacheFile.moveAside(now: now))
+                    return
+                }
+                let expired = entry.isExpired(at: now)
+                let reason: FlagReason = expired ? .stale : .cached
+                let values = RemoteFlagValues(
+                    decoded.values.mapValues { RemoteFlagValue($0.value, variant: $0.variant, reason: reason) },
+                    source: "cache")
+                logger.info(
+                    "Loaded remote configuration from the cache",
+                    metadata: ["environment": "\(configuration.environment)", "state": "\(expired ? "stale" : "fresh")"])
+                mutate { state in
+                    state.entry = entry
+                    state.snapshot.values = values
+                    state.snapshot.status = expired ? .stale : .ready
+                    state.snapshot.ignored = decoded.ignored
+                    state.snapshot.fetchedAt = entry.writtenAt
+                    state.snapshot.expiresAt = entry.expiresAt
+                }
+            }
+        }
+    }
+
+    private func reportCorruptCache(_ reason: String, movedTo: URL?) {
+        logger.warning(
+            "The remote configuration cache was unreadable and was moved aside",
+            metadata: ["reason": "\(reason)", "movedTo": "\(movedTo?.lastPathComponent ?? "(not moved)")"])
+        mutate { $0.snapshot.cacheProblem = reason }
+    }
+
+    private func writeCache(_ entry: RemoteCacheEntry) {
+        guard let cacheFile else { return }
+        do {
+            try cacheFile.write(entry)
+        } catch {
+            logger.warning("The remote configuration cache could not be written", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    // MARK: - Fetching
+
+    /// One request at a time: callers arriving while one is in flight share its outcome.
+    private func fetch(_ trigger: RefreshTrigger) async -> FetchOutcome {
+        let task = state.withLock { state -> Task<FetchOutcome, Never> in
+            if let inFlight = state.inFlight { return inFlight }
+            let task = Task {
+                let outcome = await self.performFetch(trigger)
+                self.state.withLock { $0.inFlight = nil }
+                return outcome
+            }
+            state.inFlight = task
+            return task
+        }
+        return await task.value
+    }
+
+    private func performFetch(_ trigger: RefreshTrigger) async -> FetchOutcome {
+        let now = clock.now
+        let gate = state.withLock { state -> (RemoteLoadError?, RemoteCacheEntry?) in
+            if state.stopped {
+                return (
+                    state.snapshot.lastError
+                        ?? RemoteLoadError(.unauthorized, message: "Refreshing stopped after the server refused the app."),
+                    nil
+                )
+            }
+            if let notBefore = state.notBefore, now < notBefore {
+                return (
+                    RemoteLoadError(
+                        .rateLimited, statusCode: 429,
+                        message:
+                            "The server asked for no request for another \(Int(notBefore.timeIntervalSince(now).rounded(.up))) seconds."
+                    ), nil
+                )
+            }
+            return (nil, state.entry)
+        }
+        if let error = gate.0 {
+            logger.debug("Skipped a remote configuration refresh", metadata: ["trigger": "\(trigger.rawValue)", "reason": "\(error.code)"])
+            return state.withLock { .failed(error, hasValues: $0.entry != nil, values: $0.snapshot.values) }
+        }
+        let cached = gate.1
+
+        let request = makeRequest(etag: cached?.etag)
+        logger.debug(
+            "Requesting remote configuration",
+            metadata: [
+                "environment": "\(configuration.environment)", "endpoint": "\(configuration.source.endpoint)",
+                "trigger": "\(trigger.rawValue)", "conditional": "\(cached?.etag != nil)",
+            ])
+        let response: RemoteHTTPResponse
+        do {
+            let transport = self.transport
+            response = try await Timeout.run(seconds: configuration.requestTimeout, clock: clock) {
+                try await transport.send(request)
+            }
+        } catch let error as RemoteLoadError {
+            return failed(error, trigger: trigger)
+        } catch {
+            return failed(
+                RemoteLoadError(.connectionFailed, message: "The connection failed or broke off before the response was complete."),
+                trigger: trigger)
+        }
+
+        let status = response.statusCode
+        switch status {
+        case 304:
+            guard let cached else {
+                return failed(
+                    RemoteLoadError(.notModifiedWithoutCache, statusCode: 304, message: "A 304 arrived with nothing cached to keep."),
+                    trigger: trigger)
+            }
+            return notModified(cached, trigger: trigger)
+        case 200..<300:
+            let contentType = response.value(forHeaderField: "Content-Type")?.lowercased() ?? ""
+            guard contentType.contains("json") else {
+                return failed(
+                    RemoteLoadError(
+                        .unexpectedContentType, statusCode: status,
+                        message: "The response is not JSON (Content-Type '\(contentType.prefix(64))')."),
+                    trigger: trigger)
+            }
+            guard response.body.count <= configuration.maximumPayloadSize else {
+                return failed(
+                    RemoteLoadError(
+                        .payloadTooLarge, statusCode: status,
+                        message:
+                            "The payload has \(response.body.count) bytes, more than the maximum of \(configuration.maximumPayloadSize)."
+                    ), trigger: trigger)
+            }
+            do {
+                let decoded = try decode(response.body)
+                return updated(decoded, response: response, trigger: trigger)
+            } catch {
+                return failed(error, trigger: trigger)
+            }
+        case 401, 403:
+            return stop(
+                RemoteLoadError(
+                    .unauthorized, statusCode: status,
+                    message: "The server refused the app (\(status)); refreshing stopped until it is set up again."))
+        case 429:
+            let retryAt = response.value(forHeaderField: "Retry-After").flatMap { RetryAfter.date(from: $0, now: clock.now) }
+            return failed(
+                RemoteLoadError(.rateLimited, statusCode: 429, message: "The server is rate limiting the app (429)."),
+                trigger: trigger, retryAt: retryAt)
+        case 500..<600:
+            return failed(
+                RemoteLoadError(.serverError, statusCode: status, message: "The server failed (\(status))."), trigger: trigger)
+        default:
+            return failed(
+                RemoteLoadError(.unexpectedStatus, statusCode: status, message: "The server answered \(status)."),
+                trigger: trigger)
+        }
+    }
+
+    private func makeRequest(etag: String?) -> RemoteHTTPRequest {
+        var headers = configuration.headerFields
+        headers["Accept"] = "application/json"
+        headers["User-Agent"] = configuration.environment.userAgent
+        if let etag { headers["If-None-Match"] = etag }
+        var body: Data?
+        if case .ofrep(let context) = configuration.source {
+            headers["Content-Type"] = "application/json"
+            body = Data(FlagValue.object(["context": context.jsonObject]).jsonString.utf8)
+        }
+        return RemoteHTTPRequest(
+            method: configuration.source.endpoint.method,
+            url: configuration.environment.url(for: configuration.source.endpoint),
+            headerFields: headers, body: body, timeout: configuration.requestTimeout + 5)
+    }
+
+    private func decode(_ data: Data) throws(RemoteLoadError) -> DecodedRemotePayload {
+        state.withLock { $0.decodeCount += 1 }
+        return try RemotePayloadDecoder.decode(data, format: configuration.source.format, registry: registry)
+    }
+
+    // MARK: - Outcomes
+
+    private func updated(_ decoded: DecodedRemotePayload, response: RemoteHTTPResponse, trigger: RefreshTrigger)
+        -> FetchOutcome
+    {
+        let now = clock.now
+        let entry = RemoteCacheEntry(
+            payload: response.body, format: configuration.source.format, etag: response.value(forHeaderField: "ETag"),
+            writtenAt: now, ttl: decoded.ttl ?? configuration.defaultTTL, cacheKey: cacheKey)
+        writeCache(entry)
+        for ignored in decoded.ignored {
+            logger.warning(
+                "Ignored a remote value", metadata: ["flag": "\(ignored.key)", "reason": "\(ignored.reason)"])
+        }
+        let values = RemoteFlagValues(decoded.values, source: configuration.source.format.rawValue)
+        logger.info(
+            "Remote configuration updated",
+            metadata: [
+                "environment": "\(configuration.environment)", "trigger": "\(trigger.rawValue)",
+                "values": "\(values.values.count)", "ignored": "\(decoded.ignored.count)",
+            ])
+        mutate { state in
+            state.entry = entry
+            state.failures = 0
+            state.notBefore = nil
+            state.snapshot = RemoteConfigurationSnapshot(
+                values: values, status: .ready, ignored: decoded.ignored, cacheProblem: state.snapshot.cacheProblem,
+                fetchedAt: now, expiresAt: entry.expiresAt, nextRefreshAt: entry.expiresAt)
+            if trigger.isBackground { state.publish(values) } else { state.undelivered = nil }
+        }
+        schedule(at: entry.expiresAt)
+        return .updated(values)
+    }
+
+    /// A 304: the cached payload is confirmed and its age reset. Nothing is decoded.
+    private func notModified(_ cached: RemoteCacheEntry, trigger: RefreshTrigger) -> FetchOutcome {
+        let now = clock.now
+        var entry = cached
+        entry.writtenAt = now
+        writeCache(entry)
+        logger.debug("Remote configuration not modified", metadata: ["trigger": "\(trigger.rawValue)"])
+        let values = mutate { state -> RemoteFlagValues in
+            state.entry = entry
+            state.failures = 0
+            state.notBefore = nil
+            var values = state.snapshot.values
+            if values.values.values.contains(where: { $0.reason == .stale }) {
+                values.values = values.values.mapValues { value in
+                    var value = value
+                    if value.reason == .stale { value.reason = .cached }
+                    return value
+                }
+                state.snapshot.values = values
+                if trigger.isBackground { state.publish(values) }
+            }
+            state.snapshot.status = .ready
+            state.snapshot.notice = nil
+            state.snapshot.lastError = nil
+            state.snapshot.fetchedAt = now
+            state.snapshot.expiresAt = entry.expiresAt
+            state.snapshot.nextRefreshAt = entry.expiresAt
+            return values
+        }
+        schedule(at: entry.expiresAt)
+        return .notModified(values)
+    }
+
+    private func failed(_ error: RemoteLoadError, trigger: RefreshTrigger, retryAt: Date? = nil) -> FetchOutcome {
+        let now = clock.now
+        let (next, outcome) = mutate { state -> (Date, FetchOutcome) in
+            state.failures += 1
+            let next = retryAt ?? now.addingTimeInterval(configuration.retryPolicy.delay(afterFailures: state.failures))
+            if error.code == .rateLimited { state.notBefore = next }
+            let hasValues = state.entry != nil
+            state.snapshot.status = hasValues ? .stale : .error(error)
+            state.snapshot.notice = hasValues ? nil : RemoteNotice(kind: .usingDefaults)
+            state.snapshot.lastError = error
+            state.snapshot.nextRefreshAt = next
+            return (next, .failed(error, hasValues: hasValues, values: state.snapshot.values))
+        }
+        logger.warning(
+            "Remote configuration refresh failed",
+            metadata: [
+                "environment": "\(configuration.environment)", "trigger": "\(trigger.rawValue)",
+                "error": "\(error.code)", "status": "\(error.statusCode.map(String.init) ?? "-")",
+                "retryInSeconds": "\(Int(next.timeIntervalSince(now).rounded(.up)))",
+            ])
+        schedule(at: next)
+        return outcome
+    }
+
+    private func stop(_ error: RemoteLoadError) -> FetchOutcome {
+        let (timer, outcome) = mutate { state -> (Task<Void, Never>?, FetchOutcome) in
+            state.stopped = true
+            let timer = state.timer
+            state.timer = nil
+            let hasValues = state.entry != nil
+            state.snapshot.status = .fatal(error)
+            state.snapshot.notice = RemoteNotice(kind: hasValues ? .updatesStopped : .usingDefaults)
+            state.snapshot.lastError = error
+            state.snapshot.nextRefreshAt = nil
+            return (timer, .failed(error, hasValues: hasValues, values: state.snapshot.values))
+        }
+        timer?.cancel()
+        logger.error(
+            "The server refused the app; remote configuration refresh stopped",
+            metadata: ["environment": "\(configuration.environment)", "status": "\(error.statusCode ?? 0)"])
+        return outcome
+    }
+
+    // MARK: - Scheduling
+
+    /// Replaces the pending timer with one that refreshes at `date` (TTL expiry or a retry).
+    private func schedule(at date: Date) {
+        let clock = self.clock
+        let task = Task { [weak self] in
+            do {
+                try await clock.sleep(until: date)
+            } catch {
+                return
+            }
+            guard let self, !Task.isCancelled else { return }
+            let trigger: RefreshTrigger = self.state.withLock { $0.failures > 0 } ? .retry : .timeToLiveExpired
+            _ = await self.fetch(trigger)
+        }
+        let previous = mutate { state -> Task<Void, Never>? in
+            guard !state.stopped else {
+                task.cancel()
+                return nil
+            }
+            let previous = state.timer
+            state.timer = task
+            state.snapshot.nextRefreshAt = date
+            return previous
+        }
+        previous?.cancel()
+    }
+
+    // MARK: - Publishing
+
+    /// Mutates the state and tells snapshot and status subscribers about any change.
+    private func mutate<Result>(_ body: (inout State) -> Result) -> Result {
+        let (result, change) = state.withLock { state -> (Result, (RemoteStatus, RemoteStatus)?) in
+            let before = state.snapshot
+            let result = body(&state)
+            guard state.snapshot != before else { return (result, nil) }
+            for continuation in state.snapshotSubscribers.values { continuation.yield(state.snapshot) }
+            guard state.snapshot.status != before.status else { return (result, nil) }
+            for continuation in state.statusSubscribers.values { continuation.yield(state.snapshot.status) }
+            return (result, (before.status, state.snapshot.status))
+        }
+        if let (from, to) = change {
+            logger.info("Remote configuration status changed", metadata: ["from": "\(from.name)", "to": "\(to)"])
+        }
+        return result
+    }
+
+    /// FNV-1a, 64 bits, as hex: a stable, non-reversible tag for the cache key.
+    static func hash(_ string: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in string.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}
+
+extension RemoteConfigurationLoader.RefreshTrigger {
+    /// Whether new values go to ``RemoteConfigurationLoader/updates()`` rather than back to a
+    /// caller.
+    var isBackground: Bool {
+        switch self {
+        case .foreground, .timeToLiveExpired, .retry: true
+        case .launch, .manual: false
+        }
+    }
+}

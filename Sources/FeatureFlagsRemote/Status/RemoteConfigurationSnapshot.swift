@@ -1,0 +1,41 @@
+import FeatureFlags
+import Foundation
+
+/// What a ``RemoteConfigurationLoader`` holds at one instant: the values in effect, the status,
+/// and what happened last.
+public struct RemoteConfigurationSnapshot: Sendable, Hashable {
+    /// The remote values in effect (empty before anything was loaded).
+    public var values: RemoteFlagValues
+    /// The status.
+    public var status: RemoteStatus
+    /// A notice the app may show, when there is one.
+    public var notice: RemoteNotice?
+    /// The last failure, kept until a refresh succeeds.
+    public var lastError: RemoteLoadError?
+    /// Values left out of the last applied payload, by key.
+    public var ignored: [IgnoredRemoteValue]
+    /// What was wrong with the cache file at launch, if anything (it was moved aside).
+    public var cacheProblem: String?
+    /// When the values in effect were fetched or last confirmed.
+    public var fetchedAt: Date?
+    /// When they stop being fresh.
+    public var expiresAt: Date?
+    /// When the next refresh is scheduled (TTL expiry, a retry, or `Retry-After`).
+    public var nextRefreshAt: Date?
+
+    public init(
+        values: RemoteFlagValues = .empty, status: RemoteStatus = .notReady, notice: RemoteNotice? = nil,
+        lastError: RemoteLoadError? = nil, ignored: [IgnoredRemoteValue] = [], cacheProblem: String? = nil,
+        fetchedAt: Date? = nil, expiresAt: Date? = nil, nextRefreshAt: Date? = nil
+    ) {
+        self.values = values
+        self.status = status
+        self.notice = notice
+        self.lastError = lastError
+        self.ignored = ignored
+        self.cacheProblem = cacheProblem
+        self.fetchedAt = fetchedAt
+        self.expiresAt = expiresAt
+        self.nextRefreshAt = nextRefreshAt
+    }
+}

@@ -1,0 +1,155 @@
+import FeatureFlags
+import FeatureFlagsRemote
+import Foundation
+import Logging
+import Synchronization
+
+enum TestFlag: String, CaseIterable, FeatureFlagKey {
+    case chatViewRedesign = "chat_view_redesign"
+    case offlineMode = "offline_mode"
+
+    var metadata: FlagMetadata<TestFlag> { FlagMetadata(FlagDefinition.displayName(forKey: rawValue)) }
+
+    static let typedFlags: [any FlagDefinitionConvertible] = RuntimeConfigurationFlags.all + [TestConfig.supportContact]
+}
+
+enum TestConfig {
+    static let supportContact = TypedFlag<String>("support.contact", default: "help@example.com", sensitive: true)
+}
+
+let testRegistry = try! FlagRegistry(TestFlag.self)
+
+/// Responses served in order; the last one repeats.
+final class ResponseScript: Sendable {
+    private let queue: Mutex<[ScriptedResponse]>
+
+    init(_ responses: ScriptedResponse...) {
+        queue = Mutex(responses)
+    }
+
+    func set(_ responses: ScriptedResponse...) {
+        queue.withLock { $0 = responses }
+    }
+
+    func queueAll(_ responses: [ScriptedResponse]) {
+        queue.withLock { $0 = responses }
+    }
+
+    func next() -> ScriptedResponse {
+        queue.withLock { queue in
+            if queue.count > 1 { return queue.removeFirst() }
+            return queue.first ?? .respond(status: 404)
+        }
+    }
+}
+
+/// A server, a manual clock and a cache directory, torn down after `body`.
+struct Fixture {
+    let server: TestHTTPServer
+    let script: ResponseScript
+    let clock: ManualClock
+    let directory: URL
+    let logs: LogCapture
+
+    var environment: AppEnvironment { Self.environment(server.baseURL) }
+
+    static func environment(_ baseURL: URL) -> AppEnvironment {
+        AppEnvironment(.dev, baseURL: baseURL, bundleIdentifier: "com.example.tests", appVersion: "1.2.3", build: "45")
+    }
+
+    func loader(
+        source: RemoteSource = .appConfig,
+        baseURL: URL? = nil,
+        cache: Bool = true,
+        defaultTTL: TimeInterval = 300,
+        timeout: TimeInterval = 10,
+        maximumPayloadSize: Int = 16 * 1024 * 1024
+    ) -> RemoteConfigurationLoader {
+        RemoteConfigurationLoader(
+            configuration: .init(
+                environment: Self.environment(baseURL ?? server.baseURL), source: source,
+                cacheDirectory: cache ? directory : nil, defaultTTL: defaultTTL, requestTimeout: timeout,
+                retryPolicy: RetryPolicy(initialDelay: 2, multiplier: 2, maximumDelay: 60, jitter: 0.5, random: { 0 }),
+                maximumPayloadSize: maximumPayloadSize),
+            registry: testRegistry, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
+    }
+
+    static func run(_ responses: ScriptedResponse..., body: (Fixture) async throws -> Void) async throws {
+        let script = ResponseScript()
+        script.queueAll(responses)
+        let server = try await TestHTTPServer.start { _ in script.next() }
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ff-remote-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let fixture = Fixture(server: server, script: script, clock: ManualClock(), directory: directory, logs: LogCapture())
+        do {
+            try await body(fixture)
+        } catch {
+            await server.shutdown()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        await server.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+
+/// A URL where nothing listens: a server started and stopped.
+func deadURL() async throws -> URL {
+    let server = try await TestHTTPServer.start { _ in .respond(status: 500) }
+    let url = server.baseURL
+    await server.shutdown()
+    return url
+}
+
+enum Payloads {
+    static func appConfig(
+        flags: String = #"{"chat_view_redesign": true}"#,
+        config: String = #"{"auth.magic_link_resend_cooldown_seconds": 30, "cues.page_size": 50}"#,
+        ttl: Int? = 120
+    ) -> String {
+        #"{"schemaVersion": 1, "flags": \#(flags), "config": \#(config)\#(ttl.map { ", \"ttlSeconds\": \($0)" } ?? "")}"#
+    }
+
+    static let ofrep = #"""
+        {"flags": [
+          {"key": "chat_view_redesign", "value": true, "reason": "TARGETING_MATCH", "variant": "on"},
+          {"key": "cues.page_size", "value": 40, "reason": "SPLIT", "variant": "b"},
+          {"key": "offline_mode", "errorCode": "PARSE_ERROR", "errorDetails": "bad rule"},
+          {"key": "analytics.session_replay_enabled", "reason": "DEFAULT"},
+          {"key": "not_in_app", "value": 1, "reason": "STATIC"}
+        ], "metadata": {"version": "v12"}}
+        """#
+}
+
+/// Collects log lines (message and metadata) so tests can check what was logged.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var all: [String] { lines.withLock { $0 } }
+
+    var logger: Logger {
+        var logger = Logger(label: "test") { _ in Handler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            capture.append("\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key })")
+        }
+    }
+}

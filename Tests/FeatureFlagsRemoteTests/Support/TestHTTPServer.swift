@@ -1,0 +1,164 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A request as the test server received it.
+struct RecordedRequest: Sendable {
+    var method: String
+    var path: String
+    /// Header fields by lower-cased name.
+    var headers: [String: String]
+    var body: Data
+}
+
+/// What the test server does with a request. Responses are written as raw bytes, so a test can
+/// send anything: a body cut off mid-way, a wrong content type, no response at all.
+enum ScriptedResponse: Sendable {
+    /// A complete response.
+    case respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = [])
+    /// Headers announcing `body.count` bytes, then only the first `sending` bytes, then the
+    /// connection closes.
+    case truncated(status: Int, headers: [(String, String)], body: [UInt8], sending: Int)
+    /// Waits for `gate` to open before answering with `then`.
+    case gated(Gate, then: ScriptedResponseBox)
+
+    static func json(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> ScriptedResponse {
+        .respond(status: status, headers: [("Content-Type", "application/json")] + headers, body: Array(text.utf8))
+    }
+}
+
+/// Boxes a response so `ScriptedResponse` can nest.
+final class ScriptedResponseBox: Sendable {
+    let response: ScriptedResponse
+    init(_ response: ScriptedResponse) { self.response = response }
+}
+
+/// An HTTP/1.1 server on 127.0.0.1 at a free port, answering each request with what `handler`
+/// returns. Every connection is closed after one response.
+final class TestHTTPServer: Sendable {
+    let port: Int
+    private let recorded = Mutex<[RecordedRequest]>([])
+    private let serverChannel: any Channel
+    private let shutdownGate = Gate()
+    private let handler: @Sendable (RecordedRequest) async -> ScriptedResponse
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The requests received so far.
+    var requests: [RecordedRequest] { recorded.withLock { $0 } }
+    var requestCount: Int { recorded.withLock { $0.count } }
+
+    private init(
+        port: Int, channel: any Channel, handler: @escaping @Sendable (RecordedRequest) async -> ScriptedResponse
+    ) {
+        self.port = port
+        self.serverChannel = channel
+        self.handler = handler
+    }
+
+    static func start(
+        _ handler: @escaping @Sendable (RecordedRequest) async -> ScriptedResponse
+    ) async throws -> TestHTTPServer {
+        let box = Mutex<TestHTTPServer?>(nil)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { child in
+                child.eventLoop.makeCompletedFuture {
+                    guard let server = box.withLock({ $0 }) else {
+                        throw ChannelError.ioOnClosedChannel
+                    }
+                    try child.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    try child.pipeline.syncOperations.addHandler(ConnectionHandler(server: server))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let server = TestHTTPServer(port: channel.localAddress!.port!, channel: channel, handler: handler)
+        box.withLock { $0 = server }
+        return server
+    }
+
+    /// Stops accepting connections and releases held (gated) responses, whose connections close.
+    func shutdown() async {
+        shutdownGate.open()
+        try? await serverChannel.close()
+    }
+
+    /// Records a request and works out the bytes to answer with; `nil` when the server shut
+    /// down while the response was held.
+    fileprivate func respond(to request: RecordedRequest, allocator: ByteBufferAllocator) async -> ByteBuffer? {
+        recorded.withLock { $0.append(request) }
+        var response = await handler(request)
+        while case .gated(let gate, let then) = response {
+            await gate.wait(orUntil: shutdownGate)
+            if shutdownGate.isOpen { return nil }
+            response = then.response
+        }
+        return Self.bytes(for: response, allocator: allocator)
+    }
+
+    private static func bytes(for response: ScriptedResponse, allocator: ByteBufferAllocator) -> ByteBuffer {
+        func head(_ status: Int, _ headers: [(String, String)], length: Int) -> String {
+            var text = "HTTP/1.1 \(status) \(HTTPResponseStatus(statusCode: status).reasonPhrase)\r\n"
+            for (name, value) in headers { text += "\(name): \(value)\r\n" }
+            text += "Content-Length: \(length)\r\nConnection: close\r\n\r\n"
+            return text
+        }
+        var buffer = allocator.buffer(capacity: 256)
+        switch response {
+        case .respond(let status, let headers, let body):
+            buffer.writeString(head(status, headers, length: body.count))
+            buffer.writeBytes(body)
+        case .truncated(let status, let headers, let body, let sending):
+            buffer.writeString(head(status, headers, length: body.count))
+            buffer.writeBytes(body.prefix(sending))
+        case .gated:
+            break
+        }
+        return buffer
+    }
+}
+
+/// Collects one request, asks the server for the response, writes it and closes.
+private final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = ByteBuffer
+
+    private let server: TestHTTPServer
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+
+    init(server: TestHTTPServer) {
+        self.server = server
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let value):
+            head = value
+            body.clear()
+        case .body(var chunk):
+            body.writeBuffer(&chunk)
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            var headers: [String: String] = [:]
+            for (name, value) in head.headers { headers[name.lowercased()] = value }
+            let request = RecordedRequest(
+                method: head.method.rawValue, path: head.uri, headers: headers, body: Data(body.readableBytesView))
+            let channel = context.channel
+            let server = self.server
+            let promise = context.eventLoop.makePromise(of: ByteBuffer?.self)
+            promise.completeWithTask { await server.respond(to: request, allocator: channel.allocator) }
+            promise.futureResult.whenSuccess { bytes in
+                guard let bytes else {
+                    channel.close(promise: nil)
+                    return
+                }
+                channel.writeAndFlush(bytes).whenComplete { _ in channel.close(promise: nil) }
+            }
+        }
+    }
+}
