@@ -1,5 +1,5 @@
 import ExampleFlags
-import FeatureFlags
+@testable import FeatureFlags
 import FeatureFlagsTesting
 import Testing
 
@@ -139,4 +139,31 @@ final class ChangeCounter: Sendable {
     private let value = Locked(0)
     func increment() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
+}
+
+struct UpdateStreamQuietTests {
+    @Test func snapshotStreamsStayQuietWhenNoValueChanges() {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let sent = ChangeCounter()
+        let stream = flags.manager.subscribe(index: nil) { _ in sent.increment() }
+        #expect(sent.count == 1, "the current values first")
+        // Same value as the build default: the winning layer changes, the value does not.
+        flags.setOverride(.chatViewRedesign, to: true)
+        #expect(sent.count == 1)
+        #expect(flags.snapshot.details(.chatViewRedesign).layer == .override)
+        flags.setOverride(.ideasDrawer, to: true)
+        #expect(sent.count == 2)
+        _ = stream
+    }
+
+    @Test func safePointValuesEqualToTheCurrentOnesClearAnOlderPendingSet() {
+        let flags = FeatureFlags<AppFlag>(
+            FlagSetup(buildConfiguration: .release, remoteProvider: TestRemoteProvider(), remoteApplyPolicy: .atSafePoint))
+        flags.manager.receiveRemoteValues(RemoteFlagValues(values: ["ideas_drawer": true]))
+        #expect(flags.manager.hasPendingRemoteValues)
+        flags.manager.receiveRemoteValues(.empty)
+        #expect(!flags.manager.hasPendingRemoteValues)
+        flags.applyPendingRemoteValues()
+        #expect(!flags.isEnabled(.ideasDrawer))
+    }
 }

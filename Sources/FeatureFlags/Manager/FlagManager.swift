@@ -402,7 +402,7 @@ public final class FlagManager: Sendable {
             republish()
         case .atSafePoint:
             state.withLock { state in
-                if state.remote != checked { state.pendingRemote = checked }
+                state.pendingRemote = state.remote == checked ? nil : checked
             }
         case .nextLaunch:
             break
@@ -455,7 +455,9 @@ public final class FlagManager: Sendable {
     // MARK: - Publishing
 
     /// Resolves from the current inputs and publishes the result to the slots, the table and
-    /// every subscriber whose flag changed; then tells observers.
+    /// every stream subscriber whose values changed; then tells observers, who also hear of
+    /// changes that leave values alone (an override set to the current value changes the
+    /// winning layer the debug menu shows).
     private func republish() {
         let changed = state.withLock { state -> Bool in
             guard let inputs = Self.inputs(from: state, remote: state.remote, registry: registry) else { return false }
@@ -464,12 +466,16 @@ public final class FlagManager: Sendable {
             state.table = table
 
             var changed = [Bool](repeating: false, count: table.count)
+            var anyChanged = false
             for index in 0..<table.count where table.values[index] != previous.values[index] {
                 changed[index] = true
+                anyChanged = true
                 slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
             }
-            for subscriber in state.subscribers.values where subscriber.index.map({ changed[$0] }) ?? true {
-                subscriber.send(table)
+            if anyChanged {
+                for subscriber in state.subscribers.values where subscriber.index.map({ changed[$0] }) ?? true {
+                    subscriber.send(table)
+                }
             }
             return true
         }
