@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // Core: registry, layers, resolution, snapshots, overrides, observation, debug model.
@@ -26,7 +27,19 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
         // Helpers for users' own tests.
-        .target(name: "FeatureFlagsTesting", dependencies: ["FeatureFlags"]),
+        .target(name: "FeatureFlagsTesting", dependencies: ["FeatureFlags", "FlagManifest"]),
+        // The manifest: a flagd flag-definition file carrying the registry in each flag's metadata.
+        .target(name: "FlagManifest", dependencies: ["FeatureFlags"]),
+        // Lifecycle tooling behind the `flags` command: code generation, lint, references, removal.
+        .target(
+            name: "FlagTooling",
+            dependencies: [
+                "FeatureFlags", "FlagManifest",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftOperators", package: "swift-syntax"),
+            ]
+        ),
         // SwiftUI shell over the debug model; compiles to nothing where SwiftUI is missing.
         .target(name: "FeatureFlagsUI", dependencies: ["FeatureFlags"]),
         // Environments, app_config / OFREP loading, disk cache, refresh policy.
@@ -40,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "flags",
             dependencies: [
-                "FeatureFlags", "FlagEvaluation",
+                "FeatureFlags", "FlagEvaluation", "FlagManifest", "FlagTooling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -56,6 +69,11 @@ let package = Package(
         .testTarget(name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "FeatureFlagsTesting"]),
         .testTarget(name: "FeatureFlagsRemoteTests", dependencies: ["FeatureFlagsRemote", "FeatureFlagsTesting"]),
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"]),
+        .testTarget(
+            name: "FlagToolingTests",
+            dependencies: ["FlagTooling", "FlagManifest", "FeatureFlagsTesting", "flags"],
+            exclude: ["Fixtures"]
+        ),
     ]
 )
 
