@@ -35,6 +35,7 @@ let package = Package(
             name: "FlagTooling",
             dependencies: [
                 "FeatureFlags", "FlagManifest",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
                 .product(name: "SwiftOperators", package: "swift-syntax"),

@@ -19,11 +19,14 @@ public struct ManifestReader: Sendable {
     ///
     /// - Throws: ``ManifestError`` when the file cannot be read or is not a valid manifest.
     public func read(contentsOfFile path: String) throws(ManifestError) -> Manifest {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ManifestError(file: path, message: "no such file. Pass the path of a flag manifest with --manifest.")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ManifestError(file: path, message: "the file cannot be read (\(Self.reason(error))).")
+            throw ManifestError(file: path, message: "the file cannot be read: \(Self.reason(error))")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ManifestError(file: path, message: "the file is not UTF-8 text.")
