@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+extension Tag {
+    /// Builds a whole Swift package: takes a minute or more.
+    @Tag static var slow: Self
+}
+
+/// SLOW: generates code for the example manifest into a temporary package that depends on
+/// this library by path, builds and runs it; then removes a flag with `flags remove`,
+/// rebuilds and runs it again. One test, so the package is compiled once (the second build is
+/// incremental). Skip with `swift test --skip ExamplePackageTests`.
+@Suite(.tags(.slow))
+struct ExamplePackageTests {
+    @Test func generatedCodeBuildsRunsAndRoundTrips() throws {
+        let package = try TestPaths.temporaryDirectory()
+        let sources = package.appendingPathComponent("Sources/App")
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        let root = TestPaths.packageRoot
+        try """
+            // swift-tools-version: 6.1
+            import PackageDescription
+
+            let package = Package(
+                name: "ExampleApp",
+                platforms: [.macOS(.v15)],
+                dependencies: [.package(path: \(Self.literal(root.path)))],
+                targets: [
+                    .executableTarget(
+                        name: "App",
+                        dependencies: [
+                            .product(name: "FeatureFlags", package: \(Self.literal(root.lastPathComponent))),
+                            .product(name: "FeatureFlagsTesting", package: \(Self.literal(root.lastPathComponent))),
+                        ]
+                    )
+                ]
+            )
+
+            """.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        let manifest = package.appendingPathComponent("flags.json")
+        try FileManager.default.copyItem(at: TestPaths.exampleManifest, to: manifest)
+        for name in ["main.swift", "Views.swift"] {
+            try FileManager.default.copyItem(
+                at: TestPaths.fixtures.appendingPathComponent("ExampleApp/\(name)"),
+                to: sources.appendingPathComponent(name))
+        }
+
+        let generated = try FlagsTool.run(["generate", "--manifest", manifest.path, "--output", sources.path])
+        #expect(generated.status == 0, "\(generated)")
+
+        let before = try Self.buildAndRun(package)
+        let parts = before.components(separatedBy: "---\n")
+        #expect(
+            parts.first == """
+                chat: classic
+                guard: off
+                combined: classic-or-offline,neither
+                ternary: off
+                gated: []
+                styled: [title]
+                page size: 50
+                retry: {"attempts":3,"backoffSeconds":1.5}
+
+                """)
+        // Manifest → Swift → manifest gives the manifest back.
+        #expect(parts.last == (try String(contentsOf: TestPaths.exampleManifest, encoding: .utf8)))
+    }
+
+    static func literal(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// `swift build` then the built `App`; returns its standard output.
+    static func buildAndRun(_ package: URL) throws -> String {
+        let build = try run("/usr/bin/env", ["swift", "build", "--package-path", package.path, "--product", "App"])
+        #expect(build.status == 0, "swift build failed:\n\(build.output)")
+        guard build.status == 0 else { return "" }
+        let app = try run(package.appendingPathComponent(".build/debug/App").path, [])
+        #expect(app.status == 0, "App failed:\n\(app.output)")
+        return app.output
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let scratch = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("out")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: outURL)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, try String(contentsOf: outURL, encoding: .utf8))
+    }
+}
