@@ -1,10 +1,34 @@
 import ArgumentParser
+import FlagManifest
 import FlagTooling
 
 struct RefsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "refs", abstract: "Not implemented yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "refs",
+        abstract: "Find where Swift sources use each flag, unused flags, unknown keys and flags due for removal.")
+
+    @OptionGroup var options: ManifestOption
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Swift files or folders to read.")
+    var sources: [String]
+
+    @Option(name: .long, help: "The app version, X.Y or X.Y.Z: lists the flags due for removal and their references.")
+    var appVersion: String?
+
+    @Option(name: .long, help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func validate() throws {
+        guard !sources.isEmpty else { throw ValidationError("Give at least one folder or file with --sources.") }
+        if let appVersion, AppVersion(appVersion) == nil {
+            throw ValidationError("'\(appVersion)' is not a version; use X.Y or X.Y.Z, such as 3.1.")
+        }
+    }
 
     func run() throws {
-        throw ToolingError(.failed, "'flags refs' is not implemented yet.")
+        let (manifest, _) = try options.load()
+        let report = try ReferenceFinder(manifest: manifest).scan(files: SwiftSourceFiles.find(in: sources))
+        let version = appVersion.flatMap(AppVersion.init)
+        Output.standardOutput(format == .json ? report.json(appVersion: version) : report.text(appVersion: version))
     }
 }
