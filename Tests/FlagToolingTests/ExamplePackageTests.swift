@@ -64,6 +64,34 @@ struct ExamplePackageTests {
                 """)
         // Manifest → Swift → manifest gives the manifest back.
         #expect(parts.last == (try String(contentsOf: TestPaths.exampleManifest, encoding: .utf8)))
+
+        // Remove chat_view_redesign as if it were always on: the code still builds, behaves as
+        // "on", and its registry is the rewritten manifest.
+        let removed = try FlagsTool.run(
+            ["remove", "chat_view_redesign", "--keep", "on", "--manifest", "flags.json", "--sources", "Sources"],
+            in: package)
+        #expect(removed.status == 0, "\(removed)")
+        #expect(removed.standardOutput.hasSuffix("""
+            Removed 'chat_view_redesign', kept on: 2 files rewritten, manifest updated.
+              Sources/App/AppFlag.swift: removed a switch case, removed the enum case, removed the flag from a list (×2)
+              Sources/App/main.swift: kept the body of an if, removed a guard that always passes, simplified a ternary, simplified an if condition (×3), simplified featureGated, simplified withFeature
+
+            """))
+        let after = try Self.buildAndRun(package).components(separatedBy: "---\n")
+        #expect(
+            after.first == """
+                chat: redesigned
+                guard: on
+                combined: neither
+                ternary: on
+                gated: [banner]
+                styled: [**title**]
+                page size: 50
+                retry: {"attempts":3,"backoffSeconds":1.5}
+
+                """)
+        #expect(after.last == (try String(contentsOf: manifest, encoding: .utf8)))
+        #expect(!(try String(contentsOf: manifest, encoding: .utf8)).contains("chat_view_redesign"))
     }
 
     static func literal(_ text: String) -> String {

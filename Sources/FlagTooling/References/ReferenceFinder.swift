@@ -26,10 +26,16 @@ public struct ReferenceFinder: Sendable {
 
     /// The references in `files`.
     public func scan(files: [String]) throws(ToolingError) -> ReferenceReport {
-        var parsed: [(path: String, tree: SourceFileSyntax, isGenerated: Bool)] = []
-        for path in files {
-            let text = try SwiftSourceFiles.read(path)
-            parsed.append((path, Parser.parse(source: text), text.hasPrefix(FlagCodeGenerator.header)))
+        var sources: [(path: String, text: String)] = []
+        for path in files { sources.append((path, try SwiftSourceFiles.read(path))) }
+        return scan(sources: sources)
+    }
+
+    /// The references in source texts, named by their paths.
+    public func scan(sources: [(path: String, text: String)]) -> ReferenceReport {
+        let parsed = sources.map { source in
+            (path: source.path, tree: Parser.parse(source: source.text),
+             isGenerated: source.text.hasPrefix(FlagCodeGenerator.header))
         }
         let keys = Set(manifest.flags.map(\.key))
         var declarations = FlagDeclarations()

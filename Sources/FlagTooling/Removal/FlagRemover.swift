@@ -1,0 +1,125 @@
+import FeatureFlags
+import FlagManifest
+import Foundation
+
+/// Removes a Boolean flag for good: rewrites the sources as if it were always on (or off),
+/// removes its case from the flag enum and the flag from the manifest.
+///
+/// ```swift
+/// let plan = try FlagRemover(manifest: manifest, key: "chat_view_redesign", keep: true)
+///     .plan(files: SwiftSourceFiles.find(in: ["Sources"]))
+/// print(plan.summary(manifestPath: "flags.json"))
+/// try plan.apply(manifestPath: "flags.json")
+/// ```
+public struct FlagRemover: Sendable {
+    public let manifest: Manifest
+    public let key: String
+    /// Whether the flag stays on (`true`) or off.
+    public let keep: Bool
+
+    /// - Throws: ``ToolingError`` (failed) when the manifest has no such flag or it is not Boolean.
+    public init(manifest: Manifest, key: String, keep: Bool) throws(ToolingError) {
+        guard let flag = manifest.flag(forKey: key) else {
+            throw ToolingError(.failed, "There is no flag '\(key)' in the manifest.")
+        }
+        guard flag.definition.type == .boolean else {
+            throw ToolingError(
+                .failed,
+                "'\(key)' is \(flag.definition.type == .integer ? "an" : "a") \(flag.definition.type) value, not a Boolean flag; only Boolean flags can be kept on or off.")
+        }
+        self.manifest = manifest
+        self.key = key
+        self.keep = keep
+    }
+
+    /// Works out every change without writing anything.
+    public func plan(files: [String]) throws(ToolingError) -> FlagRemovalPlan {
+        let caseName = SwiftNames.bareIdentifier(forKey: key)
+        var edits: [FlagRemovalPlan.FileEdit] = []
+        var rewritten: [(path: String, text: String)] = []
+        for path in files {
+            let original = try SwiftSourceFiles.read(path)
+            let rewriter = FlagRemovalRewriter(caseName: caseName, key: key, keep: keep)
+            let text = rewriter.rewrite(source: original)
+            rewritten.append((path, text))
+            if text != original {
+                edits.append(FlagRemovalPlan.FileEdit(path: path, before: original, after: text, notes: rewriter.notes))
+            }
+        }
+        var notes: [String] = []
+        var updated = manifest
+        updated.flags.removeAll { $0.key == key }
+        for index in updated.flags.indices {
+            let other = updated.flags[index].definition
+            if other.requires.contains(key) {
+                updated.flags[index].definition.requires.removeAll { $0 == key }
+                if !keep {
+                    notes.append("'\(other.key)' required '\(key)', which is now always off: review whether '\(other.key)' should go too.")
+                }
+            }
+            if other.conflicts.contains(key) {
+                updated.flags[index].definition.conflicts.removeAll { $0 == key }
+                if keep {
+                    notes.append("'\(other.key)' conflicted with '\(key)', which is now always on: review whether '\(other.key)' should go too.")
+                }
+            }
+        }
+        let remaining = ReferenceFinder(manifest: manifest).scan(sources: rewritten).references(toKey: key)
+        return FlagRemovalPlan(key: key, keep: keep, edits: edits, manifest: updated, remaining: remaining, notes: notes)
+    }
+}
+
+/// The changes ``FlagRemover`` would make.
+public struct FlagRemovalPlan: Sendable {
+    public struct FileEdit: Sendable {
+        public let path: String
+        public let before: String
+        public let after: String
+        /// What the rewrite did, as short phrases.
+        public let notes: [String]
+    }
+
+    public let key: String
+    public let keep: Bool
+    public let edits: [FileEdit]
+    /// The manifest without the flag.
+    public let manifest: Manifest
+    /// References the rewrite could not remove (key strings, unusual uses): edit them by hand.
+    public let remaining: [FlagReference]
+    /// Things to review.
+    public let notes: [String]
+
+    /// A diff of every file and the manifest, then a summary.
+    public func summary(manifestPath: String, manifestBefore: String) -> String {
+        var output = ""
+        for edit in edits {
+            output += LineDiff.unified(from: edit.before, to: edit.after, path: edit.path)
+        }
+        output += LineDiff.unified(from: manifestBefore, to: manifest.jsonString(), path: manifestPath)
+        output += "\nRemoved '\(key)', kept \(keep ? "on" : "off"): \(edits.count) file\(edits.count == 1 ? "" : "s") rewritten"
+        output += ", manifest updated.\n"
+        for edit in edits {
+            var counts: [String: Int] = [:]
+            for note in edit.notes { counts[note, default: 0] += 1 }
+            let described = counts.keys.sorted().map { counts[$0]! > 1 ? "\($0) (×\(counts[$0]!))" : $0 }
+            output += "  \(edit.path): \(described.joined(separator: ", "))\n"
+        }
+        for note in notes { output += "note: \(note)\n" }
+        for reference in remaining {
+            output += "left for you: \(reference.file):\(reference.line): \(reference.kind.rawValue) \(reference.text)\n"
+        }
+        return output
+    }
+
+    /// Writes the rewritten files and the manifest (each atomically).
+    public func apply(manifestPath: String) throws(ToolingError) {
+        do {
+            for edit in edits {
+                try Data(edit.after.utf8).write(to: URL(fileURLWithPath: edit.path), options: .atomic)
+            }
+            try Data(manifest.jsonString().utf8).write(to: URL(fileURLWithPath: manifestPath), options: .atomic)
+        } catch {
+            throw ToolingError(.invalidInput, "Cannot write the rewritten files: \(error.localizedDescription)")
+        }
+    }
+}
