@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FeatureFlagsRemote", targets: ["FeatureFlagsRemote"]),
         .library(name: "FlagEvaluation", targets: ["FlagEvaluation"]),
         .executable(name: "flags", targets: ["flags"]),
+        .plugin(name: "FlagsGeneratePlugin", targets: ["FlagsGeneratePlugin"]),
         .executable(name: "feature-flags-demo", targets: ["FeatureFlagsDemo"]),
     ],
     dependencies: [
@@ -58,6 +59,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Runs `flags generate` on build for a `flags.json` (or `<EnumName>.flags.json`) in a target.
+        .plugin(name: "FlagsGeneratePlugin", capability: .buildTool(), dependencies: ["flags"]),
 
         // Examples.
         .executableTarget(
@@ -79,7 +82,7 @@ let package = Package(
 )
 
 // Upcoming language features for every target (Swift 6 language mode is the tools-version default).
-for target in package.targets {
+for target in package.targets where target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),

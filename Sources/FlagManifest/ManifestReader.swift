@@ -194,7 +194,7 @@ private struct Context {
         guard case .some(.some(let defaultName)) = defaultVariant else {
             throw error(
                 "\(base).defaultVariant", line: defaultVariantLine,
-                "missing; a manifest flag needs a default variant, which is its code default.")
+                "\(defaultVariant == nil ? "missing" : "is null"); a manifest flag needs a default variant, which is its code default.")
         }
         guard let defaultNode = variants.first(where: { $0.key == defaultName }) else {
             throw error(

@@ -94,6 +94,42 @@ struct ExamplePackageTests {
         #expect(!(try String(contentsOf: manifest, encoding: .utf8)).contains("chat_view_redesign"))
     }
 
+    /// SLOW (builds `flags` and swift-syntax inside the temporary package): the build-tool
+    /// plugin generates the enum from `flags.json` in the target on build.
+    @Test func buildToolPluginGeneratesOnBuild() throws {
+        let package = try TestPaths.temporaryDirectory()
+        let sources = package.appendingPathComponent("Sources/App")
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        let root = TestPaths.packageRoot
+        try """
+            // swift-tools-version: 6.1
+            import PackageDescription
+
+            let package = Package(
+                name: "PluginApp",
+                platforms: [.macOS(.v15)],
+                dependencies: [.package(path: \(Self.literal(root.path)))],
+                targets: [
+                    .executableTarget(
+                        name: "App",
+                        dependencies: [.product(name: "FeatureFlags", package: \(Self.literal(root.lastPathComponent)))],
+                        plugins: [.plugin(name: "FlagsGeneratePlugin", package: \(Self.literal(root.lastPathComponent)))]
+                    )
+                ]
+            )
+
+            """.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: TestPaths.exampleManifest, to: sources.appendingPathComponent("flags.json"))
+        try """
+            import FeatureFlags
+
+            let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+            print(AppFlag.allCases.count, flags.isEnabled(.chatViewRedesign), flags.chatPageSize)
+
+            """.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+        #expect(try Self.buildAndRun(package) == "32 true 10\n")
+    }
+
     static func literal(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
@@ -112,7 +148,7 @@ struct ExamplePackageTests {
         let scratch = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("out")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         let handle = try FileHandle(forWritingTo: outURL)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
