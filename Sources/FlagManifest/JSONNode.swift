@@ -16,6 +16,17 @@ public indirect enum JSONNode: Sendable, Hashable {
         public var value: JSONNode
         /// The 1-based line the key is on.
         public var line: Int
+        /// UTF-8 offsets in the text: where the key's opening quote is, and where the value
+        /// starts and ends (for edits that keep the rest of the file as written).
+        public var keyStart: Int = 0
+        public var valueStart: Int = 0
+        public var valueEnd: Int = 0
+
+        public init(key: String, value: JSONNode, line: Int) {
+            self.key = key
+            self.value = value
+            self.line = line
+        }
     }
 
     /// The JSON type name, for error messages.
@@ -131,13 +142,19 @@ public struct JSONNodeParser {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let keyLine = line
+            let keyStart = position
             let key = try parseString()
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
             position += 1
             skipWhitespace()
+            let valueStart = position
             let value = try parseValue()
-            members.append(JSONNode.Member(key: key, value: value, line: keyLine))
+            var member = JSONNode.Member(key: key, value: value, line: keyLine)
+            member.keyStart = keyStart
+            member.valueStart = valueStart
+            member.valueEnd = position
+            members.append(member)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): position += 1

@@ -45,7 +45,7 @@ struct RemoveCommand: ParsableCommand {
         if dryRun {
             Output.standardOutput("Dry run: nothing was written.\n")
         } else {
-            try plan.apply(manifestPath: options.manifest)
+            try plan.apply(manifestPath: options.manifest, manifestBefore: manifestBefore)
         }
         if !plan.remaining.isEmpty { throw ExitCode(1) }
     }
