@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "FeatureFlags", targets: ["FeatureFlags"]),
         .library(name: "FeatureFlagsTesting", targets: ["FeatureFlagsTesting"]),
+        .library(name: "FlagManifest", targets: ["FlagManifest"]),
         .library(name: "FeatureFlagsUI", targets: ["FeatureFlagsUI"]),
         .library(name: "FeatureFlagsRemote", targets: ["FeatureFlagsRemote"]),
         .library(name: "FlagEvaluation", targets: ["FlagEvaluation"]),

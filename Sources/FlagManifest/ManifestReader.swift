@@ -155,7 +155,6 @@ private struct Context {
         guard !key.isEmpty else { throw error(base, line: member.line, "a flag key must not be empty.") }
         var state: Bool?
         var variants: [JSONNode.Member]?
-        var variantsLine = member.line
         var defaultVariant: String??
         var defaultVariantLine = member.line
         var metadata: [JSONNode.Member] = []
@@ -173,7 +172,6 @@ private struct Context {
                 let entries = try members(field.value, field: path, line: field.line)
                 guard !entries.isEmpty else { throw error(path, line: field.line, "a flag needs at least one variant.") }
                 variants = entries
-                variantsLine = field.line
             case "defaultVariant":
                 defaultVariantLine = field.line
                 if case .null = field.value {
@@ -263,7 +261,6 @@ private struct Context {
                 "\(base).variants.\(variant.key)", line: variant.line,
                 "expected \(Self.article(type)) value (the flag's type), found \(variant.value.typeName).")
         }
-        _ = variantsLine
 
         var phase: Int?
         if let entry = fields["phase"] {

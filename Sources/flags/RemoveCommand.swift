@@ -10,8 +10,9 @@ struct RemoveCommand: ParsableCommand {
         discussion: """
             Simplifies if/else, guard, ternaries, !, && and || over the flag's checks, the \
             featureGated and withFeature view modifiers, removes the enum case and the flag \
-            from the manifest, and prints a diff. Exit status 1 when references remain that \
-            need a manual edit (they are listed).
+            from the manifest (keeping its formatting), and prints a diff. Exit status 1 when \
+            references remain that need a manual edit; they are listed with their lines in the \
+            rewritten files.
             """)
 
     enum Keep: String, ExpressibleByArgument, CaseIterable {

@@ -164,12 +164,10 @@ public final class OverrideSession: Sendable {
         let suggestions = manager.registry.definitions.map(\.key).filter {
             $0.contains(key) || key.contains($0) || Self.editDistance($0, key) <= 2
         }
-        var message = "There is no flag '\(key)' in \(manifestName)."
+        var message = "There is no flag '\(key)' in the manifest."
         if !suggestions.isEmpty { message += " Did you mean \(suggestions.prefix(3).map { "'\($0)'" }.joined(separator: ", "))?" }
         return ToolingError(.failed, message)
     }
-
-    private var manifestName: String { "the manifest" }
 
     private static func example(for type: FlagValueType) -> String {
         switch type {
