@@ -199,7 +199,7 @@ private struct Context {
                 "\(base).defaultVariant", line: defaultVariantLine,
                 "names \"\(defaultName)\", which is not one of the variants (\(variants.map(\.key).joined(separator: ", "))).")
         }
-        let defaultValue = Self.flagValue(defaultNode.value)
+        let defaultValue = defaultNode.value.flagValue
 
         // Metadata.
         var fields: [String: JSONNode.Member] = [:]
@@ -256,7 +256,7 @@ private struct Context {
         } else {
             throw error("\(base).metadata.type", line: member.line, "missing, and the default variant is null.")
         }
-        for variant in variants where !Self.flagValue(variant.value).conforms(to: type) {
+        for variant in variants where !variant.value.flagValue.conforms(to: type) {
             throw error(
                 "\(base).variants.\(variant.key)", line: variant.line,
                 "expected \(Self.article(type)) value (the flag's type), found \(variant.value.typeName).")
@@ -264,10 +264,10 @@ private struct Context {
 
         var phase: Int?
         if let entry = fields["phase"] {
-            guard let number = Self.flagValue(entry.value).intValue, number >= 0 else {
+            guard let number = entry.value.flagValue.intValue, number >= 0 else {
                 throw error(
                     "\(base).metadata.phase", line: entry.line,
-                    "expected a whole number ≥ 0, found \(entry.value.typeName == "a number" ? "\(Self.flagValue(entry.value))" : entry.value.typeName).")
+                    "expected a whole number ≥ 0, found \(entry.value.typeName == "a number" ? "\(entry.value.flagValue)" : entry.value.typeName).")
             }
             phase = number
         }
@@ -306,13 +306,13 @@ private struct Context {
     }
 
     func buildDefault(_ entry: JSONNode.Member, type: FlagValueType, field: String) throws(ManifestError) -> FlagValue {
-        var value = Self.flagValue(entry.value)
+        var value = entry.value.flagValue
         if type == .object {
             guard case .string(let json) = entry.value else {
                 throw error(field, line: entry.line, "expected JSON text in a string (flagd metadata cannot hold objects), found \(entry.value.typeName).")
             }
             do {
-                value = Self.flagValue(try JSONNodeParser.parse(json))
+                value = try JSONNodeParser.parse(json).flagValue
             } catch {
                 throw self.error(field, line: entry.line, "the string is not valid JSON: \(error.message).")
             }
@@ -332,7 +332,7 @@ private struct Context {
 
     func metadataScalar(_ node: JSONNode, field: String, line: Int?) throws(ManifestError) -> FlagValue {
         switch node {
-        case .bool, .integer, .double, .string: return Self.flagValue(node)
+        case .bool, .integer, .double, .string: return node.flagValue
         default:
             throw error(field, line: line, "flagd metadata values must be strings, numbers or Booleans, found \(node.typeName).")
         }
@@ -345,18 +345,5 @@ private struct Context {
 
     static func article(_ type: FlagValueType) -> String {
         type == .integer || type == .object ? "an \(type)" : "a \(type)"
-    }
-
-    static func flagValue(_ node: JSONNode) -> FlagValue {
-        switch node {
-        case .null: .null
-        case .bool(let value): .bool(value)
-        case .integer(let value): .int(value)
-        case .double(let value): .double(value)
-        case .string(let value): .string(value)
-        case .array(let values): .array(values.map(flagValue))
-        case .object(let members):
-            .object(Dictionary(members.map { ($0.key, flagValue($0.value)) }, uniquingKeysWith: { _, last in last }))
-        }
     }
 }
