@@ -16,6 +16,6 @@ struct GetCommand: ParsableCommand {
 
     func run() throws {
         let row = try options.session().row(forKey: key)
-        Output.standardOutput(format == .json ? row.json.jsonString + "\n" : FlagTable.details(row))
+        Output.standardOutput(format == .json ? row.detailedJSON.jsonString + "\n" : FlagTable.details(row))
     }
 }

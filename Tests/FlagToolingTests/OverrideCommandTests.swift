@@ -77,6 +77,17 @@ struct OverrideCommandTests {
         #expect(try String(contentsOfFile: overrides, encoding: .utf8) == "{}\n")
     }
 
+    @Test func getExplainsEveryLayerAsJSON() throws {
+        _ = try flags("set", "voice_input", "true", "--configuration", "release")
+        _ = try flags("set", "voice_input", "true")
+        #expect(
+            try flags("get", "voice_input", "--configuration", "release", "--format", "json")
+                == FlagsTool.Result(
+                    status: 0,
+                    standardOutput: #"{"displayName":"Voice input","key":"voice_input","layer":"default","layers":[{"layer":"default","status":"selected","value":false},{"layer":"build","status":"unset"},{"layer":"remote","status":"unset"},{"layer":"user","status":"unset"},{"layer":"override","reason":"overrides are not permitted in release","status":"ignored","value":true}],"overridden":true,"owner":"messaging","phase":7,"reason":"DEFAULT","type":"boolean","value":false}"# + "\n",
+                    standardError: ""))
+    }
+
     @Test func unknownKeyAndWrongTypeFailWithStatusOne() throws {
         #expect(
             try flags("set", "chat_view_redesig", "true")

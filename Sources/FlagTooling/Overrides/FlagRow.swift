@@ -28,4 +28,23 @@ public struct FlagRow: Sendable {
         if let message = details.message { object["message"] = .string(message) }
         return .object(object)
     }
+
+    /// The row with what every layer said, for `flags get --format json`.
+    public var detailedJSON: FlagValue {
+        guard case .object(var object) = json else { return json }
+        object["layers"] = .array(details.layers.map { report in
+            var entry: [String: FlagValue] = ["layer": .string(report.layer.name)]
+            if let value = report.value { entry["value"] = definition.isSensitive ? .string("<REDACTED>") : value }
+            switch report.status {
+            case .selected: entry["status"] = "selected"
+            case .shadowed: entry["status"] = "shadowed"
+            case .unset: entry["status"] = "unset"
+            case .ignored(let why):
+                entry["status"] = "ignored"
+                entry["reason"] = .string(why)
+            }
+            return .object(entry)
+        })
+        return .object(object)
+    }
 }
