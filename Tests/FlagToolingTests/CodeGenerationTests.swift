@@ -11,6 +11,7 @@ struct CodeGenerationTests {
     /// `FLAGS_UPDATE_EXAMPLES=1 swift test --filter CodeGenerationTests`.
     @Test func generatesTheExampleRegistry() throws {
         let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let result = try FlagsTool.run([
             "generate", "--manifest", TestPaths.exampleManifest.path, "--output", directory.path,
         ])
@@ -41,6 +42,7 @@ struct CodeGenerationTests {
 
     @Test func badArgumentsAndManifestsFail() throws {
         let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let usage = try FlagsTool.run([
             "generate", "--manifest", TestPaths.exampleManifest.path, "--output", directory.path, "--access-level", "open",
         ])

@@ -14,6 +14,7 @@ extension Tag {
 struct ExamplePackageTests {
     @Test func generatedCodeBuildsRunsAndRoundTrips() throws {
         let package = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: package) }
         let sources = package.appendingPathComponent("Sources/App")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         let root = TestPaths.packageRoot
@@ -98,6 +99,7 @@ struct ExamplePackageTests {
     /// plugin generates the enum from `flags.json` in the target on build.
     @Test func buildToolPluginGeneratesOnBuild() throws {
         let package = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: package) }
         let sources = package.appendingPathComponent("Sources/App")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         let root = TestPaths.packageRoot

@@ -64,6 +64,7 @@ struct LintCommandTests {
         #expect(badVersion.status == 2)
         #expect(badVersion.standardError.hasPrefix("Error: '3' is not a version; use X.Y or X.Y.Z, such as 3.1.\n"))
         let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         try #"{"flags": {"a": {"state": "ON", "variants": {"on": true}, "defaultVariant": "on"}}}"#
             .write(to: directory.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
         #expect(
