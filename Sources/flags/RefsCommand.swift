@@ -5,7 +5,11 @@ import FlagTooling
 struct RefsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refs",
-        abstract: "Find where Swift sources use each flag, unused flags, unknown keys and flags due for removal.")
+        abstract: "Find where Swift sources use each flag, unused flags, unknown keys and flags due for removal.",
+        discussion: """
+            Exit status: 0 (a report), or with --strict 1 when keys are not in the manifest or \
+            flags are due for removal; 2 usage error or unreadable input.
+            """)
 
     @OptionGroup var options: ManifestOption
 
@@ -17,6 +21,9 @@ struct RefsCommand: ParsableCommand {
 
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
+
+    @Flag(name: .long, help: "Exit with status 1 when keys are not in the manifest or flags are due for removal.")
+    var strict = false
 
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("Give at least one folder or file with --sources.") }
@@ -30,5 +37,8 @@ struct RefsCommand: ParsableCommand {
         let report = try ReferenceFinder(manifest: manifest).scan(files: SwiftSourceFiles.find(in: sources))
         let version = appVersion.flatMap(AppVersion.init)
         Output.standardOutput(format == .json ? report.json(appVersion: version) : report.text(appVersion: version))
+        if strict, !report.unknownKeys.isEmpty || !(version.map(report.dueForRemoval(at:)) ?? []).isEmpty {
+            throw ExitCode(1)
+        }
     }
 }

@@ -58,6 +58,25 @@ struct RefsCommandTests {
         #expect(!result.standardOutput.contains("dueForRemoval"))
     }
 
+    @Test func strictFailsOnUnknownKeysOrDueFlags() throws {
+        let strict = try FlagsTool.run(
+            ["refs", "--manifest", "flags.json", "--sources", "Sources", "--app-version", "1.0", "--strict"], in: fixture)
+        #expect(strict.status == 1)  // unknown keys
+        let clean = try FlagsTool.run(
+            ["refs", "--manifest", "flags.json", "--sources", "Sources/App/Generated", "--app-version", "1.0", "--strict"],
+            in: fixture)
+        #expect(clean.status == 0)
+        let due = try FlagsTool.run(
+            ["refs", "--manifest", "flags.json", "--sources", "Sources/App/Generated", "--app-version", "2.0", "--strict"],
+            in: fixture)
+        #expect(due.status == 1)
+        #expect(due.standardOutput.hasSuffix("""
+            Due for removal at 2.0 (1):
+              old_onboarding (target 2.0, owner growth): no references; remove it from the manifest
+
+            """))
+    }
+
     @Test func missingSourcesFailWithStatusTwo() throws {
         let missing = try FlagsTool.run(["refs", "--manifest", "flags.json", "--sources", "Nope"], in: fixture)
         #expect(missing == FlagsTool.Result(
