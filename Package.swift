@@ -9,11 +9,13 @@ let package = Package(
     products: [
         .library(name: "FeatureFlags", targets: ["FeatureFlags"]),
         .library(name: "FeatureFlagsTesting", targets: ["FeatureFlagsTesting"]),
+        .library(name: "FlagManifest", targets: ["FlagManifest"]),
         .library(name: "FeatureFlagsUI", targets: ["FeatureFlagsUI"]),
         .library(name: "FeatureFlagsRemote", targets: ["FeatureFlagsRemote"]),
         .library(name: "FlagEvaluation", targets: ["FlagEvaluation"]),
         .library(name: "FeatureFlagsTargeting", targets: ["FeatureFlagsTargeting"]),
         .executable(name: "flags", targets: ["flags"]),
+        .plugin(name: "FlagsGeneratePlugin", targets: ["FlagsGeneratePlugin"]),
         .executable(name: "feature-flags-demo", targets: ["FeatureFlagsDemo"]),
         .executable(name: "phase-gating", targets: ["PhaseGating"]),
     ],
@@ -21,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // Core: registry, layers, resolution, snapshots, overrides, observation, debug model.
@@ -31,7 +34,20 @@ let package = Package(
         // Helpers for users' own tests.
         .target(
             name: "FeatureFlagsTesting",
-            dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FeatureFlags", "FlagManifest", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The manifest: a flagd flag-definition file carrying the registry in each flag's metadata.
+        .target(name: "FlagManifest", dependencies: ["FeatureFlags"]),
+        // Lifecycle tooling behind the `flags` command: code generation, lint, references, removal.
+        .target(
+            name: "FlagTooling",
+            dependencies: [
+                "FeatureFlags", "FlagManifest",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftOperators", package: "swift-syntax"),
+            ]
         ),
         // SwiftUI shell over the debug model; compiles to nothing where SwiftUI is missing.
         .target(name: "FeatureFlagsUI", dependencies: ["FeatureFlags"]),
@@ -48,10 +64,12 @@ let package = Package(
         .executableTarget(
             name: "flags",
             dependencies: [
-                "FeatureFlags", "FlagEvaluation",
+                "FeatureFlags", "FlagEvaluation", "FlagManifest", "FlagTooling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Runs `flags generate` on build for a `flags.json` (or `<EnumName>.flags.json`) in a target.
+        .plugin(name: "FlagsGeneratePlugin", capability: .buildTool(), dependencies: ["flags"]),
 
         // Examples.
         .target(name: "ExampleFlags", dependencies: ["FeatureFlags"], path: "Examples/ExampleFlags"),
@@ -97,11 +115,16 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"], exclude: ["ExpectedFailures"]),
+        .testTarget(
+            name: "FlagToolingTests",
+            dependencies: ["FlagTooling", "FlagManifest", "FeatureFlagsTesting", "flags"],
+            exclude: ["Fixtures"]
+        ),
     ]
 )
 
 // Upcoming language features for every target (Swift 6 language mode is the tools-version default).
-for target in package.targets {
+for target in package.targets where target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),

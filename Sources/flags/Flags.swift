@@ -1,10 +1,46 @@
 import ArgumentParser
+import FlagTooling
+import Foundation
 
+/// The `flags` command: inspect and override flags, lint their lifecycle, generate Swift code,
+/// find and remove stale flags.
 @main
 struct Flags: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flags",
-        abstract: "Manage and evaluate feature flags.",
-        subcommands: [EvalCommand.self]
+        abstract: "Manage feature flags from a manifest: inspect, override, lint, generate, find and remove.",
+        discussion: """
+            The manifest is a flagd flag-definition file whose flags carry the registry (type, owner, \
+            phase, removal target, dependencies…) in their metadata.
+
+            Exit status: 0 success; 1 the command found a problem (an unknown flag, a wrong value, \
+            lint errors); 2 usage error, or a manifest or override file that cannot be used.
+            """,
+        subcommands: [
+            // Overrides: the command-line debug menu.
+            ListCommand.self, GetCommand.self, SetCommand.self, ClearCommand.self, ResetCommand.self,
+            // Lifecycle.
+            LintCommand.self, GenerateCommand.self, RefsCommand.self, RemoveCommand.self,
+            // Evaluation.
+            EvalCommand.self,
+        ]
     )
+
+    /// Runs the command, mapping failures to the documented exit statuses.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as ToolingError {
+            Output.error(failure.message)
+            Foundation.exit(failure.exitStatus)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                Output.standardError(fullMessage(for: error) + "\n")
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

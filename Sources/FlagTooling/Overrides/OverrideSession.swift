@@ -1,0 +1,202 @@
+import FeatureFlags
+import FlagManifest
+import Foundation
+import Logging
+
+/// The command-line debug menu: a manifest's flags resolved for a build configuration, with
+/// local overrides kept in a JSON file (the ``JSONFileFlagStore`` format).
+///
+/// Reading never changes the file. Overrides for keys the manifest does not know are kept in
+/// the file untouched (another manifest may know them) and reported as ``warnings``.
+public final class OverrideSession: Sendable {
+    public let manifest: Manifest
+    public let manager: FlagManager
+    /// The override file.
+    public let overridesURL: URL
+    /// Problems worth telling the user that do not stop the command.
+    public let warnings: [String]
+    private let foreignOverrides: [String: FlagValue]
+
+    /// Loads the override file (a missing file means no overrides) and resolves the manifest.
+    ///
+    /// - Throws: ``ToolingError`` (invalid input) when the override file is not a JSON object.
+    public init(
+        manifest: Manifest, registry: FlagRegistry, overridesPath: String, configuration: BuildConfiguration
+    ) throws(ToolingError) {
+        self.manifest = manifest
+        self.overridesURL = URL(fileURLWithPath: overridesPath)
+        let stored = try Self.readOverrides(at: overridesPath)
+        var warnings: [String] = []
+        var known: [String: FlagValue] = [:]
+        var foreign: [String: FlagValue] = [:]
+        for (key, value) in stored.sorted(by: { $0.key < $1.key }) {
+            guard let definition = registry.definition(forKey: key) else {
+                foreign[key] = value
+                warnings.append("\(overridesPath): ignoring the override of '\(key)': the manifest has no such flag.")
+                continue
+            }
+            guard value.conforms(to: definition.type) else {
+                foreign[key] = value
+                warnings.append(
+                    "\(overridesPath): ignoring the override of '\(key)': \(value.jsonString) is not a \(definition.type).")
+                continue
+            }
+            known[key] = value
+        }
+        self.foreignOverrides = foreign
+        self.warnings = warnings
+        self.manager = FlagManager(
+            registry: registry,
+            setup: FlagSetup(
+                buildConfiguration: configuration, overrideStore: InMemoryFlagStore(known),
+                logger: Logger(label: "flags", factory: { _ in SwiftLogNoOpLogHandler() })))
+    }
+
+    private static func readOverrides(at path: String) throws(ToolingError) -> [String: FlagValue] {
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ToolingError(.invalidInput, "\(path): the override file cannot be read.")
+        }
+        if text.allSatisfy(\.isWhitespace) { return [:] }
+        let node: JSONNode
+        do {
+            node = try JSONNodeParser.parse(text)
+        } catch {
+            throw ToolingError(
+                .invalidInput,
+                "\(path):\(error.line): the override file is not valid JSON: \(error.message) (column \(error.column)). Fix or delete it.")
+        }
+        guard case .object = node, let value = node.flagValue.objectValue else {
+            throw ToolingError(
+                .invalidInput,
+                "\(path): the override file must be a JSON object of flag keys to values, found \(node.typeName).")
+        }
+        return value
+    }
+
+    // MARK: - Reading
+
+    /// The flags matching a search text (in key, display name, description or owner, any
+    /// letter case) and a phase, in manifest order.
+    public func rows(matching search: String? = nil, phase: Int? = nil) -> [FlagRow] {
+        let overrides = manager.overrides
+        return zip(manager.registry.definitions, manager.allDetails()).compactMap { definition, details in
+            if let phase, definition.phase != phase { return nil }
+            if let search, !search.isEmpty {
+                let haystack = [definition.key, definition.displayName, definition.description, definition.owner ?? ""]
+                guard haystack.contains(where: { $0.localizedCaseInsensitiveContains(search) }) else { return nil }
+            }
+            return FlagRow(definition: definition, details: details, isOverridden: overrides[definition.key] != nil)
+        }
+    }
+
+    /// One flag's row.
+    ///
+    /// - Throws: ``ToolingError`` (failed) when the manifest has no such flag.
+    public func row(forKey key: String) throws(ToolingError) -> FlagRow {
+        guard let definition = manager.registry.definition(forKey: key) else { throw unknownFlag(key) }
+        return FlagRow(
+            definition: definition, details: manager.details(forKey: key),
+            isOverridden: manager.overrides[key] != nil)
+    }
+
+    // MARK: - Writing
+
+    /// Sets an override from command-line text: JSON (`true`, `20`, `{"a":1}`), or for string
+    /// flags any text. Writes the file.
+    public func setOverride(key: String, text: String) throws(ToolingError) -> FlagRow {
+        guard let definition = manager.registry.definition(forKey: key) else { throw unknownFlag(key) }
+        let parsed = (try? JSONNodeParser.parse(text))?.flagValue
+        let value: FlagValue
+        if definition.type == .string {
+            if case .string(let string)? = parsed { value = .string(string) } else { value = .string(text) }
+        } else if let parsed, parsed.conforms(to: definition.type) {
+            value = parsed
+        } else {
+            throw ToolingError(
+                .failed,
+                "'\(text)' is not a valid \(definition.type) for flag '\(key)'. \(Self.example(for: definition.type))")
+        }
+        do {
+            try manager.setOverride(value, forKey: key)
+        } catch {
+            throw ToolingError(.failed, error.description)
+        }
+        try save()
+        return try row(forKey: key)
+    }
+
+    /// Clears one override and writes the file.
+    public func clearOverride(key: String) throws(ToolingError) -> FlagRow {
+        guard manager.registry.definition(forKey: key) != nil else { throw unknownFlag(key) }
+        let wasSet = manager.overrides[key] != nil
+        if wasSet {
+            do {
+                try manager.setOverride(nil, forKey: key)
+            } catch {
+                throw ToolingError(.failed, error.description)
+            }
+            try save()
+        }
+        return try row(forKey: key)
+    }
+
+    /// Clears every override of the manifest's flags and writes the file; returns how many
+    /// there were. Overrides of flags the manifest does not know are kept.
+    public func removeAllOverrides() throws(ToolingError) -> Int {
+        let count = manager.overrides.count
+        manager.removeAllOverrides()
+        try save()
+        return count
+    }
+
+    private func save() throws(ToolingError) {
+        let values = manager.overrides.merging(foreignOverrides) { known, _ in known }
+        do {
+            if values.isEmpty, !FileManager.default.fileExists(atPath: overridesURL.path) { return }
+            try JSONFileFlagStore(url: overridesURL).save(values)
+        } catch {
+            throw ToolingError(.invalidInput, error.description)
+        }
+    }
+
+    private func unknownFlag(_ key: String) -> ToolingError {
+        let suggestions = manager.registry.definitions.map(\.key).filter {
+            $0.contains(key) || key.contains($0) || Self.editDistance($0, key) <= 2
+        }
+        var message = "There is no flag '\(key)' in the manifest."
+        if !suggestions.isEmpty { message += " Did you mean \(suggestions.prefix(3).map { "'\($0)'" }.joined(separator: ", "))?" }
+        return ToolingError(.failed, message)
+    }
+
+    private static func example(for type: FlagValueType) -> String {
+        switch type {
+        case .boolean: "Use true or false."
+        case .integer: "Use a whole number such as 20."
+        case .double: "Use a number such as 0.5."
+        case .string: "Use any text."
+        case .object: "Use JSON such as '{\"attempts\":3}'."
+        }
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+extension FlagValue {
+    var objectValue: [String: FlagValue]? {
+        if case .object(let members) = self { members } else { nil }
+    }
+}

@@ -1,0 +1,74 @@
+import FeatureFlags
+import FlagManifest
+import Foundation
+
+/// The changes ``FlagRemover`` would make.
+public struct FlagRemovalPlan: Sendable {
+    public struct FileEdit: Sendable {
+        public let path: String
+        public let before: String
+        public let after: String
+        /// What the rewrite did, as short phrases.
+        public let notes: [String]
+    }
+
+    public let key: String
+    public let keep: Bool
+    public let edits: [FileEdit]
+    /// The manifest without the flag.
+    public let manifest: Manifest
+    /// References the rewrite could not remove (key strings, unusual uses): edit them by hand.
+    public let remaining: [FlagReference]
+    /// Things to review.
+    public let notes: [String]
+
+    /// The manifest's new text: the original with the flag cut out, keeping its formatting,
+    /// when that reads back as the expected manifest; otherwise the manifest written anew.
+    public func manifestText(before: String) -> String {
+        if let edited = ManifestTextEditor.removingFlag(key, from: before),
+            let reread = try? ManifestReader().read(edited, file: "manifest"),
+            reread.flags.map(\.key) == manifest.flags.map(\.key),
+            zip(reread.definitions, manifest.definitions).allSatisfy({
+                $0.requires == $1.requires && $0.conflicts == $1.conflicts
+            })
+        {
+            return edited
+        }
+        return manifest.jsonString()
+    }
+
+    /// A diff of every file and the manifest, then a summary.
+    public func summary(manifestPath: String, manifestBefore: String) -> String {
+        var output = ""
+        for edit in edits {
+            output += LineDiff.unified(from: edit.before, to: edit.after, path: edit.path)
+        }
+        output += LineDiff.unified(from: manifestBefore, to: manifestText(before: manifestBefore), path: manifestPath)
+        output += "\nRemoved '\(key)', kept \(keep ? "on" : "off"): \(edits.count) file\(edits.count == 1 ? "" : "s") rewritten"
+        output += ", manifest updated.\n"
+        for edit in edits {
+            var counts: [String: Int] = [:]
+            for note in edit.notes { counts[note, default: 0] += 1 }
+            let described = counts.keys.sorted().map { counts[$0]! > 1 ? "\($0) (×\(counts[$0]!))" : $0 }
+            output += "  \(edit.path): \(described.joined(separator: ", "))\n"
+        }
+        for note in notes { output += "note: \(note)\n" }
+        for reference in remaining {
+            output += "left for you: \(reference.file):\(reference.line): \(reference.kind.rawValue) \(reference.text)\n"
+        }
+        return output
+    }
+
+    /// Writes the rewritten files and the manifest (each atomically).
+    public func apply(manifestPath: String, manifestBefore: String) throws(ToolingError) {
+        do {
+            for edit in edits {
+                try Data(edit.after.utf8).write(to: URL(fileURLWithPath: edit.path), options: .atomic)
+            }
+            try Data(manifestText(before: manifestBefore).utf8).write(
+                to: URL(fileURLWithPath: manifestPath), options: .atomic)
+        } catch {
+            throw ToolingError(.invalidInput, "Cannot write the rewritten files: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import FlagManifest
+import FlagTooling
+
+struct LintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check flags against their removal targets, dependencies, ownership and naming.",
+        discussion: """
+            Exit status: 0 no errors (warnings alone pass); 1 errors found; 2 usage error or a \
+            manifest that cannot be read.
+            """)
+
+    @OptionGroup var options: ManifestOption
+
+    @Option(name: .long, help: "The app version being built, X.Y or X.Y.Z; flags due at or below it are errors.")
+    var appVersion: String
+
+    @Option(name: .long, help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func validate() throws {
+        guard AppVersion(appVersion) != nil else {
+            throw ValidationError("'\(appVersion)' is not a version; use X.Y or X.Y.Z, such as 3.1.")
+        }
+    }
+
+    func run() throws {
+        let manifest: Manifest
+        do {
+            manifest = try ManifestReader(allowsDuplicateFlags: true).read(contentsOfFile: options.manifest)
+        } catch {
+            throw ToolingError(.invalidInput, error.description)
+        }
+        let findings = ManifestLinter(appVersion: AppVersion(appVersion)!).lint(manifest)
+        Output.standardOutput(
+            format == .json
+                ? LintReport.json(findings, file: options.manifest) : LintReport.text(findings, file: options.manifest))
+        if findings.contains(where: { $0.severity == .error }) {
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import FlagManifest
+import FlagTooling
+import Foundation
+
+struct RemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove a flag for good: rewrite the sources as if it were always on or off.",
+        discussion: """
+            Simplifies if/else, guard, ternaries, !, && and || over the flag's checks, the \
+            featureGated and withFeature view modifiers, removes the enum case and the flag \
+            from the manifest (keeping its formatting), and prints a diff. Exit status 1 when \
+            references remain that need a manual edit; they are listed with their lines in the \
+            rewritten files.
+            """)
+
+    enum Keep: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+    }
+
+    @Argument(help: "The key of the flag to remove.")
+    var key: String
+
+    @Option(name: .long, help: "Whether the flag's behaviour stays on or off.")
+    var keep: Keep
+
+    @OptionGroup var options: ManifestOption
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Swift files or folders to rewrite.")
+    var sources: [String]
+
+    @Flag(name: .long, help: "Show the changes without writing them.")
+    var dryRun = false
+
+    func validate() throws {
+        guard !sources.isEmpty else { throw ValidationError("Give at least one folder or file with --sources.") }
+    }
+
+    func run() throws {
+        let (manifest, _) = try options.load()
+        let manifestBefore = (try? String(contentsOfFile: options.manifest, encoding: .utf8)) ?? ""
+        let remover = try FlagRemover(manifest: manifest, key: key, keep: keep == .on)
+        let plan = try remover.plan(files: SwiftSourceFiles.find(in: sources))
+        Output.standardOutput(plan.summary(manifestPath: options.manifest, manifestBefore: manifestBefore))
+        if dryRun {
+            Output.standardOutput("Dry run: nothing was written.\n")
+        } else {
+            try plan.apply(manifestPath: options.manifest, manifestBefore: manifestBefore)
+        }
+        if !plan.remaining.isEmpty { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,89 @@
+import FeatureFlags
+import FeatureFlagsTesting
+import FlagManifest
+import Foundation
+import Testing
+
+struct ManifestTests {
+    @Test func roundTripKeepsEveryDefinitionField() throws {
+        let registry = try FlagRegistry(ExampleFlag.self)
+        let text = try FlagManifestExport.jsonString(ExampleFlag.self)
+        let manifest = try ManifestReader().read(text, file: "flags.json")
+        #expect(manifest.definitions.map(DefinitionFields.init) == registry.definitions.map(DefinitionFields.init))
+        let reimported = try manifest.registry()
+        #expect(reimported.count == registry.count)
+        #expect(manifest.jsonString() == text)
+    }
+
+    @Test func exampleManifestIsUpToDate() throws {
+        let expected = try FlagManifestExport.jsonString(ExampleFlag.self, flagSetID: "example-app")
+        if ProcessInfo.processInfo.environment["FLAGS_UPDATE_EXAMPLES"] == "1" {
+            try expected.write(to: TestPaths.exampleManifest, atomically: true, encoding: .utf8)
+        }
+        let onDisk = try String(contentsOf: TestPaths.exampleManifest, encoding: .utf8)
+        #expect(onDisk == expected, "Regenerate Examples/Manifest/flags.json from ExampleFlag.")
+    }
+
+    @Test func booleanFlagsUseOnAndOffVariants() throws {
+        let manifest = try ManifestReader().read(
+            try FlagManifestExport.jsonString(ExampleFlag.self), file: "flags.json")
+        let text = manifest.jsonString()
+        #expect(text.contains(#""variants": {\#n        "on": true,\#n        "off": false\#n      },"#))
+        #expect(text.contains(#""default": {"attempts":3,"backoffSeconds":1.5}"#))
+        #expect(text.contains(#""default.debug": "{\"attempts\":1,\"backoffSeconds\":0}""#))
+    }
+
+    @Test func typeIsInferredFromThePlainFlagdFormat() throws {
+        let text = """
+            {"flags": {"page_size": {"state": "ENABLED", "variants": {"small": 10, "large": 50}, "defaultVariant": "large"},
+                       "beta": {"state": "DISABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on",
+                                "targeting": {"if": [true, "on", "off"]}, "metadata": {"x-team-note": "keep"}}}}
+            """
+        let manifest = try ManifestReader().read(text, file: "plain.json")
+        #expect(manifest.flags.map(\.definition.type) == [.integer, .boolean])
+        #expect(manifest.flags[0].definition.defaultValue == 50)
+        #expect(manifest.flags[1].isEnabled == false)
+        #expect(manifest.flags[1].customMetadata == ["x-team-note": "keep"])
+    }
+
+    @Test(arguments: [
+        (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on""#,
+         "bad.json:1: not valid JSON: expected ',' or '}' in an object (column 86)."),
+        (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "metadata": {"phase": "2"}}}}"#,
+         "bad.json:1: flags.a.metadata.phase: expected a whole number ≥ 0, found a string."),
+        (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "metadata": {"ownr": "x"}}}}"#,
+         "bad.json:1: flags.a.metadata.ownr: unknown metadata field; known fields are checking, conflicts, description, displayName, followsPhasePolicy, key, owner, phase, removalTarget, requires, sensitive, type, userTogglable and default.<configuration>. Prefix your own fields with \"x-\"."),
+        (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "rules": 1}}}"#,
+         "bad.json:1: flags.a.rules: unknown field; a flag may only have defaultVariant, metadata, state, targeting, variants."),
+        (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": 1}, "defaultVariant": "on", "metadata": {"type": "boolean"}}}}"#,
+         "bad.json:1: flags.a.variants.on: expected a boolean value (the flag's type), found a number."),
+        (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "off"}}}"#,
+         "bad.json:1: flags.a.defaultVariant: names \"off\", which is not one of the variants (on)."),
+        (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on"}, "a": {}}}"#,
+         "bad.json:1: flags.a: the flag is declared twice (first on line 1); JSON readers would silently keep only one. Remove or rename one of them."),
+        (#"{"flagz": {}}"#,
+         "bad.json:1: flagz: unknown field; a manifest's top level may only have $evaluators, $schema, flags, metadata."),
+        (#"[]"#, "bad.json:1: expected a JSON object with a \"flags\" member, found an array."),
+    ])
+    func badManifestsAreReportedWithFileAndField(text: String, message: String) {
+        #expect(throws: ManifestError.self) { try ManifestReader().read(text, file: "bad.json") }
+        do {
+            _ = try ManifestReader().read(text, file: "bad.json")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func lenientReadRecordsDuplicateFlags() throws {
+        let text = """
+            {"flags": {
+              "a": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"},
+              "a": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}
+            }}
+            """
+        let manifest = try ManifestReader(allowsDuplicateFlags: true).read(text, file: "dup.json")
+        #expect(manifest.flags.count == 1)
+        #expect(manifest.duplicateKeys.map(\.key) == ["a"])
+        #expect(manifest.duplicateKeys.map(\.lines) == [[2, 3]])
+    }
+}

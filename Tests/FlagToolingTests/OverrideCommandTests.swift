@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+/// Whole-output tests of `flags list|get|set|clear|reset`, running the built tool.
+struct OverrideCommandTests {
+    let directory: URL
+    let manifest = TestPaths.exampleManifest.path
+    var overrides: String { directory.appendingPathComponent("overrides.json").path }
+
+    init() throws {
+        directory = try TestPaths.temporaryDirectory()
+    }
+
+    func flags(_ arguments: String...) throws -> FlagsTool.Result {
+        try FlagsTool.run(arguments + ["--manifest", manifest, "--overrides", overrides])
+    }
+
+    @Test func listFiltersByPhaseAndMarksOverrides() throws {
+        _ = try flags("set", "virtualized_scroll", "false")
+        let result = try flags("list", "--phase", "2")
+        #expect(
+            result
+                == FlagsTool.Result(
+                    status: 0,
+                    standardOutput: """
+                          KEY                  TYPE     VALUE  LAYER     PHASE
+                          chat_view_redesign   boolean  true   build     2
+                          message_card_system  boolean  true   build     2
+                        * virtualized_scroll   boolean  false  override  2
+                        3 flags, 1 overridden (*)
+
+                        """,
+                    standardError: ""))
+    }
+
+    @Test func listSearchesAsJSONForARelease() throws {
+        let result = try flags("list", "--search", "retry", "--configuration", "release", "--format", "json")
+        #expect(
+            result
+                == FlagsTool.Result(
+                    status: 0,
+                    standardOutput: """
+                        [
+                          {"displayName":"Message retry","key":"message_retry","layer":"default","overridden":false,"owner":"messaging","phase":7,"reason":"DEFAULT","type":"boolean","value":false},
+                          {"displayName":"Network retry policy","key":"network.retry_policy","layer":"default","overridden":false,"owner":"platform","reason":"DEFAULT","type":"object","value":{"attempts":3,"backoffSeconds":1.5}}
+                        ]
+
+                        """,
+                    standardError: ""))
+    }
+
+    @Test func setGetClearAndResetWorkOnTheFile() throws {
+        #expect(try flags("set", "chat.page_size", "25").standardOutput == "chat.page_size = 25 (override)\n")
+        #expect(try flags("set", "chat.composer_placeholder", "Say hi").standardOutput
+            == "chat.composer_placeholder = \"Say hi\" (override)\n")
+        #expect(try String(contentsOfFile: overrides, encoding: .utf8)
+            == #"{"chat.composer_placeholder":"Say hi","chat.page_size":25}"# + "\n")
+        #expect(
+            try flags("get", "chat.page_size")
+                == FlagsTool.Result(
+                    status: 0,
+                    standardOutput: """
+                        chat.page_size = 25
+                          Chat page size: Messages loaded per page.
+                          type integer, owner performance, remove by 4.0
+                          winning layer: override (STATIC), overridden
+                            default: 50 (shadowed)
+                            build: 10 (shadowed)
+                            remote: —
+                            user: —
+                            override: 25 (selected)
+
+                        """,
+                    standardError: ""))
+        #expect(try flags("clear", "chat.page_size").standardOutput == "chat.page_size = 10 (build)\n")
+        #expect(try flags("reset").standardOutput == "Removed 1 override.\n")
+        #expect(try String(contentsOfFile: overrides, encoding: .utf8) == "{}\n")
+    }
+
+    @Test func getExplainsEveryLayerAsJSON() throws {
+        _ = try flags("set", "voice_input", "true", "--configuration", "release")
+        _ = try flags("set", "voice_input", "true")
+        #expect(
+            try flags("get", "voice_input", "--configuration", "release", "--format", "json")
+                == FlagsTool.Result(
+                    status: 0,
+                    standardOutput: #"{"displayName":"Voice input","key":"voice_input","layer":"default","layers":[{"layer":"default","status":"selected","value":false},{"layer":"build","status":"unset"},{"layer":"remote","status":"unset"},{"layer":"user","status":"unset"},{"layer":"override","reason":"overrides are not permitted in release","status":"ignored","value":true}],"overridden":true,"owner":"messaging","phase":7,"reason":"DEFAULT","type":"boolean","value":false}"# + "\n",
+                    standardError: ""))
+    }
+
+    @Test func unknownKeyAndWrongTypeFailWithStatusOne() throws {
+        #expect(
+            try flags("set", "chat_view_redesig", "true")
+                == FlagsTool.Result(
+                    status: 1, standardOutput: "",
+                    standardError: "error: There is no flag 'chat_view_redesig' in the manifest. Did you mean 'chat_view_redesign'?\n"))
+        #expect(
+            try flags("set", "chat.page_size", "many")
+                == FlagsTool.Result(
+                    status: 1, standardOutput: "",
+                    standardError: "error: 'many' is not a valid integer for flag 'chat.page_size'. Use a whole number such as 20.\n"))
+        #expect(try flags("get", "nope").status == 1)
+        #expect(
+            try flags("set", "voice_input", "true", "--configuration", "release").standardError
+                == "error: Cannot override 'voice_input': overrides are not permitted in release builds.\n")
+    }
+
+    @Test func badManifestsFailWithStatusTwoNamingFileAndField() throws {
+        func write(_ text: String) throws -> String {
+            let url = directory.appendingPathComponent("bad.json")
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            return url.path
+        }
+        let malformed = try write("{\"flags\": {\n")
+        #expect(
+            try FlagsTool.run(["list", "--manifest", malformed, "--overrides", overrides])
+                == FlagsTool.Result(
+                    status: 2, standardOutput: "",
+                    standardError: "error: \(malformed):2: not valid JSON: expected a string key (column 1).\n"))
+        let wrongType = try write(
+            #"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on", "metadata": {"userTogglable": "yes"}}}}"#)
+        #expect(
+            try FlagsTool.run(["list", "--manifest", wrongType, "--overrides", overrides]).standardError
+                == "error: \(wrongType):1: flags.a.metadata.userTogglable: expected a Boolean, found a string.\n")
+        let unknownField = try write(
+            #"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "owner": "me"}}}"#)
+        #expect(
+            try FlagsTool.run(["get", "a", "--manifest", unknownField, "--overrides", overrides])
+                == FlagsTool.Result(
+                    status: 2, standardOutput: "",
+                    standardError: "error: \(unknownField):1: flags.a.owner: unknown field; a flag may only have defaultVariant, metadata, state, targeting, variants.\n"))
+        let missing = directory.appendingPathComponent("missing.json").path
+        #expect(
+            try FlagsTool.run(["list", "--manifest", missing, "--overrides", overrides]).standardError
+                == "error: \(missing): no such file. Pass the path of a flag manifest with --manifest.\n")
+    }
+
+    @Test func corruptOverrideFileIsReportedAndKept() throws {
+        try "{not json".write(toFile: overrides, atomically: true, encoding: .utf8)
+        let result = try flags("list")
+        #expect(result.status == 2)
+        #expect(result.standardError == "error: \(overrides):1: the override file is not valid JSON: expected a string key (column 2). Fix or delete it.\n")
+        #expect(try String(contentsOfFile: overrides, encoding: .utf8) == "{not json")
+    }
+
+    @Test func usageErrorsExitWithStatusTwo() throws {
+        let result = try FlagsTool.run(["list", "--overrides", overrides])
+        #expect(result.status == 2)
+        #expect(result.standardError.hasPrefix("Error: Missing expected argument '--manifest <manifest>'"))
+    }
+}
