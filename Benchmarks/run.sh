@@ -52,6 +52,7 @@ COMPARISONS = [
 ZERO_ALLOCATIONS = ["Check.isEnabled", "Value.Int", "Value.String"]
 
 results = {}
+paired = {}  # benchmark -> (median speedup, ...) of the paired thread benchmarks
 for element in json.load(open(sys.argv[1])):
     name = element["benchmark"].split(".", 3)[3]  # package.benchmark.<Target>.<name>
     metrics = element["secondaryMetrics"]
@@ -59,6 +60,9 @@ for element in json.load(open(sys.argv[1])):
     wall = metrics["Time (wall clock)"]["scorePercentiles"]  # microseconds per iteration
     mallocs = metrics.get("Malloc (total)", {}).get("scorePercentiles", {})
     peak = metrics.get("Memory (resident peak)", {}).get("scorePercentiles", {})
+    speedups = metrics.get("Speedup of 2 threads over 1 (%)", {}).get("scorePercentiles")
+    if speedups:
+        paired[name] = (speedups["50.0"] / 100,)
     results[name] = {
         "ns": wall["50.0"] * 1000 / ops,
         "min_ns": wall["0.0"] * 1000 / ops,
@@ -85,7 +89,8 @@ results = dict(sorted(results.items(), key=lambda item: order(item[0])))
 print(f"{'benchmark':<40} {'median/op':>11} {'samples':>8} {'mallocs/iter (median, max)':>27} {'peak RSS':>9}")
 for name, r in results.items():
     peak = f"{r['peak_mb']:.0f} MB" if r["peak_mb"] else ""
-    print(f"{name:<40} {time(r['ns']):>11} {r['samples']:>8} {mallocs(r):>27} {peak:>9}")
+    median = f"{paired[name][0]:.2f}x" if name in paired else time(r["ns"])
+    print(f"{name:<40} {median:>11} {r['samples']:>8} {mallocs(r):>27} {peak:>9}")
 
 print()
 print(f"{'benchmark':<22} {'vs baseline':<40} {'ratio':>32} {'goal':>10}  result")
@@ -111,6 +116,17 @@ for name, baseline, kind, goal, *control in COMPARISONS:
         if machine < goal:
             verdict = f"INCONCLUSIVE: {control[0][0]} scaled only {machine:.2f}x, the cores were busy"
     print(f"{name:<22} {baseline:<40} {text:>32} {goal_text:>10}  {verdict}")
+
+# Paired thread benchmarks: one thread then two in each iteration. (benchmark, goal, control)
+PAIRED = [("Threads.isEnabled.speedup", 1.8, "Threads.BoolArray.speedup")]
+for name, goal, control in PAIRED:
+    if name not in paired: continue
+    median = paired[name][0]
+    verdict = "met" if median >= goal else "MISSED"
+    if median < goal and control in paired and paired[control][0] < goal:
+        verdict = f"INCONCLUSIVE: {control} scaled only {paired[control][0]:.2f}x, the cores were busy"
+    control_text = f"{control} {paired[control][0]:.2f}x" if control in paired else ""
+    print(f"{name:<28} paired median {median:.2f}x faster (control: {control_text}) goal >= {goal}x  {verdict}")
 
 print()
 for name in ZERO_ALLOCATIONS:

@@ -7,7 +7,7 @@ import Foundation
 // in-run baseline beside it, because absolute times on a shared machine drift:
 //
 //   Baseline.BoolArray / Baseline.Dictionary  vs  Check.isEnabled, Value.Int, Value.String
-//   Threads.BoolArray.{1,2}                   vs  Threads.isEnabled.{1,2}
+//   Threads.BoolArray.{1,2,speedup}           vs  Threads.isEnabled.{1,2,speedup}
 //   Baseline.DecodeFiles.*                    vs  Build.Manager
 //
 // The per-operation benchmarks run 1,000,000 operations per iteration (`scalingFactor: .mega`):
@@ -88,7 +88,26 @@ let benchmarks: @Sendable () -> Void = {
         return on
     }
 
+    /// One thread, then two, in every iteration: the ratio of a pair measured a moment apart
+    /// is steadier on a shared machine than the ratio of two benchmarks run seconds apart.
+    let speedup = BenchmarkMetric.custom("Speedup of 2 threads over 1 (%)", polarity: .prefersLarger, useScalingFactor: false)
+    let pairedConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, speedup],
+        maxDuration: .seconds(4),
+        maxIterations: 100
+    )
+
     for (name, reads) in [("BoolArray", boolArrayReads), ("isEnabled", flagChecks)] {
+        Benchmark("Threads.\(name).speedup", configuration: pairedConfiguration) { benchmark in
+            let clock = ContinuousClock()
+            let one = clock.measure { blackHole(reads(threadReads, 0)) }
+            let two = clock.measure {
+                DispatchQueue.concurrentPerform(iterations: 2) { part in
+                    blackHole(reads(threadReads / 2, part))
+                }
+            }
+            benchmark.measurement(speedup, Int((one / two * 100).rounded()))
+        }
         Benchmark("Threads.\(name).1", configuration: threadConfiguration) { _ in
             blackHole(reads(threadReads, 0))
         }
