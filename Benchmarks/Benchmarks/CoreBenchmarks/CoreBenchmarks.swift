@@ -92,7 +92,7 @@ let benchmarks: @Sendable () -> Void = {
     /// is steadier on a shared machine than the ratio of two benchmarks run seconds apart.
     let speedup = BenchmarkMetric.custom("Speedup of 2 threads over 1 (%)", polarity: .prefersLarger, useScalingFactor: false)
     let pairedConfiguration = Benchmark.Configuration(
-        metrics: [.wallClock, .throughput, speedup],
+        metrics: [.wallClock, .throughput, .mallocCountTotal, speedup],
         maxDuration: .seconds(4),
         maxIterations: 100
     )
