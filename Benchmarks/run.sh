@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks and prints each median beside its in-run baseline.
 #
-#   ./run.sh                          # every benchmark (about 3 minutes after the first build)
+#   ./run.sh                          # every benchmark (about a minute once built)
 #   ./run.sh --filter 'Check.*'       # any `swift package benchmark` option is passed through
 #   ./run.sh --check                  # then check the zero-allocation thresholds in Thresholds/
 #
