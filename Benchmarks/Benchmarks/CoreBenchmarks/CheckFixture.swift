@@ -1,0 +1,43 @@
+import FeatureFlags
+
+/// What the check benchmarks read: configured flags, and the same values as a plain `[Bool]`
+/// and a `[String: Bool]` for the in-run baselines.
+///
+/// Every loop reads its input from a pre-shuffled array (`keys`, `indices`, `names`, all the
+/// same order), so the optimizer cannot hoist the check out of the loop, and every variant pays
+/// the same cost for fetching its input.
+struct CheckFixture: @unchecked Sendable {
+    // @unchecked Sendable: every property is an immutable array or a Sendable class, built once
+    // before any benchmark runs and only read afterwards.
+    let flags: FeatureFlags<AppFlag>
+    /// The resolved values in case order, for the `[Bool]` baseline.
+    let bools: [Bool]
+    /// The resolved values by key, for the dictionary baseline.
+    let byName: [String: Bool]
+    let keys: [AppFlag]
+    let indices: [Int]
+    let names: [String]
+    /// `i & mask` indexes the input arrays.
+    let mask: Int
+
+    init(inputCount: Int = 4_096) {
+        precondition(inputCount > 0 && inputCount & (inputCount - 1) == 0, "inputCount must be a power of two")
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let cases = AppFlag.allCases
+        self.flags = flags
+        bools = cases.map { flags.isEnabled($0) }
+        byName = Dictionary(uniqueKeysWithValues: cases.map { ($0.rawValue, flags.isEnabled($0)) })
+
+        // A fixed linear congruential sequence: the same inputs in every run.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var keys: [AppFlag] = []
+        for _ in 0..<inputCount {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            keys.append(cases[Int(state >> 33) % cases.count])
+        }
+        self.keys = keys
+        indices = keys.map { cases.firstIndex(of: $0)! }
+        names = keys.map(\.rawValue)
+        mask = inputCount - 1
+    }
+}

@@ -1,0 +1,178 @@
+import Benchmark
+import Dispatch
+import FeatureFlags
+import Foundation
+
+// Benchmarks of the core module (issue 2, "Performance"). Each measured operation has an
+// in-run baseline beside it, because absolute times on a shared machine drift:
+//
+//   Baseline.BoolArray / Baseline.Dictionary  vs  Check.isEnabled, Value.Int, Value.String
+//   Threads.BoolArray.{1,2,speedup}           vs  Threads.isEnabled.{1,2,speedup}
+//   Baseline.DecodeFiles.*                    vs  Build.Manager
+//
+// The per-operation benchmarks run 1,000,000 operations per iteration (`scalingFactor: .mega`):
+// a median wall clock of 1,000,000 ns per iteration is 1 ns per operation. `run.sh` prints the
+// medians per operation and the ratios.
+
+let benchmarks: @Sendable () -> Void = {
+    let fixture = CheckFixture()
+
+    // MARK: - Single reads
+
+    /// Time, allocations and throughput of one million reads; allocations must stay at zero.
+    let readConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        scalingFactor: .mega,
+        maxDuration: .seconds(2),
+        thresholds: [.mallocCountTotal: .init(absolute: [.p50: 0, .p90: 0, .p100: 0])]
+    )
+
+    Benchmark("Baseline.BoolArray", configuration: readConfiguration) { benchmark in
+        let (bools, indices, mask) = (fixture.bools, fixture.indices, fixture.mask)
+        var on = 0
+        for i in benchmark.scaledIterations where bools[indices[i & mask]] { on &+= 1 }
+        blackHole(on)
+    }
+
+    Benchmark("Baseline.Dictionary", configuration: readConfiguration) { benchmark in
+        let (byName, names, mask) = (fixture.byName, fixture.names, fixture.mask)
+        var on = 0
+        for i in benchmark.scaledIterations where byName[names[i & mask]] == true { on &+= 1 }
+        blackHole(on)
+    }
+
+    Benchmark("Check.isEnabled", configuration: readConfiguration) { benchmark in
+        let (flags, keys, mask) = (fixture.flags, fixture.keys, fixture.mask)
+        var on = 0
+        for i in benchmark.scaledIterations where flags.isEnabled(keys[i & mask]) { on &+= 1 }
+        blackHole(on)
+    }
+
+    Benchmark("Value.Int", configuration: readConfiguration) { benchmark in
+        let (flags, pageSize) = (fixture.flags, AppConfig.pageSize)
+        var total = 0
+        for _ in benchmark.scaledIterations { total &+= flags.value(pageSize) }
+        blackHole(total)
+    }
+
+    Benchmark("Value.String", configuration: readConfiguration) { benchmark in
+        let (flags, placeholder) = (fixture.flags, AppConfig.composerPlaceholder)
+        var total = 0
+        for _ in benchmark.scaledIterations { total &+= flags.value(placeholder).utf8.count }
+        blackHole(total)
+    }
+
+    // MARK: - Two threads
+
+    /// 20,000,000 reads per iteration, on one thread or split over two. The aggregate
+    /// throughput ratio is time(1 thread) / time(2 threads); the `[Bool]` pair shows what this
+    /// machine allows in the same run (the cores are shared).
+    let threadReads = 20_000_000
+    let threadConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        maxDuration: .seconds(3),
+        maxIterations: 200
+    )
+
+    @Sendable func boolArrayReads(_ count: Int, part: Int) -> Int {
+        let (bools, indices, mask) = (fixture.bools, fixture.indices, fixture.mask)
+        var on = 0
+        for i in (part * count)..<((part + 1) * count) where bools[indices[i & mask]] { on &+= 1 }
+        return on
+    }
+
+    @Sendable func flagChecks(_ count: Int, part: Int) -> Int {
+        let (flags, keys, mask) = (fixture.flags, fixture.keys, fixture.mask)
+        var on = 0
+        for i in (part * count)..<((part + 1) * count) where flags.isEnabled(keys[i & mask]) { on &+= 1 }
+        return on
+    }
+
+    /// One thread, then two, in every iteration: the ratio of a pair measured a moment apart
+    /// is steadier on a shared machine than the ratio of two benchmarks run seconds apart.
+    let speedup = BenchmarkMetric.custom("Speedup of 2 threads over 1 (%)", polarity: .prefersLarger, useScalingFactor: false)
+    let pairedConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, speedup],
+        maxDuration: .seconds(4),
+        maxIterations: 100
+    )
+
+    for (name, reads) in [("BoolArray", boolArrayReads), ("isEnabled", flagChecks)] {
+        Benchmark("Threads.\(name).speedup", configuration: pairedConfiguration) { benchmark in
+            let clock = ContinuousClock()
+            let one = clock.measure { blackHole(reads(threadReads, 0)) }
+            let two = clock.measure {
+                DispatchQueue.concurrentPerform(iterations: 2) { part in
+                    blackHole(reads(threadReads / 2, part))
+                }
+            }
+            benchmark.measurement(speedup, Int((one / two * 100).rounded()))
+        }
+        Benchmark("Threads.\(name).1", configuration: threadConfiguration) { _ in
+            blackHole(reads(threadReads, 0))
+        }
+        Benchmark("Threads.\(name).2", configuration: threadConfiguration) { _ in
+            // concurrentPerform runs the two halves on two threads at once (the caller and one
+            // pool thread), unlike tasks, whose placement the cooperative pool decides.
+            DispatchQueue.concurrentPerform(iterations: 2) { part in
+                blackHole(reads(threadReads / 2, part))
+            }
+        }
+    }
+
+    // MARK: - Building the manager
+
+    /// Launch-time work with a large registry: time, allocations and peak memory.
+    let buildConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .peakMemoryResidentDelta],
+        warmupIterations: 2,
+        maxDuration: .seconds(10),
+        maxIterations: 40
+    )
+    let buildFixture = Locked<ManagerBuildFixture?>(nil)
+    let makeBuildFixture: Benchmark.BenchmarkSetupHook = { buildFixture.value = try ManagerBuildFixture() }
+    let removeBuildFixture: Benchmark.BenchmarkTeardownHook = {
+        buildFixture.value?.removeFiles()
+        buildFixture.value = nil
+    }
+
+    Benchmark(
+        "Build.Manager", configuration: buildConfiguration,
+        closure: { _ in
+            let manager = try buildFixture.value!.buildManager()
+            precondition(manager.isConfigured && manager.diagnostics.isEmpty, "\(manager.diagnostics)")
+            blackHole(manager)
+        }, setup: makeBuildFixture, teardown: removeBuildFixture)
+
+    Benchmark(
+        "Baseline.DecodeFiles.JSONSerialization", configuration: buildConfiguration,
+        closure: { _ in
+            let fixture = buildFixture.value!
+            for url in [fixture.overridesURL, fixture.remoteCacheURL] {
+                blackHole(try JSONSerialization.jsonObject(with: Data(contentsOf: url)))
+            }
+        }, setup: makeBuildFixture, teardown: removeBuildFixture)
+
+    Benchmark(
+        "Baseline.DecodeFiles.JSONDecoder", configuration: buildConfiguration,
+        closure: { _ in
+            let fixture = buildFixture.value!
+            for url in [fixture.overridesURL, fixture.remoteCacheURL] {
+                blackHole(try JSONDecoder().decode([String: FlagValue].self, from: Data(contentsOf: url)))
+            }
+        }, setup: makeBuildFixture, teardown: removeBuildFixture)
+}
+
+/// A value shared between a benchmark's setup, body and teardown.
+final class Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: every access goes through `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
