@@ -35,3 +35,23 @@ struct FlagValueTests {
         #expect(RetryPolicy(attempts: 2, backoffSeconds: 0.5).flagValue == ["attempts": 2, "backoffSeconds": 0.5])
     }
 }
+
+struct FlagValueFoundationTests {
+    @Test func decodesAnObjectLikeTheDecodableConformance() throws {
+        let text = #"{"t": true, "f": false, "zero": 0, "one": 1, "half": 1.5, "two": 2.0, "big": 1e3, "neg": -7, "s": "1", "n": null, "a": [true, 1, [0.25]], "o": {"k": "v"}}"#
+        let fast = try FlagValue.objectMembers(fromJSON: Data(text.utf8))
+        let decoded = try JSONDecoder().decode([String: FlagValue].self, from: Data(text.utf8))
+        #expect(fast == decoded)
+        #expect(fast["t"] == .bool(true))
+        #expect(fast["one"] == .int(1))
+        #expect(fast["zero"] == .int(0))
+        #expect(fast["half"] == .double(1.5))
+        #expect(fast["s"] == .string("1"))
+        #expect(fast["n"] == .null)
+    }
+
+    @Test func rejectsWhatIsNotAnObject() {
+        #expect(throws: (any Error).self) { try FlagValue.objectMembers(fromJSON: Data("[1]".utf8)) }
+        #expect(throws: (any Error).self) { try FlagValue.objectMembers(fromJSON: Data("{".utf8)) }
+    }
+}

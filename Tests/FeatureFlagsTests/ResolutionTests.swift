@@ -196,3 +196,20 @@ struct ResolutionTests {
         #expect(!flags.isEnabled(.offlineMode))
     }
 }
+
+struct TypedFlagPositionTests {
+    @Test func aTypedFlagReadsCorrectlyFromRegistriesWithDifferentLayouts() throws {
+        let shared = TypedFlag<Int>("shared", default: 1)
+        let first = FlagManager(
+            registry: try FlagRegistry([shared.definition]), setup: FlagSetup(buildConfiguration: .release))
+        let second = FlagManager(
+            registry: try FlagRegistry([FlagDefinition(key: "other", type: .boolean, default: false), shared.definition]),
+            setup: FlagSetup(buildConfiguration: .release))
+        #expect(first.registry.index(of: shared) == 0)
+        #expect(second.registry.index(of: shared) == 1)
+        #expect(first.registry.index(of: shared) == 0)
+        let absent = TypedFlag<Int>("absent", default: 7)
+        #expect(first.registry.index(of: absent) == nil)
+        #expect(FeatureFlags<AppFlag>(buildConfiguration: .release).value(absent) == 7)
+    }
+}

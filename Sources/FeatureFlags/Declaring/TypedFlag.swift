@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A typed, non-Boolean flag value: runtime configuration such as cooldowns and page sizes.
 ///
 /// Declare typed values as constants and list them in ``FeatureFlagKey/typedFlags`` so they are
@@ -20,6 +22,9 @@ public struct TypedFlag<Value: FlagValueConvertible>: Sendable, FlagDefinitionCo
     public let defaultValue: Value
     /// The rest of the declaration.
     public let definition: FlagDefinition
+    /// Where this flag sits in the registry it was last read from, so reads skip the key lookup.
+    @usableFromInline
+    let position = TypedFlagPosition()
 
     public init(
         _ key: String,
@@ -53,4 +58,14 @@ public struct TypedFlag<Value: FlagValueConvertible>: Sendable, FlagDefinitionCo
         definition.decoder = FlagValueDecoder { Value(flagValue: $0) }
         self.definition = definition
     }
+}
+
+/// A typed flag's remembered registry position: one atomic word holding the registry's identity
+/// in the high half and the position in the low half, so a read can trust it without a lock.
+@usableFromInline
+final class TypedFlagPosition: Sendable {
+    @usableFromInline
+    let word = Atomic<Int>(-1)
+
+    init() {}
 }

@@ -93,8 +93,9 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
 
     /// A typed value. Integers, doubles and Booleans are lock-free reads; `Codable` values are
     /// decoded once per change. A value not in this registry returns its declared default.
+    @inlinable
     public func value<Value>(_ flag: TypedFlag<Value>) -> Value {
-        guard let index = manager.registry.index(ofKey: flag.key) else { return flag.defaultValue }
+        guard let index = manager.registry.index(of: flag) else { return flag.defaultValue }
         if !manager.configured.load(ordering: .relaxed) { manager.noteReadIfUnconfigured(index) }
         switch Value.flagValueType {
         case .boolean:
@@ -105,8 +106,13 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
         case .double:
             return Value(flagValue: .double(Double(bitPattern: manager.slots.word(at: index)))) ?? flag.defaultValue
         case .string, .object:
-            return FlagSnapshot<Key>.value(flag, at: index, in: manager.currentTable())
+            return storedValue(flag, at: index)
         }
+    }
+
+    @usableFromInline
+    func storedValue<Value>(_ flag: TypedFlag<Value>, at index: Int) -> Value {
+        FlagSnapshot<Key>.value(flag, at: index, in: manager.currentTable())
     }
 
     /// The explanation of a flag's value: winning layer, reason and what every layer said.
@@ -209,7 +215,7 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
 
     /// A typed value: the current one first, then one per change of that value.
     public func updates<Value>(of flag: TypedFlag<Value>) -> AsyncStream<Value> {
-        guard let index = manager.registry.index(ofKey: flag.key) else {
+        guard let index = manager.registry.index(of: flag) else {
             return AsyncStream { continuation in
                 continuation.yield(flag.defaultValue)
                 continuation.finish()

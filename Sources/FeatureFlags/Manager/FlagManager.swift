@@ -412,21 +412,24 @@ public final class FlagManager: Sendable {
     /// Keeps the values that fit the registry; reports the rest by key.
     private func validated(_ values: RemoteFlagValues, diagnostics: inout [FlagDiagnostic]) -> RemoteFlagValues {
         var kept: [String: RemoteFlagValue] = [:]
-        for (key, remote) in values.values.sorted(by: { $0.key < $1.key }) {
-            guard let definition = registry.definition(forKey: key) else {
-                diagnostics.append(
+        kept.reserveCapacity(values.values.count)
+        var ignored: [FlagDiagnostic] = []
+        for (key, remote) in values.values {
+            guard let index = registry.index(ofKey: key) else {
+                ignored.append(
                     FlagDiagnostic(
                         kind: .ignoredRemoteValue, key: key,
                         message: "Ignored the \(values.source) value for '\(key)': there is no such flag."))
                 continue
             }
-            guard let normalized = remote.value.normalized(to: definition.type) else {
-                let shown = definition.isSensitive ? "<REDACTED>" : remote.value.jsonString
-                diagnostics.append(
+            let type = registry.definitions[index].type
+            guard let normalized = remote.value.normalized(to: type) else {
+                let shown = registry.definitions[index].isSensitive ? "<REDACTED>" : remote.value.jsonString
+                ignored.append(
                     FlagDiagnostic(
                         kind: .ignoredRemoteValue, key: key,
                         message:
-                            "Ignored the \(values.source) value for '\(key)': expected \(definition.type), got \(shown)."
+                            "Ignored the \(values.source) value for '\(key)': expected \(type), got \(shown)."
                     ))
                 continue
             }
@@ -434,6 +437,9 @@ public final class FlagManager: Sendable {
             fitted.value = normalized
             kept[key] = fitted
         }
+        // Iterating unsorted and sorting only the problems (usually none) keeps their
+        // order stable without sorting every key.
+        diagnostics += ignored.sorted { ($0.key ?? "") < ($1.key ?? "") }
         return RemoteFlagValues(kept, source: values.source)
     }
 

@@ -1,3 +1,8 @@
+import Synchronization
+
+/// The source of ``FlagRegistry/identity``.
+private let registryIdentities = Atomic<Int>(0)
+
 /// The validated, ordered set of flag definitions that resolution works over.
 ///
 /// Building a registry checks every declaration once: unique keys, defaults of the declared
@@ -18,6 +23,10 @@ public struct FlagRegistry: Sendable {
     let conflictingIndices: [[Int]]
     /// Boolean flags with relations, ordered so that every flag comes after the flags it requires.
     let dependencyOrder: [Int]
+    /// Distinguishes this registry from every other built in the process, for the positions
+    /// typed flags remember.
+    @usableFromInline
+    let identity: Int
 
     /// Builds and validates a registry from definitions.
     ///
@@ -87,6 +96,7 @@ public struct FlagRegistry: Sendable {
         self.requiredIndices = required
         self.conflictingIndices = conflicting
         self.dependencyOrder = try Self.dependencyOrder(required: required, definitions: definitions)
+        self.identity = registryIdentities.add(1, ordering: .relaxed).newValue
     }
 
     /// Builds and validates the registry of an enum of flags and its typed values.
@@ -99,6 +109,24 @@ public struct FlagRegistry: Sendable {
 
     /// The position of `key`, or `nil` when the registry has no such flag.
     public func index(ofKey key: String) -> Int? { indexByKey[key] }
+
+    /// The position of a typed flag, remembered in the flag so that repeated reads from the same
+    /// registry do not hash its key.
+    @inlinable
+    public func index<Value>(of flag: TypedFlag<Value>) -> Int? {
+        let remembered = flag.position.word.load(ordering: .relaxed)
+        if remembered >= 0, remembered >> 32 == identity {
+            return remembered & 0xFFFF_FFFF
+        }
+        return rememberIndex(of: flag)
+    }
+
+    @usableFromInline
+    func rememberIndex<Value>(of flag: TypedFlag<Value>) -> Int? {
+        guard let index = indexByKey[flag.key] else { return nil }
+        flag.position.word.store(identity << 32 | index, ordering: .relaxed)
+        return index
+    }
 
     /// The definition for `key`, or `nil` when the registry has no such flag.
     public func definition(forKey key: String) -> FlagDefinition? {

@@ -20,8 +20,8 @@ enum FlagResolver {
         values.reserveCapacity(count)
         layers.reserveCapacity(count)
         for index in 0..<count {
-            let definition = registry.definitions[index]
-            let result = layered(index: index, registry: registry, inputs: inputs, checking: definition.checking)
+            let result = layered(
+                index: index, registry: registry, inputs: inputs, checking: registry.definitions[index].checking)
             values.append(result.value)
             layers.append(result.layer)
         }
@@ -77,7 +77,7 @@ enum FlagResolver {
         }
     }
 
-    static func buildValue(definition: FlagDefinition, inputs: ResolutionInputs) -> FlagValue? {
+    static func buildValue(definition: borrowing FlagDefinition, inputs: ResolutionInputs) -> FlagValue? {
         guard let configuration = inputs.configuration else { return nil }
         if let value = definition.buildDefaults[configuration] { return value }
         if definition.followsPhasePolicy, definition.type == .boolean, let phase = definition.phase,
@@ -92,7 +92,14 @@ enum FlagResolver {
     static func layered(
         index: Int, registry: FlagRegistry, inputs: ResolutionInputs, checking mode: CheckingMode
     ) -> (value: FlagValue, layer: FlagLayer) {
-        let definition = registry.definitions[index]
+        registry.definitions.withUnsafeBufferPointer { definitions in
+            layered(definition: definitions[index], index: index, inputs: inputs, checking: mode)
+        }
+    }
+
+    private static func layered(
+        definition: borrowing FlagDefinition, index: Int, inputs: ResolutionInputs, checking mode: CheckingMode
+    ) -> (value: FlagValue, layer: FlagLayer) {
         var value = definition.defaultValue
         var layer = FlagLayer.default
         if let build = buildValue(definition: definition, inputs: inputs) {

@@ -26,7 +26,7 @@ public struct FlagSnapshot<Key: FeatureFlagKey>: Sendable {
 
     /// A typed value; its declared default when the value is not in this registry.
     public func value<Value>(_ flag: TypedFlag<Value>) -> Value {
-        guard let index = table.registry.index(ofKey: flag.key) else { return flag.defaultValue }
+        guard let index = table.registry.index(of: flag) else { return flag.defaultValue }
         return Self.value(flag, at: index, in: table)
     }
 

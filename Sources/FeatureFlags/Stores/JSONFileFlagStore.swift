@@ -34,7 +34,7 @@ public struct JSONFileFlagStore: FlagValueStore {
             throw FlagStoreError.unreadable(location: url.path, reason: "\(error)", movedTo: moveAside())
         }
         do {
-            return try JSONDecoder().decode([String: FlagValue].self, from: data)
+            return try FlagValue.objectMembers(fromJSON: data)
         } catch {
             let reason =
                 data.isEmpty ? "the file is empty" : "it is not a JSON object of flag values (\(Self.summary(of: error)))"
