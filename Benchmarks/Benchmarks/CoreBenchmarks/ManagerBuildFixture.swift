@@ -99,7 +99,7 @@ struct CachedFileRemoteProvider: RemoteFlagProvider {
 
     func cachedFlags() -> RemoteFlagValues? {
         guard let data = try? Data(contentsOf: url),
-            let values = try? JSONDecoder().decode([String: FlagValue].self, from: data)
+            let values = try? FlagValue.objectMembers(fromJSON: data)
         else { return nil }
         return RemoteFlagValues(values: values, reason: .cached, source: "cache")
     }

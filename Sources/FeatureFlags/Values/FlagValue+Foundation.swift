@@ -20,6 +20,16 @@ extension FlagValue {
         return members
     }
 
+    /// Parses JSON data (any JSON value, not only an object), such as a remote payload.
+    ///
+    /// Faster than decoding `FlagValue` with `JSONDecoder`, for the same reason as
+    /// ``objectMembers(fromJSON:)``.
+    ///
+    /// - Throws: the parser's error when the data is not JSON.
+    public init(jsonData data: Data) throws {
+        self.init(jsonObject: try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed))
+    }
+
     /// A value from what `JSONSerialization` returns.
     init(jsonObject value: Any) {
         switch value {

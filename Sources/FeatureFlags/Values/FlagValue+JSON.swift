@@ -40,9 +40,9 @@ extension FlagValue: Codable {
 extension FlagValue {
     /// Parses JSON text into a value.
     ///
-    /// - Throws: `DecodingError` when the text is not JSON.
+    /// - Throws: the parser's error when the text is not JSON.
     public init(json: String) throws {
-        self = try JSONDecoder().decode(FlagValue.self, from: Data(json.utf8))
+        self = try FlagValue(jsonData: Data(json.utf8))
     }
 
     /// The value as compact JSON text with object keys sorted, so output is deterministic.

@@ -48,7 +48,7 @@ public enum RemotePayloadDecoder {
     ) throws(RemoteLoadError) -> DecodedRemotePayload {
         let root: FlagValue
         do {
-            root = try JSONDecoder().decode(FlagValue.self, from: data)
+            root = try FlagValue(jsonData: data)
         } catch {
             throw RemoteLoadError(.invalidJSON, message: "The \(format) payload is not valid JSON.")
         }
