@@ -32,25 +32,29 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
     /// Traps when the enum's declarations are inconsistent (a duplicate key, an unknown
     /// dependency, a cycle…), with a message that says how to fix them; ``FlagRegistry/init(_:)-swift.init``
     /// reports the same problems as a thrown error.
-    public init(logger: Logger = Logger(label: "feature-flags")) {
+    public convenience init(logger: Logger = Logger(label: "feature-flags")) {
+        self.init(logger: logger, setup: nil)
+    }
+
+    /// Creates configured flags.
+    public convenience init(_ setup: FlagSetup) {
+        self.init(logger: setup.logger, setup: setup)
+    }
+
+    private init(logger: Logger, setup: FlagSetup?) {
         let registry: FlagRegistry
         do {
             registry = try FlagRegistry(Key.self)
         } catch {
             preconditionFailure("Invalid feature flag declarations in \(Key.self): \(error)")
         }
-        self.manager = FlagManager(registry: registry, logger: logger)
+        self.manager = FlagManager(registry: registry, logger: logger, resolvingDefaults: setup == nil)
         self.caseIndex = FlagCaseIndex()
         manager.onChange { [weak self] in
             guard let self else { return }
             self.registrar.withMutation(of: self, keyPath: \.snapshot) {}
         }
-    }
-
-    /// Creates configured flags.
-    public convenience init(_ setup: FlagSetup) {
-        self.init(logger: setup.logger)
-        configure(setup)
+        if let setup { manager.configure(setup) }
     }
 
     /// Creates flags for a build configuration, with in-memory overrides and no remote values.

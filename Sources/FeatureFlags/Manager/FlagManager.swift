@@ -31,8 +31,8 @@ public final class FlagManager: Sendable {
         var storedOverrides: [String: FlagValue] = [:]
         var launchOverrides: [String: FlagValue] = [:]
         var userPreferences: [String: FlagValue] = [:]
-        var remote: RemoteFlagValues = .empty
-        var pendingRemote: RemoteFlagValues?
+        var remote: CheckedRemote
+        var pendingRemote: CheckedRemote?
         var overridesVersion: UInt64 = 0
         var preferencesVersion: UInt64 = 0
         var diagnostics: [FlagDiagnostic] = []
@@ -41,6 +41,17 @@ public final class FlagManager: Sendable {
         var nextSubscriberID: UInt64 = 0
         var changeHandlers: [@Sendable () -> Void] = []
         var remoteTask: Task<Void, Never>?
+    }
+
+    /// Remote values that passed validation, by registry position.
+    struct CheckedRemote: Sendable, Equatable {
+        var source: String
+        var byIndex: [RemoteFlagValue?]
+        var count: Int
+
+        static func empty(count: Int) -> CheckedRemote {
+            CheckedRemote(source: RemoteFlagValues.empty.source, byIndex: Array(repeating: nil, count: count), count: 0)
+        }
     }
 
     struct Subscriber {
@@ -52,22 +63,36 @@ public final class FlagManager: Sendable {
 
     /// Creates a manager that is not configured yet: reads return code defaults and log a
     /// warning once per flag until ``configure(_:)`` is called.
-    public init(registry: FlagRegistry, logger: Logger = Logger(label: "feature-flags")) {
-        self.registry = registry
-        self.fallbackLogger = logger
-        self.slots = AtomicFlagSlots(count: registry.count)
-        let inputs = ResolutionInputs(count: registry.count)
-        let table = FlagResolver.resolve(registry: registry, inputs: inputs)
-        for index in 0..<registry.count {
-            slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
-        }
-        self.state = Locked(State(table: table))
+    public convenience init(registry: FlagRegistry, logger: Logger = Logger(label: "feature-flags")) {
+        self.init(registry: registry, logger: logger, resolvingDefaults: true)
     }
 
     /// Creates a configured manager.
     public convenience init(registry: FlagRegistry, setup: FlagSetup) {
-        self.init(registry: registry, logger: setup.logger)
+        self.init(registry: registry, logger: setup.logger, resolvingDefaults: false)
         configure(setup)
+    }
+
+    /// - Parameter resolvingDefaults: whether to resolve the unconfigured values now; `false`
+    ///   only when ``configure(_:)`` follows before anyone else can read, so the placeholder
+    ///   table of code defaults is never seen.
+    init(registry: FlagRegistry, logger: Logger, resolvingDefaults: Bool) {
+        self.registry = registry
+        self.fallbackLogger = logger
+        self.slots = AtomicFlagSlots(count: registry.count)
+        let inputs = ResolutionInputs(count: registry.count)
+        let table =
+            resolvingDefaults
+            ? FlagResolver.resolve(registry: registry, inputs: inputs)
+            : ResolvedFlagTable(
+                registry: registry, inputs: inputs, values: registry.definitions.map(\.defaultValue),
+                layers: Array(repeating: .default, count: registry.count),
+                adjustments: Array(repeating: nil, count: registry.count),
+                decoded: Array(repeating: nil, count: registry.count))
+        for index in 0..<registry.count {
+            slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
+        }
+        self.state = Locked(State(table: table, remote: .empty(count: registry.count)))
     }
 
     deinit {
@@ -106,7 +131,7 @@ public final class FlagManager: Sendable {
         for problem in problems {
             diagnostics.append(FlagDiagnostic(kind: .invalidLaunchArgument, message: problem))
         }
-        var remote = RemoteFlagValues.empty
+        var remote = CheckedRemote.empty(count: registry.count)
         if let cached = setup.remoteProvider?.cachedFlags() {
             remote = validated(cached, diagnostics: &diagnostics)
         }
@@ -356,7 +381,7 @@ public final class FlagManager: Sendable {
 
     /// The source of the remote values in effect (`"cache"`, `"app_config"`…), if any.
     public var remoteSource: String? {
-        state.withLock { $0.remote.values.isEmpty ? nil : $0.remote.source }
+        state.withLock { $0.remote.count == 0 ? nil : $0.remote.source }
     }
 
     /// Applies remote values that arrived under the ``RemoteApplyPolicy/atSafePoint`` policy.
@@ -409,10 +434,10 @@ public final class FlagManager: Sendable {
         }
     }
 
-    /// Keeps the values that fit the registry; reports the rest by key.
-    private func validated(_ values: RemoteFlagValues, diagnostics: inout [FlagDiagnostic]) -> RemoteFlagValues {
-        var kept: [String: RemoteFlagValue] = [:]
-        kept.reserveCapacity(values.values.count)
+    /// Keeps the values that fit the registry, by position; reports the rest by key.
+    private func validated(_ values: RemoteFlagValues, diagnostics: inout [FlagDiagnostic]) -> CheckedRemote {
+        var checked = CheckedRemote.empty(count: registry.count)
+        checked.source = values.source
         var ignored: [FlagDiagnostic] = []
         for (key, remote) in values.values {
             guard let index = registry.index(ofKey: key) else {
@@ -435,12 +460,13 @@ public final class FlagManager: Sendable {
             }
             var fitted = remote
             fitted.value = normalized
-            kept[key] = fitted
+            checked.byIndex[index] = fitted
+            checked.count += 1
         }
         // Iterating unsorted and sorting only the problems (usually none) keeps their
         // order stable without sorting every key.
         diagnostics += ignored.sorted { ($0.key ?? "") < ($1.key ?? "") }
-        return RemoteFlagValues(kept, source: values.source)
+        return checked
     }
 
     /// Logs a warning through the configured logger (or the one given at creation).
@@ -491,15 +517,13 @@ public final class FlagManager: Sendable {
 
     /// The inputs of a resolution: the state's overrides and preferences with `remote` as the
     /// remote layer; `nil` before configuration.
-    private static func inputs(from state: State, remote: RemoteFlagValues, registry: FlagRegistry) -> ResolutionInputs? {
+    private static func inputs(from state: State, remote: CheckedRemote, registry: FlagRegistry) -> ResolutionInputs? {
         guard let setup = state.setup else { return nil }
         var inputs = ResolutionInputs(
             count: registry.count, configuration: setup.buildConfiguration, phasePolicy: setup.phasePolicy)
         inputs.overridesPermitted = setup.overridableConfigurations.contains(setup.buildConfiguration)
         inputs.remoteSource = remote.source
-        for (key, value) in remote.values {
-            if let index = registry.index(ofKey: key) { inputs.remote[index] = value }
-        }
+        inputs.remote = remote.byIndex
         for (key, value) in state.userPreferences {
             if let index = registry.index(ofKey: key) { inputs.userPreferences[index] = value }
         }
