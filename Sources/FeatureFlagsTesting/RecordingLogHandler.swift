@@ -31,6 +31,14 @@ public final class RecordingLogHandler: Sendable {
         entries.withLock { $0 }
     }
 
+    /// Every entry as one line, `level message [metadata sorted by key]`, for checks that a key
+    /// or a value does (or does not) appear anywhere in the logs.
+    public var lines: [String] {
+        recorded.map { entry in
+            "\(entry.level) \(entry.message) \(entry.metadata.sorted { $0.key < $1.key })"
+        }
+    }
+
     /// The messages recorded at `level`.
     public func messages(at level: Logger.Level) -> [String] {
         recorded.filter { $0.level == level }.map(\.message)

@@ -1,4 +1,5 @@
 import FeatureFlags
+import FeatureFlagsTesting
 import Foundation
 import Testing
 
@@ -277,7 +278,7 @@ struct RemoteConfigurationLoaderTests {
                     IgnoredRemoteValue(key: "support.contact", reason: .typeMismatch(expected: .string)),
                 ])
             // Logs name the keys, never the values.
-            let logs = fixture.logs.all.joined(separator: "\n")
+            let logs = fixture.logs.lines.joined(separator: "\n")
             #expect(logs.contains("no_such_flag"))
             #expect(logs.contains("cues.page_size"))
             #expect(!logs.contains("fifty"))

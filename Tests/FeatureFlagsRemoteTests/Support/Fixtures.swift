@@ -1,4 +1,5 @@
 import FeatureFlags
+import FeatureFlagsTesting
 import FeatureFlagsRemote
 import Foundation
 import Logging
@@ -49,7 +50,7 @@ struct Fixture {
     let script: ResponseScript
     let clock: ManualClock
     let directory: URL
-    let logs: LogCapture
+    let logs: RecordingLogHandler
 
     var environment: AppEnvironment { Self.environment(server.baseURL) }
 
@@ -81,7 +82,7 @@ struct Fixture {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ff-remote-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let fixture = Fixture(server: server, script: script, clock: ManualClock(), directory: directory, logs: LogCapture())
+        let fixture = Fixture(server: server, script: script, clock: ManualClock(), directory: directory, logs: RecordingLogHandler())
         do {
             try await body(fixture)
         } catch {
@@ -123,33 +124,3 @@ enum Payloads {
         """#
 }
 
-/// Collects log lines (message and metadata) so tests can check what was logged.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var all: [String] { lines.withLock { $0 } }
-
-    var logger: Logger {
-        var logger = Logger(label: "test") { _ in Handler(capture: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    struct Handler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-            capture.append("\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key })")
-        }
-    }
-}
