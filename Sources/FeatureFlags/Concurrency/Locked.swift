@@ -14,9 +14,10 @@ import Android
 /// sanitizer cannot see, so every access made under it is reported as a race, which would make
 /// `swift test --sanitize=thread` useless. A pthread mutex is intercepted by the sanitizer, and
 /// behaves the same for callers: mutate inside `withLock`, keep I/O and callbacks outside.
-package final class Locked<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only read or written between `pthread_mutex_lock` and
-    // `pthread_mutex_unlock` on `mutex`, which is allocated once and never moved.
+///
+/// `@unchecked Sendable`: `value` is only read or written between `pthread_mutex_lock` and
+/// `pthread_mutex_unlock` on `mutex`, which is allocated once and never moved.
+package final class Locked<Value>: @unchecked Sendable {  // safe: see the doc comment
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 

@@ -6,10 +6,11 @@ import Synchronization
 /// Writers (who hold the manager's lock) store new words after each resolution; readers load
 /// them with relaxed ordering. Each word is independent: a reader that needs several flags to be
 /// mutually consistent takes a ``FlagSnapshot`` instead.
+///
+/// `@unchecked Sendable`: the buffer is allocated once in `init`, never reallocated, freed only
+/// in `deinit`, and every access to its elements goes through `Atomic` operations.
 @usableFromInline
-final class AtomicFlagSlots: @unchecked Sendable {
-    // @unchecked Sendable: the buffer is allocated once in `init`, never reallocated, freed only
-    // in `deinit`, and every access to its elements goes through `Atomic` operations.
+final class AtomicFlagSlots: @unchecked Sendable {  // safe: see the doc comment
     @usableFromInline
     let words: UnsafeMutablePointer<Atomic<UInt64>>
     let count: Int
