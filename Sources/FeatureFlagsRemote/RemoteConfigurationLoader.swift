@@ -33,7 +33,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         /// Seconds a request may take before it counts as timed out.
         public var requestTimeout: TimeInterval
         /// Backoff after server errors, timeouts and connection failures.
-        public var retryPolicy: RetryPolicy
+        public var retryPolicy: RefreshRetryPolicy
         /// The largest body accepted, in bytes.
         public var maximumPayloadSize: Int
         /// Extra header fields for every request (an API key header for an OFREP server, say).
@@ -46,7 +46,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             cacheDirectory: URL?,
             defaultTTL: TimeInterval = 300,
             requestTimeout: TimeInterval = 15,
-            retryPolicy: RetryPolicy = RetryPolicy(),
+            retryPolicy: RefreshRetryPolicy = RefreshRetryPolicy(),
             maximumPayloadSize: Int = 16 * 1024 * 1024,
             headerFields: [String: String] = [:]
         ) {

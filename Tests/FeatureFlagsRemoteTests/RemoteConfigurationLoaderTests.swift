@@ -42,7 +42,7 @@ struct RemoteConfigurationLoaderTests {
 
     @Test func ofrepHappyPath() async throws {
         try await Fixture.run(.json(Payloads.ofrep, headers: [("ETag", "abc")])) { fixture in
-            let context = EvaluationContext(targetingKey: "user-123", attributes: ["plan": "premium"])
+            let context = RemoteEvaluationContext(targetingKey: "user-123", attributes: ["plan": "premium"])
             let loader = fixture.loader(source: .ofrep(context: context))
             let values = try await loader.loadFlags()
 

@@ -54,13 +54,13 @@ struct RemotePayloadDecoderTests {
 
 struct RetryTimingTests {
     @Test func backoffDoublesUpToTheCap() {
-        let policy = RetryPolicy(initialDelay: 2, multiplier: 2, maximumDelay: 60, jitter: 0.2, random: { 0 })
+        let policy = RefreshRetryPolicy(initialDelay: 2, multiplier: 2, maximumDelay: 60, jitter: 0.2, random: { 0 })
         #expect((1...7).map(policy.delay(afterFailures:)) == [2, 4, 8, 16, 32, 60, 60])
         #expect(policy.delay(afterFailures: 1000) == 60)
     }
 
     @Test func jitterTakesOffAtMostItsShare() {
-        let policy = RetryPolicy(initialDelay: 10, jitter: 0.2, random: { 0.999_999 })
+        let policy = RefreshRetryPolicy(initialDelay: 10, jitter: 0.2, random: { 0.999_999 })
         #expect(policy.delay(afterFailures: 1) > 8)
         #expect(policy.delay(afterFailures: 1) < 8.0001)
     }

@@ -6,7 +6,7 @@ public enum RemoteSource: Sendable, Hashable {
     /// `GET {baseURL}/rpc/app_config`, the app's own backend (see <doc:RemoteConfiguration>).
     case appConfig
     /// OFREP bulk evaluation, `POST {baseURL}/ofrep/v1/evaluate/flags`, for `context`.
-    case ofrep(context: EvaluationContext)
+    case ofrep(context: RemoteEvaluationContext)
 
     /// The endpoint requested.
     public var endpoint: RemoteEndpoint {
@@ -29,7 +29,7 @@ public enum RemoteSource: Sendable, Hashable {
 ///
 /// Sent to OFREP servers only. It is never logged, and the on-disk cache stores only a hash of
 /// it, to tell whether the cache was made for the same context.
-public struct EvaluationContext: Sendable, Hashable {
+public struct RemoteEvaluationContext: Sendable, Hashable {
     /// The stable identifier percentage rollouts hash (a user or installation id).
     public var targetingKey: String?
     /// Further attributes for targeting rules (`plan`, `country`, `appVersion`…).

@@ -70,7 +70,7 @@ struct Fixture {
             configuration: .init(
                 environment: Self.environment(baseURL ?? server.baseURL), source: source,
                 cacheDirectory: cache ? directory : nil, defaultTTL: defaultTTL, requestTimeout: timeout,
-                retryPolicy: RetryPolicy(initialDelay: 2, multiplier: 2, maximumDelay: 60, jitter: 0.5, random: { 0 }),
+                retryPolicy: RefreshRetryPolicy(initialDelay: 2, multiplier: 2, maximumDelay: 60, jitter: 0.5, random: { 0 }),
                 maximumPayloadSize: maximumPayloadSize),
             registry: testRegistry, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
     }

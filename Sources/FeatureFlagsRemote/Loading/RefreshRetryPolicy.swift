@@ -6,7 +6,7 @@ import Foundation
 /// The n-th consecutive failure waits `min(maximumDelay, initialDelay × multiplierⁿ⁻¹)`, less
 /// a random share of up to `jitter` of it, so many clients that failed together don't retry
 /// together.
-public struct RetryPolicy: Sendable {
+public struct RefreshRetryPolicy: Sendable {
     /// The wait after the first failure, in seconds.
     public var initialDelay: TimeInterval
     /// The growth per further failure.
