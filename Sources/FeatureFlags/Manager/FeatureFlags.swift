@@ -30,7 +30,7 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
     /// warning once, until ``configure(_:)``.
     ///
     /// Traps when the enum's declarations are inconsistent (a duplicate key, an unknown
-    /// dependency, a cycle…), with a message that says how to fix them; ``FlagRegistry/init(_:)-swift.init``
+    /// dependency, a cycle…), with a message that says how to fix them; `FlagRegistry(_:)`
     /// reports the same problems as a thrown error.
     public convenience init(logger: Logger = Logger(label: "feature-flags")) {
         self.init(logger: logger, setup: nil)
