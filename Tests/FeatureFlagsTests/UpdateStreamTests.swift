@@ -167,3 +167,43 @@ struct UpdateStreamQuietTests {
         #expect(!flags.isEnabled(.ideasDrawer))
     }
 }
+
+struct LargeRegistryNotificationTests {
+    /// 10,000 flags, a subscriber on each; a remote payload that changes ten of them reaches
+    /// exactly those ten subscribers.
+    @Test func onlySubscribersOfChangedFlagsAreNotified() throws {
+        let count = 10_000
+        let registry = try FlagRegistry((0..<count).map { FlagDefinition(key: "flag_\($0)", type: .integer, default: 0) })
+        let manager = FlagManager(
+            registry: registry,
+            setup: FlagSetup(buildConfiguration: .release, remoteProvider: TestRemoteProvider(), remoteApplyPolicy: .immediately))
+        let notified = Locked<[Int]>([])
+        let streams = (0..<count).map { index in
+            manager.subscribe(index: index) { table in notified.withLock { $0.append(index) }; return table.values[index] }
+        }
+        #expect(notified.withLock { $0.count } == count, "each subscriber first gets the current value")
+        notified.withLock { $0.removeAll() }
+
+        var values = [String: FlagValue](uniqueKeysWithValues: (0..<count).map { ("flag_\($0)", .int(1)) })
+        manager.receiveRemoteValues(RemoteFlagValues(values: values))
+        #expect(notified.withLock { $0.count } == count, "every value changed from 0 to 1")
+        notified.withLock { $0.removeAll() }
+
+        let changed = [3, 99, 1_000, 2_500, 4_242, 5_000, 6_001, 7_777, 8_888, 9_999]
+        for index in changed { values["flag_\(index)"] = .int(2) }
+        manager.receiveRemoteValues(RemoteFlagValues(values: values))
+        #expect(notified.withLock { $0.sorted() } == changed)
+        #expect(manager.value(forKey: "flag_4242") == 2)
+        _ = streams
+    }
+
+    @Test func keyedStreamsFollowOneFlag() async throws {
+        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        var updates = flags.manager.updates(forKey: "page_size").makeAsyncIterator()
+        #expect(await updates.next() == 10)
+        flags.setOverride(AppConfig.pageSize, to: 30)
+        #expect(await updates.next() == 30)
+        var missing = flags.manager.updates(forKey: "nope").makeAsyncIterator()
+        #expect(await missing.next() == nil)
+    }
+}

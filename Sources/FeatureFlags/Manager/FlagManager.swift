@@ -569,6 +569,13 @@ public final class FlagManager: Sendable {
         return stream
     }
 
+    /// A flag's value: the current one first, then one element each time it changes. Ends at
+    /// once for a key the registry does not have.
+    public func updates(forKey key: String) -> AsyncStream<FlagValue> {
+        guard let index = registry.index(ofKey: key) else { return AsyncStream { $0.finish() } }
+        return subscribe(index: index) { $0.values[index] }
+    }
+
     /// The number of live update streams (for tests of stream clean-up).
     public var subscriberCount: Int {
         state.withLock { $0.subscribers.count }
