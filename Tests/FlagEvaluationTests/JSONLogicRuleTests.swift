@@ -151,6 +151,11 @@ struct JSONLogicRuleTests {
         #expect(try evaluate(#"{"fractional": [{"var": "k"}, [true, 1]]}"#, ["k": "x"]) == .bool(true))
     }
 
+    @Test func fractionalVariantsMayBeComputed() throws {
+        let rule = #"{"fractional": [{"var": "k"}, [{"cat": ["v-", {"var": "suffix"}]}, 1], ["never", 0]]}"#
+        #expect(try evaluate(rule, ["k": "x", "suffix": "new"]) == "v-new")
+    }
+
     // MARK: - Malformed rules
 
     @Test func unknownOperatorIsAnError() {

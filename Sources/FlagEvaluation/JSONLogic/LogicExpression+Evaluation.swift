@@ -198,7 +198,8 @@ extension LogicExpression {
             return Double(options.count - missing.count) >= need ? .array([]) : .array(missing)
 
         case .fractional:
-            return FractionalOperator.evaluate(values(), environment)
+            return FractionalOperator.evaluate(
+                count: arguments.count, argument: { arguments[$0].evaluate(data, environment) }, environment)
         case .semVer:
             return SemVerOperator.evaluate(values())
         case .startsWith:

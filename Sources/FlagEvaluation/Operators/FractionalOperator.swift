@@ -7,58 +7,79 @@
 /// name, but any value, so `fractional` can also feed an `if`); `null` when the input is unusable
 /// (no key, a bucket that is not an array, a weight that is not a number, all weights 0, or a
 /// total above `Int32.max`).
+///
+/// It allocates nothing of its own: the key is hashed in pieces and the weights are kept on the
+/// stack (rollouts are evaluated on every request of a server).
 enum FractionalOperator {
-    static func evaluate(_ arguments: [JSONValue], _ environment: LogicEnvironment) -> JSONValue {
-        guard let first = arguments.first else { return .null }
-        let key: String
-        let bucketArguments: ArraySlice<JSONValue>
-        switch first {
+    /// - Parameters:
+    ///   - count: The number of arguments.
+    ///   - argument: Evaluates the argument at an index. Called once per argument, and a second
+    ///     time for the chosen bucket.
+    static func evaluate(
+        count: Int, argument: (Int) -> JSONValue, _ environment: LogicEnvironment
+    ) -> JSONValue {
+        guard count > 0 else { return .null }
+        var hasher = MurmurHash3()
+        let firstBucket: Int
+        switch argument(0) {
         case .string(let bucketingKey):
-            key = bucketingKey
-            bucketArguments = arguments.dropFirst()
+            hasher.combine(bucketingKey.utf8)
+            firstBucket = 1
         case .array:
             guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey else { return .null }
-            key = flagKey + targetingKey
-            bucketArguments = arguments[...]
+            hasher.combine(flagKey.utf8)
+            hasher.combine(targetingKey.utf8)
+            firstBucket = 0
         default:
             return .null
         }
-        guard !bucketArguments.isEmpty else { return .null }
+        let bucketCount = count - firstBucket
+        guard bucketCount > 0 else { return .null }
 
-        var buckets: [(variant: JSONValue, weight: Int)] = []
-        buckets.reserveCapacity(bucketArguments.count)
-        var totalWeight = 0
-        for argument in bucketArguments {
-            guard case .array(let pair) = argument, (1...2).contains(pair.count) else { return .null }
-            var weight = 1
-            if pair.count == 2 {
-                guard let number = pair[1].doubleValue, !number.isNaN else { return .null }
-                weight = number <= 0 ? 0 : Int(min(number, Double(Int32.max) + 1).rounded(.towardZero))
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: bucketCount) { weights in
+            var totalWeight = 0
+            for bucket in 0..<bucketCount {
+                guard let weight = weight(of: argument(firstBucket + bucket)) else { return .null }
+                weights[bucket] = weight
+                totalWeight += weight
+                guard totalWeight <= Int(Int32.max) else { return .null }
             }
-            totalWeight += weight
-            guard totalWeight <= Int(Int32.max) else { return .null }
-            buckets.append((pair[0], weight))
+            guard totalWeight > 0, let chosen = choose(hasher.finalize(), weights, totalWeight, environment.bucketing)
+            else { return .null }
+            guard case .array(let pair) = argument(firstBucket + chosen) else { return .null }
+            return pair[0]
         }
-        guard totalWeight > 0 else { return .null }
+    }
 
-        let hash = MurmurHash3.hash32(key.utf8)
-        switch environment.bucketing {
+    /// A bucket's weight, or `nil` when the bucket is malformed.
+    private static func weight(of bucket: JSONValue) -> Int? {
+        guard case .array(let pair) = bucket, (1...2).contains(pair.count) else { return nil }
+        guard pair.count == 2 else { return 1 }
+        guard let number = pair[1].doubleValue, !number.isNaN else { return nil }
+        return number <= 0 ? 0 : Int(min(number, Double(Int32.max) + 1).rounded(.towardZero))
+    }
+
+    /// The index of the bucket `hash` falls in.
+    private static func choose(
+        _ hash: UInt32, _ weights: UnsafeMutableBufferPointer<Int>, _ totalWeight: Int, _ bucketing: FractionalBucketing
+    ) -> Int? {
+        switch bucketing {
         case .current:
             let bucket = (UInt64(hash) * UInt64(totalWeight)) >> 32
             var cumulative: UInt64 = 0
-            for (variant, weight) in buckets {
+            for (index, weight) in weights.enumerated() {
                 cumulative += UInt64(weight)
-                if bucket < cumulative { return variant }
+                if bucket < cumulative { return index }
             }
         case .legacy:
             let ratio = abs(Double(Int32(bitPattern: hash))) / Double(Int32.max)
             let bucket = ratio * 100
             var rangeEnd = 0.0
-            for (variant, weight) in buckets {
+            for (index, weight) in weights.enumerated() {
                 rangeEnd += Double(weight) * 100 / Double(totalWeight)
-                if bucket < rangeEnd { return variant }
+                if bucket < rangeEnd { return index }
             }
         }
-        return .null
+        return nil
     }
 }
