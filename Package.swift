@@ -26,10 +26,13 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
+        // A strict JSON parser and string writer, shared by the core and the evaluation engine
+        // (which do not depend on each other). Internal to the package: no product.
+        .target(name: "JSONSyntax"),
         // Core: registry, layers, resolution, snapshots, overrides, observation, debug model.
         .target(
             name: "FeatureFlags",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["JSONSyntax", .product(name: "Logging", package: "swift-log")]
         ),
         // Helpers for users' own tests.
         .target(
@@ -57,7 +60,7 @@ let package = Package(
             dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")]
         ),
         // flagd definitions, JSON Logic and flagd operators. Pure; does not import FeatureFlags.
-        .target(name: "FlagEvaluation"),
+        .target(name: "FlagEvaluation", dependencies: ["JSONSyntax"]),
         // Feeds the core's remote layer from flag definitions evaluated for a context.
         .target(name: "FeatureFlagsTargeting", dependencies: ["FeatureFlags", "FlagEvaluation"]),
         // The command-line tool.

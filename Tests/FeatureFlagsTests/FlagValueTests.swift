@@ -36,7 +36,7 @@ struct FlagValueTests {
     }
 }
 
-struct FlagValueFoundationTests {
+struct FlagValueParsingTests {
     @Test func decodesAnObjectLikeTheDecodableConformance() throws {
         let text = #"{"t": true, "f": false, "zero": 0, "one": 1, "half": 1.5, "two": 2.0, "big": 1e3, "neg": -7, "s": "1", "n": null, "a": [true, 1, [0.25]], "o": {"k": "v"}}"#
         let fast = try FlagValue.objectMembers(fromJSON: Data(text.utf8))
@@ -53,5 +53,33 @@ struct FlagValueFoundationTests {
     @Test func rejectsWhatIsNotAnObject() {
         #expect(throws: (any Error).self) { try FlagValue.objectMembers(fromJSON: Data("[1]".utf8)) }
         #expect(throws: (any Error).self) { try FlagValue.objectMembers(fromJSON: Data("{".utf8)) }
+    }
+
+    @Test func readsIntegralNumbersWrittenWithAFractionAsIntegers() throws {
+        #expect(try FlagValue(json: "2.0") == .int(2))
+        #expect(try FlagValue(json: "-1e3") == .int(-1000))
+        #expect(try FlagValue(json: "0.5") == .double(0.5))
+        // Too large for Int: kept as a double rather than rejected or truncated.
+        #expect(try FlagValue(json: "18446744073709551616") == .double(18_446_744_073_709_551_616))
+    }
+
+    @Test func namesWhereTextStopsBeingJSON() {
+        let text = "{\n  \"a\": tru\n}"
+        #expect {
+            try FlagValue(json: text)
+        } throws: { error in
+            "\(error)" == "invalid JSON at line 2, column 8: invalid literal, expected 'true'"
+        }
+    }
+
+    @Test func rejectsWhatJSONDoesNotAllow() {
+        for text in ["", "01", "[1,]", "{'a': 1}", "\"\u{1}\"", "NaN", "[1] [2]", "\"\\ud800\""] {
+            #expect(throws: (any Error).self, "\(text)") { try FlagValue(json: text) }
+        }
+    }
+
+    @Test func writesWhatItReads() throws {
+        let value: FlagValue = ["s": "tab\tquote\"\u{8}\u{1F}é😀", "a": [1, 2.5, false, .null], "o": [:]]
+        #expect(try FlagValue(json: value.jsonString) == value)
     }
 }

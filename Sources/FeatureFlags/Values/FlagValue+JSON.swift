@@ -1,4 +1,5 @@
 import Foundation
+internal import JSONSyntax
 
 extension FlagValue: Codable {
     public init(from decoder: any Decoder) throws {
@@ -38,13 +39,6 @@ extension FlagValue: Codable {
 }
 
 extension FlagValue {
-    /// Parses JSON text into a value.
-    ///
-    /// - Throws: the parser's error when the text is not JSON.
-    public init(json: String) throws {
-        self = try FlagValue(jsonData: Data(json.utf8))
-    }
-
     /// The value as compact JSON text with object keys sorted, so output is deterministic.
     public var jsonString: String {
         var output = ""
@@ -86,20 +80,6 @@ extension FlagValue {
     }
 
     private static func writeJSONString(_ string: String, to output: inout String) {
-        output += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
+        JSONStringWriter.write(string, to: &output)
     }
 }

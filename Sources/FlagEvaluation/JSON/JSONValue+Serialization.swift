@@ -1,16 +1,26 @@
+internal import JSONSyntax
+
 extension JSONValue {
     /// Parses JSON text.
     ///
     /// - Throws: ``JSONParseError`` naming the line and column where the text stopped being JSON.
     public init(parsing text: String) throws(JSONParseError) {
-        self = try JSONParser.parse(text.utf8)
+        self = try Self.parse(text.utf8)
     }
 
     /// Parses JSON from UTF-8 bytes (for example `Data`).
     ///
     /// - Throws: ``JSONParseError`` naming the line and column where the bytes stopped being JSON.
     public init<Bytes: Collection<UInt8>>(parsing bytes: Bytes) throws(JSONParseError) {
-        self = try JSONParser.parse(bytes)
+        self = try Self.parse(bytes)
+    }
+
+    private static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONParseError) -> JSONValue {
+        do {
+            return try JSONParser<JSONValueTreeBuilder>.parse(bytes)
+        } catch {
+            throw JSONParseError(reason: error.reason, line: error.line, column: error.column)
+        }
     }
 
     /// Deterministic JSON text: object keys sorted by their UTF-8 bytes, no insignificant
@@ -84,28 +94,22 @@ extension JSONValue {
     }
 
     private static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16, uppercase: false)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
+        JSONStringWriter.write(value, to: &output)
     }
 }
 
 extension JSONValue: CustomStringConvertible {
     /// The compact, key-sorted JSON text of the value.
     public var description: String { serialized() }
+}
+
+/// Makes ``JSONValue``s for the package's JSON parser.
+enum JSONValueTreeBuilder: JSONTreeBuilder {
+    static func null() -> JSONValue { .null }
+    static func bool(_ value: Bool) -> JSONValue { .bool(value) }
+    static func int(_ value: Int) -> JSONValue { .int(value) }
+    static func floatingPoint(_ value: Double) -> JSONValue { .double(value) }
+    static func string(_ value: String) -> JSONValue { .string(value) }
+    static func array(_ elements: [JSONValue]) -> JSONValue { .array(elements) }
+    static func object(_ members: [String: JSONValue]) -> JSONValue { .object(members) }
 }

@@ -1,0 +1,28 @@
+/// Makes the values of a JSON tree for ``JSONParser``: one function per JSON type.
+///
+/// Conform a small internal type (not the value type itself), so that the conformance stays out of
+/// the public API of the module that uses the parser:
+///
+/// ```swift
+/// enum FlagValueBuilder: JSONTreeBuilder {
+///     static func null() -> FlagValue { .null }
+///     ...
+/// }
+/// let value = try JSONParser<FlagValueBuilder>.parse(bytes: buffer)
+/// ```
+///
+/// Public, rather than `package`, because the Swift 6.3 compiler inlines and specializes only
+/// public `@inlinable` code across modules, and the parser is several times slower unspecialized.
+/// The module is no product, so apps cannot import it.
+public protocol JSONTreeBuilder {
+    associatedtype Value
+    static func null() -> Value
+    static func bool(_ value: Bool) -> Value
+    /// A number written without a fraction or exponent that fits in `Int`.
+    static func int(_ value: Int) -> Value
+    /// A number written with a fraction or an exponent, or an integer too large for `Int`.
+    static func floatingPoint(_ value: Double) -> Value
+    static func string(_ value: String) -> Value
+    static func array(_ elements: [Value]) -> Value
+    static func object(_ members: [String: Value]) -> Value
+}
