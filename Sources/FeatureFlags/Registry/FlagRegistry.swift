@@ -32,31 +32,36 @@ public struct FlagRegistry: Sendable {
     ///
     /// - Throws: ``FlagRegistryError`` naming the first problem found.
     public init(_ definitions: [FlagDefinition]) throws(FlagRegistryError) {
+        // The loops read fields in place (`definitions[index].key`) rather than binding whole
+        // definitions, which would copy each one: a measurable share of building a registry of
+        // thousands of flags.
         var indexByKey: [String: Int] = [:]
         indexByKey.reserveCapacity(definitions.count)
-        for (index, definition) in definitions.enumerated() {
-            guard !definition.key.isEmpty else { throw FlagRegistryError(kind: .emptyKey(index: index)) }
-            guard indexByKey.updateValue(index, forKey: definition.key) == nil else {
-                throw FlagRegistryError(kind: .duplicateKey(definition.key))
+        for index in definitions.indices {
+            let key = definitions[index].key
+            guard !key.isEmpty else { throw FlagRegistryError(kind: .emptyKey(index: index)) }
+            guard indexByKey.updateValue(index, forKey: key) == nil else {
+                throw FlagRegistryError(kind: .duplicateKey(key))
             }
-            guard definition.defaultValue.conforms(to: definition.type) else {
+            let type = definitions[index].type
+            guard definitions[index].defaultValue.conforms(to: type) else {
                 throw FlagRegistryError(
-                    kind: .defaultTypeMismatch(
-                        key: definition.key, type: definition.type, value: definition.defaultValue.jsonString))
+                    kind: .defaultTypeMismatch(key: key, type: type, value: definitions[index].defaultValue.jsonString))
             }
             for configuration in BuildConfiguration.allCases {
-                if let value = definition.buildDefaults[configuration], !value.conforms(to: definition.type) {
+                if let value = definitions[index].buildDefaults[configuration], !value.conforms(to: type) {
                     throw FlagRegistryError(
                         kind: .buildDefaultTypeMismatch(
-                            key: definition.key, configuration: configuration, type: definition.type,
-                            value: value.jsonString))
+                            key: key, configuration: configuration, type: type, value: value.jsonString))
                 }
             }
         }
 
         var required = Array(repeating: [Int](), count: definitions.count)
         var conflicting = Array(repeating: [Int](), count: definitions.count)
-        for (index, definition) in definitions.enumerated() {
+        for index in definitions.indices
+        where !definitions[index].requires.isEmpty || !definitions[index].conflicts.isEmpty {
+            let definition = definitions[index]
             func resolve(_ other: String, relation: String) throws(FlagRegistryError) -> Int {
                 guard other != definition.key else {
                     throw FlagRegistryError(kind: .selfReference(key: definition.key, relation: relation))
