@@ -15,6 +15,7 @@ let package = Package(
         .package(path: ".."),
         // Only the malloc interposer trait: the default "RuntimeInterposer" trait pulls in
         // swift-runtime-interposer, which we don't need (ARC counters) and don't mirror.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ]
 )
@@ -27,6 +28,16 @@ let rootPackage = URL(fileURLWithPath: #filePath)
 /// One executable target per area; package-benchmark finds them under Benchmarks/<Name>/.
 let benchmarkTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("CoreBenchmarks", [.product(name: "FeatureFlags", package: rootPackage)]),
+    ("EvaluationBenchmarks", [.product(name: "FlagEvaluation", package: rootPackage)]),
+    (
+        "RemoteBenchmarks",
+        [
+            .product(name: "FeatureFlags", package: rootPackage),
+            .product(name: "FeatureFlagsRemote", package: rootPackage),
+            .product(name: "FlagEvaluation", package: rootPackage),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
 ]
 
 for (name, dependencies) in benchmarkTargets {

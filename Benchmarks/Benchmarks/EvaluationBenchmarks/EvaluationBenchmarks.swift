@@ -1,0 +1,78 @@
+import Benchmark
+import FlagEvaluation
+import Foundation
+
+// Benchmarks of the targeting engine (issue 4, "Performance"), each beside the in-run baseline
+// of a static flag (no targeting), 1,000 evaluations per iteration:
+//
+//   Eval.Static       a flag without targeting: the baseline
+//   Eval.Targeted     `if` / `in` / `var` on two attributes
+//   Eval.Fractional   a `fractional` rollout over four variants
+//   Load.Definitions  loading 10,000 flag definitions (time and peak memory)
+
+let definitionsJSON = #"""
+{
+  "flags": {
+    "static-flag": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
+    "targeted-flag": {
+      "state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+      "targeting": {"if": [{"and": [{"in": [{"var": "plan"}, ["pro", "team"]]}, {"==": [{"var": "country"}, "NZ"]}]}, "on", "off"]}
+    },
+    "rollout-flag": {
+      "state": "ENABLED", "variants": {"a": "a", "b": "b", "c": "c", "d": "d"}, "defaultVariant": "a",
+      "targeting": {"fractional": [["a", 25], ["b", 25], ["c", 25], ["d", 25]]}
+    }
+  }
+}
+"""#
+
+func manyDefinitions(_ count: Int) -> Data {
+    var text = #"{"flags": {"#
+    for index in 0..<count {
+        if index > 0 { text += "," }
+        switch index % 3 {
+        case 0:
+            text += #""flag-\#(index)": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}"#
+        case 1:
+            text += #""flag-\#(index)": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off", "targeting": {"if": [{"in": [{"var": "plan"}, ["pro", "team"]]}, "on", "off"]}}"#
+        default:
+            text += #""flag-\#(index)": {"state": "ENABLED", "variants": {"a": "a", "b": "b"}, "defaultVariant": "a", "targeting": {"fractional": [["a", 50], ["b", 50]]}, "metadata": {"owner": "team-\#(index % 7)"}}"#
+        }
+    }
+    return Data((text + "}}").utf8)
+}
+
+let benchmarks: @Sendable () -> Void = {
+    let (definitions, problems) = FlagDefinitions.load([FlagSource(name: "bench.json", json: definitionsJSON)])
+    precondition(problems.isEmpty, "\(problems)")
+    let evaluator = FlagEvaluator(definitions: definitions)
+    let context = EvaluationContext(targetingKey: "user-42", attributes: ["plan": "pro", "country": "NZ"])
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    let configuration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        scalingFactor: .kilo,
+        maxDuration: .seconds(2)
+    )
+
+    func evaluate(_ key: String, _ type: EvaluationType, _ fallback: JSONValue, _ benchmark: Benchmark) {
+        for _ in benchmark.scaledIterations {
+            blackHole(evaluator.evaluate(flag: key, type: type, default: fallback, context: context, now: now))
+        }
+    }
+
+    Benchmark("Eval.Static", configuration: configuration) { evaluate("static-flag", .boolean, false, $0) }
+    Benchmark("Eval.Targeted", configuration: configuration) { evaluate("targeted-flag", .boolean, false, $0) }
+    Benchmark("Eval.Fractional", configuration: configuration) { evaluate("rollout-flag", .string, "a", $0) }
+
+    let data = manyDefinitions(10_000)
+    Benchmark(
+        "Load.Definitions",
+        configuration: .init(
+            metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident], maxDuration: .seconds(3), maxIterations: 30)
+    ) { _ in
+        let (loaded, problems) = FlagDefinitions.load([FlagSource(name: "many.json", data: data)])
+        precondition(problems.isEmpty && loaded.flags.count == 10_000)
+        blackHole(loaded)
+    }
+}
