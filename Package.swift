@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "FeatureFlagsTargeting", targets: ["FeatureFlagsTargeting"]),
         .executable(name: "flags", targets: ["flags"]),
         .plugin(name: "FlagsGeneratePlugin", targets: ["FlagsGeneratePlugin"]),
+        // The example registry of the demo and the docs (32 flags in phases 0-8, typed values),
+        // a product so that the benchmarks package measures the same registry.
+        .library(name: "ExampleFlags", targets: ["ExampleFlags"]),
         .executable(name: "feature-flags-demo", targets: ["FeatureFlagsDemo"]),
         .executable(name: "phase-gating", targets: ["PhaseGating"]),
     ],

@@ -27,7 +27,13 @@ let rootPackage = URL(fileURLWithPath: #filePath)
 
 /// One executable target per area; package-benchmark finds them under Benchmarks/<Name>/.
 let benchmarkTargets: [(name: String, dependencies: [Target.Dependency])] = [
-    ("CoreBenchmarks", [.product(name: "FeatureFlags", package: rootPackage)]),
+    (
+        "CoreBenchmarks",
+        [
+            .product(name: "FeatureFlags", package: rootPackage),
+            .product(name: "ExampleFlags", package: rootPackage),
+        ]
+    ),
     ("EvaluationBenchmarks", [.product(name: "FlagEvaluation", package: rootPackage)]),
     (
         "RemoteBenchmarks",

@@ -1,3 +1,4 @@
+import ExampleFlags
 import FeatureFlags
 
 /// What the check benchmarks read: configured flags, and the same values as a plain `[Bool]`
@@ -23,6 +24,9 @@ struct CheckFixture: @unchecked Sendable {
     init(inputCount: Int = 4_096) {
         precondition(inputCount > 0 && inputCount & (inputCount - 1) == 0, "inputCount must be a power of two")
         let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        // Longer than the 15 UTF-8 bytes Swift stores inline, so that reading the string value
+        // measures a heap string, as most real strings are.
+        flags.setOverride(AppConfig.onboardingVariant, to: "checklist-with-progress-bar")
         let cases = AppFlag.allCases
         self.flags = flags
         bools = cases.map { flags.isEnabled($0) }
