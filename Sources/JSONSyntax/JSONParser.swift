@@ -35,11 +35,6 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
         return try copy.withUnsafeBufferPointer { parseBuffer($0) }.get()
     }
 
-    /// Parses one JSON document from raw UTF-8 bytes; only whitespace may follow it.
-    @inlinable public static func parse(bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> Value {
-        try parseBuffer(bytes.assumingMemoryBound(to: UInt8.self)).get()
-    }
-
     @inlinable
     static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Value, JSONSyntaxError> {
         var parser = JSONParser(bytes: buffer)

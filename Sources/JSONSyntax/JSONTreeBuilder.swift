@@ -4,11 +4,11 @@
 /// the public API of the module that uses the parser:
 ///
 /// ```swift
-/// enum FlagValueBuilder: JSONTreeBuilder {
+/// enum FlagValueTreeBuilder: JSONTreeBuilder {
 ///     static func null() -> FlagValue { .null }
 ///     ...
 /// }
-/// let value = try JSONParser<FlagValueBuilder>.parse(bytes: buffer)
+/// let value = try JSONParser<FlagValueTreeBuilder>.parse(data)
 /// ```
 ///
 /// Public, rather than `package`, because the Swift 6.3 compiler inlines and specializes only

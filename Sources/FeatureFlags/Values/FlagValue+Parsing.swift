@@ -37,7 +37,7 @@ extension FlagValue {
     ///
     /// - Throws: an error naming the line and column where the data stopped being JSON.
     public init(jsonData data: Data) throws {
-        self = try data.withUnsafeBytes { bytes in try JSONParser<FlagValueTreeBuilder>.parse(bytes: bytes) }
+        self = try JSONParser<FlagValueTreeBuilder>.parse(data)
     }
 
     /// Parses JSON text into a value.

@@ -1,7 +1,14 @@
 /// MurmurHash3, x86 32-bit variant, as flagd uses it to bucket `fractional` rollouts.
 ///
 /// Bytes are fed in pieces, so that a key made of two strings (the flag key then the targeting
-/// key) is hashed without first being concatenated into a new string.
+/// key) is hashed without first being concatenated into a new string:
+///
+/// ```swift
+/// var hasher = MurmurHash3()
+/// hasher.combine(flagKey.utf8)
+/// hasher.combine(targetingKey.utf8)
+/// let hash = hasher.finalize()
+/// ```
 struct MurmurHash3 {
     private static let c1: UInt32 = 0xCC9E_2D51
     private static let c2: UInt32 = 0x1B87_3593
@@ -13,13 +20,6 @@ struct MurmurHash3 {
 
     init(seed: UInt32 = 0) {
         h = seed
-    }
-
-    /// The 32-bit hash of `bytes` (the UTF-8 of the bucketing key in flagd) with `seed`.
-    static func hash32<Bytes: Sequence<UInt8>>(_ bytes: Bytes, seed: UInt32 = 0) -> UInt32 {
-        var hasher = MurmurHash3(seed: seed)
-        hasher.combine(bytes)
-        return hasher.finalize()
     }
 
     private static func mix(_ k: UInt32) -> UInt32 {
