@@ -13,31 +13,9 @@ extension Tag {
 @Suite(.tags(.slow))
 struct ExamplePackageTests {
     @Test func generatedCodeBuildsRunsAndRoundTrips() throws {
-        let package = try TestPaths.temporaryDirectory()
+        let (package, sources) = try Self.makeAppPackage(
+            named: "ExampleApp", products: ["FeatureFlags", "FeatureFlagsTesting"])
         defer { try? FileManager.default.removeItem(at: package) }
-        let sources = package.appendingPathComponent("Sources/App")
-        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-        let root = TestPaths.packageRoot
-        try """
-            // swift-tools-version: 6.1
-            import PackageDescription
-
-            let package = Package(
-                name: "ExampleApp",
-                platforms: [.macOS(.v15)],
-                dependencies: [.package(path: \(Self.literal(root.path)))],
-                targets: [
-                    .executableTarget(
-                        name: "App",
-                        dependencies: [
-                            .product(name: "FeatureFlags", package: \(Self.literal(root.lastPathComponent))),
-                            .product(name: "FeatureFlagsTesting", package: \(Self.literal(root.lastPathComponent))),
-                        ]
-                    )
-                ]
-            )
-
-            """.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         let manifest = package.appendingPathComponent("flags.json")
         try FileManager.default.copyItem(at: TestPaths.exampleManifest, to: manifest)
         for name in ["main.swift", "Views.swift"] {
@@ -98,29 +76,9 @@ struct ExamplePackageTests {
     /// SLOW (builds `flags` and swift-syntax inside the temporary package): the build-tool
     /// plugin generates the enum from `flags.json` in the target on build.
     @Test func buildToolPluginGeneratesOnBuild() throws {
-        let package = try TestPaths.temporaryDirectory()
+        let (package, sources) = try Self.makeAppPackage(
+            named: "PluginApp", products: ["FeatureFlags"], plugins: ["FlagsGeneratePlugin"])
         defer { try? FileManager.default.removeItem(at: package) }
-        let sources = package.appendingPathComponent("Sources/App")
-        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-        let root = TestPaths.packageRoot
-        try """
-            // swift-tools-version: 6.1
-            import PackageDescription
-
-            let package = Package(
-                name: "PluginApp",
-                platforms: [.macOS(.v15)],
-                dependencies: [.package(path: \(Self.literal(root.path)))],
-                targets: [
-                    .executableTarget(
-                        name: "App",
-                        dependencies: [.product(name: "FeatureFlags", package: \(Self.literal(root.lastPathComponent)))],
-                        plugins: [.plugin(name: "FlagsGeneratePlugin", package: \(Self.literal(root.lastPathComponent)))]
-                    )
-                ]
-            )
-
-            """.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(at: TestPaths.exampleManifest, to: sources.appendingPathComponent("flags.json"))
         try """
             import FeatureFlags
@@ -130,6 +88,39 @@ struct ExamplePackageTests {
 
             """.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
         #expect(try Self.buildAndRun(package) == "32 true 10\n")
+    }
+
+    /// A temporary package with an executable target `App` that depends on this library's
+    /// `products` and uses its `plugins`; returns the package and the target's source folder.
+    static func makeAppPackage(
+        named name: String, products: [String], plugins: [String] = []
+    ) throws -> (package: URL, sources: URL) {
+        let package = try TestPaths.temporaryDirectory()
+        let sources = package.appendingPathComponent("Sources/App")
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        let root = TestPaths.packageRoot
+        let rootName = literal(root.lastPathComponent)
+        let dependencies = products.map { ".product(name: \(literal($0)), package: \(rootName))" }
+        let pluginUses = plugins.map { ".plugin(name: \(literal($0)), package: \(rootName))" }
+        try """
+            // swift-tools-version: 6.1
+            import PackageDescription
+
+            let package = Package(
+                name: \(literal(name)),
+                platforms: [.macOS(.v15)],
+                dependencies: [.package(path: \(literal(root.path)))],
+                targets: [
+                    .executableTarget(
+                        name: "App",
+                        dependencies: [\(dependencies.joined(separator: ", "))],
+                        plugins: [\(pluginUses.joined(separator: ", "))]
+                    )
+                ]
+            )
+
+            """.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        return (package, sources)
     }
 
     static func literal(_ text: String) -> String {
