@@ -142,18 +142,7 @@ public struct FlagCodeGenerator: Sendable {
             arguments.append("key: \(SwiftNames.stringLiteral(definition.key))")
             arguments.append("type: .object")
             arguments.append("default: \(Self.literal(definition.defaultValue))")
-            arguments.append("displayName: \(SwiftNames.stringLiteral(definition.displayName))")
-            if !definition.description.isEmpty {
-                arguments.append("description: \(SwiftNames.stringLiteral(definition.description))")
-            }
-            if let phase = definition.phase { arguments.append("phase: \(phase)") }
-            if let owner = definition.owner { arguments.append("owner: \(SwiftNames.stringLiteral(owner))") }
-            if let target = definition.removalTarget {
-                arguments.append("removalTarget: \(SwiftNames.stringLiteral(target))")
-            }
-            if !definition.buildDefaults.isEmpty {
-                arguments.append("buildDefaults: \(buildDefaultsLiteral(definition))")
-            }
+            arguments += typedMetadataArguments(definition)
             arguments.append("followsPhasePolicy: \(definition.followsPhasePolicy)")
             if definition.isUserTogglable { arguments.append("isUserTogglable: true") }
             arguments.append("checking: .\(definition.checking.rawValue)")
@@ -162,7 +151,16 @@ public struct FlagCodeGenerator: Sendable {
         }
         arguments.append(SwiftNames.stringLiteral(definition.key))
         arguments.append("default: \(Self.literal(definition.defaultValue, type: definition.type))")
-        arguments.append("displayName: \(SwiftNames.stringLiteral(definition.displayName))")
+        arguments += typedMetadataArguments(definition)
+        if definition.isUserTogglable { arguments.append("userTogglable: true") }
+        if definition.isSensitive { arguments.append("sensitive: true") }
+        return "TypedFlag<\(swiftType)>(\n" + arguments.map { "        \($0)" }.joined(separator: ",\n") + "\n    )\n"
+    }
+
+    /// The arguments `TypedFlag` and `FlagDefinition` share, from `displayName` to
+    /// `buildDefaults`, in that order.
+    private func typedMetadataArguments(_ definition: FlagDefinition) -> [String] {
+        var arguments = ["displayName: \(SwiftNames.stringLiteral(definition.displayName))"]
         if !definition.description.isEmpty {
             arguments.append("description: \(SwiftNames.stringLiteral(definition.description))")
         }
@@ -170,9 +168,7 @@ public struct FlagCodeGenerator: Sendable {
         if let owner = definition.owner { arguments.append("owner: \(SwiftNames.stringLiteral(owner))") }
         if let target = definition.removalTarget { arguments.append("removalTarget: \(SwiftNames.stringLiteral(target))") }
         if !definition.buildDefaults.isEmpty { arguments.append("buildDefaults: \(buildDefaultsLiteral(definition))") }
-        if definition.isUserTogglable { arguments.append("userTogglable: true") }
-        if definition.isSensitive { arguments.append("sensitive: true") }
-        return "TypedFlag<\(swiftType)>(\n" + arguments.map { "        \($0)" }.joined(separator: ",\n") + "\n    )\n"
+        return arguments
     }
 
     private func buildDefaultsLiteral(_ definition: FlagDefinition) -> String {
