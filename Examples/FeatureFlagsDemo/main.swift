@@ -15,7 +15,7 @@ func pad(_ text: String, _ width: Int) -> String {
 }
 
 // One manager per build configuration, each on in-memory stores.
-let managers = configurations.map { FeatureFlags<AppFlag>(buildConfiguration: $0) }
+let managers = configurations.map { FeatureFlagManager<AppFlag>(buildConfiguration: $0) }
 
 print("Resolved flags for each build configuration (phases 0–2 are on in debug builds)\n")
 let keyWidth = 26
@@ -28,7 +28,7 @@ for flag in AppFlag.allCases {
 }
 let typedKeys = ["page_size", "stream_flush_interval", "onboarding_variant", "composer_style", "retry_policy"]
 for key in typedKeys {
-    let values = managers.map { pad(cell($0.manager.value(forKey: key) ?? .null), 10) }.joined()
+    let values = managers.map { pad(cell($0.engine.value(forKey: key) ?? .null), 10) }.joined()
     print(pad(key, keyWidth) + pad("-", 7) + values)
 }
 

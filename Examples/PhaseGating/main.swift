@@ -13,7 +13,7 @@ configuration = .debug
 configuration = .release
 #endif
 
-let flags = FeatureFlags<AppFlag>(buildConfiguration: configuration)
+let flags = FeatureFlagManager<AppFlag>(buildConfiguration: configuration)
 
 #if PHASE_2_FEATURES
 func chatScreen() -> String {

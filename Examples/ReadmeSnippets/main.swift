@@ -41,7 +41,7 @@ enum Config {
     static let composer = TypedFlag<ComposerStyle>("composer_style", default: .classic)
 }
 
-let flags = FeatureFlags<Flag>(FlagSetup(
+let flags = FeatureFlagManager<Flag>(FlagSetup(
     buildConfiguration: .debug,
     overrideStore: JSONFileFlagStore(directory: FileManager.default.temporaryDirectory),
     launchArguments: CommandLine.arguments))
@@ -83,11 +83,11 @@ extension BuildConfiguration {
     }
 }
 
-func handle(userID: String, plan: String, flags: FeatureFlags<Flag>, targeting: TargetingFlagProvider) -> Bool {
+func handle(userID: String, plan: String, flags: FeatureFlagManager<Flag>, targeting: TargetingFlagProvider) -> Bool {
     let context = EvaluationContext(targetingKey: userID, attributes: ["plan": .string(plan)])
     let snapshot = flags.snapshot(applying: targeting.values(for: context))
     return snapshot.isEnabled(.chatViewRedesign)
 }
 
-let testFlags = FeatureFlags<Flag>.testing(.release, overrides: [.chatViewRedesign: true])
+let testFlags = FeatureFlagManager<Flag>.testing(.release, overrides: [.chatViewRedesign: true])
 assert(testFlags.isEnabled(.chatViewRedesign))

@@ -3,14 +3,14 @@ import Foundation
 import Logging
 
 /// Loads flag and configuration values from an `app_config` backend or an OFREP server, keeps
-/// them in an on-disk cache, refreshes them, and feeds them to ``FeatureFlags`` as its remote
+/// them in an on-disk cache, refreshes them, and feeds them to ``FeatureFlagManager`` as its remote
 /// provider.
 ///
 /// ```swift
 /// let loader = RemoteConfigurationLoader(
 ///     configuration: .init(environment: environment, source: .appConfig, cacheDirectory: cachesDirectory),
 ///     registry: try FlagRegistry(AppFlag.self))
-/// let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .current, remoteProvider: loader))
+/// let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .current, remoteProvider: loader))
 /// // On every return to the foreground:
 /// loader.applicationWillEnterForeground()
 /// ```

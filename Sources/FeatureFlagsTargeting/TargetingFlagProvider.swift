@@ -8,7 +8,7 @@ public import Foundation
 ///
 /// ```swift
 /// let targeting = try TargetingFlagProvider(
-///     files: [URL(filePath: "flags.json")], registry: flags.manager.registry,
+///     files: [URL(filePath: "flags.json")], registry: flags.engine.registry,
 ///     context: EvaluationContext(targetingKey: user.id, attributes: ["plan": "pro"]))
 /// flags.configure(FlagSetup(buildConfiguration: .release, remoteProvider: targeting))
 ///

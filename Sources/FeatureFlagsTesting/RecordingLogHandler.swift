@@ -5,7 +5,7 @@ public import Logging
 ///
 /// ```swift
 /// let log = RecordingLogHandler()
-/// let flags = FeatureFlags<AppFlag>(logger: log.logger)
+/// let flags = FeatureFlagManager<AppFlag>(logger: log.logger)
 /// _ = flags.isEnabled(.chatViewRedesign)
 /// #expect(log.messages(at: .warning).count == 1)
 /// ```

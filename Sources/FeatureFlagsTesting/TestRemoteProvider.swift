@@ -5,7 +5,7 @@ public import FeatureFlags
 ///
 /// ```swift
 /// let provider = TestRemoteProvider(cached: RemoteFlagValues(values: ["offline_mode": true]))
-/// let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .release, remoteProvider: provider))
+/// let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .release, remoteProvider: provider))
 /// provider.push(RemoteFlagValues(values: ["offline_mode": false]))
 /// ```
 public final class TestRemoteProvider: RemoteFlagProvider {

@@ -5,7 +5,7 @@ import SwiftUI
 extension View {
     /// Makes `flags` available to ``featureGated(_:)`` and ``withFeature(_:content:)`` in this
     /// view and its descendants.
-    public func featureFlags<Key: FeatureFlagKey>(_ flags: FeatureFlags<Key>) -> some View {
+    public func featureFlags<Key: FeatureFlagKey>(_ flags: FeatureFlagManager<Key>) -> some View {
         environment(\.featureFlagsObject, flags)
     }
 
@@ -26,7 +26,7 @@ extension View {
     /// ```swift
     /// QuickSettingsButton().featureGated(.quickSettings, in: flags)
     /// ```
-    public func featureGated<Key: FeatureFlagKey>(_ flag: Key, in flags: FeatureFlags<Key>) -> some View {
+    public func featureGated<Key: FeatureFlagKey>(_ flag: Key, in flags: FeatureFlagManager<Key>) -> some View {
         modifier(FeatureGate(flags: flags, flag: flag))
     }
 
@@ -36,14 +36,14 @@ extension View {
     /// LegacyChatView().withFeature(.chatViewRedesign, in: flags) { ChatView() }
     /// ```
     public func withFeature<Key: FeatureFlagKey, Content: View>(
-        _ flag: Key, in flags: FeatureFlags<Key>, @ViewBuilder content: () -> Content
+        _ flag: Key, in flags: FeatureFlagManager<Key>, @ViewBuilder content: () -> Content
     ) -> some View {
         modifier(FeatureSwap(flags: flags, flag: flag, replacement: content()))
     }
 }
 
 extension EnvironmentValues {
-    /// The `FeatureFlags` instance set with `featureFlags(_:)`, type-erased because environment
+    /// The `FeatureFlagManager` instance set with `featureFlags(_:)`, type-erased because environment
     /// values cannot be generic.
     var featureFlagsObject: (any AnyObject & Sendable)? {
         get { self[FeatureFlagsObjectKey.self] }
@@ -63,7 +63,7 @@ private struct EnvironmentFeatureGate<Key: FeatureFlagKey, Replacement: View>: V
     let replacement: Replacement?
 
     func body(content: Content) -> some View {
-        let isOn = (object as? FeatureFlags<Key>)?.snapshot.isEnabled(flag) ?? false
+        let isOn = (object as? FeatureFlagManager<Key>)?.snapshot.isEnabled(flag) ?? false
         if let replacement {
             if isOn { replacement } else { content }
         } else if isOn {
@@ -73,7 +73,7 @@ private struct EnvironmentFeatureGate<Key: FeatureFlagKey, Replacement: View>: V
 }
 
 private struct FeatureGate<Key: FeatureFlagKey>: ViewModifier {
-    let flags: FeatureFlags<Key>
+    let flags: FeatureFlagManager<Key>
     let flag: Key
 
     func body(content: Content) -> some View {
@@ -82,7 +82,7 @@ private struct FeatureGate<Key: FeatureFlagKey>: ViewModifier {
 }
 
 private struct FeatureSwap<Key: FeatureFlagKey, Replacement: View>: ViewModifier {
-    let flags: FeatureFlags<Key>
+    let flags: FeatureFlagManager<Key>
     let flag: Key
     let replacement: Replacement
 

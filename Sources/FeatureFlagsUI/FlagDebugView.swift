@@ -11,11 +11,11 @@ import SwiftUI
 /// .sheet(isPresented: $showsFlags) { NavigationStack { FlagDebugView(flags) } }
 /// ```
 public struct FlagDebugView<Key: FeatureFlagKey>: View {
-    private let flags: FeatureFlags<Key>
+    private let flags: FeatureFlagManager<Key>
     @State private var search = ""
     @State private var phase: Int?
 
-    public init(_ flags: FeatureFlags<Key>) {
+    public init(_ flags: FeatureFlagManager<Key>) {
         self.flags = flags
     }
 
@@ -38,7 +38,7 @@ public struct FlagDebugView<Key: FeatureFlagKey>: View {
         .navigationTitle("Feature Flags")
         .toolbar {
             Button("Reset All", role: .destructive) { model.resetAll() }
-                .disabled(!model.manager.overridesPermitted)
+                .disabled(!model.engine.overridesPermitted)
         }
     }
 }

@@ -3,10 +3,10 @@ import FeatureFlagsRemote
 import Foundation
 import Testing
 
-/// Remote values reaching features through `FeatureFlags` and the configuration provider.
+/// Remote values reaching features through `FeatureFlagManager` and the configuration provider.
 struct RuntimeConfigurationProviderTests {
     @Test func defaultsFollowTheBuildConfiguration() {
-        let release = FeatureFlags<TestFlag>(buildConfiguration: .release).runtimeConfiguration
+        let release = FeatureFlagManager<TestFlag>(buildConfiguration: .release).runtimeConfiguration
         #expect(release.auth.magicLinkResendCooldown == .seconds(60))
         #expect(release.cues.pageSize == 20)
         #expect(release.analytics.flushInterval == .seconds(30))
@@ -15,7 +15,7 @@ struct RuntimeConfigurationProviderTests {
         #expect(!release.devTools.isDeveloperMenuAvailable)
         #expect(release.devTools.networkConsoleLogLimit == 500)
 
-        let debug = FeatureFlags<TestFlag>(buildConfiguration: .debug).runtimeConfiguration
+        let debug = FeatureFlagManager<TestFlag>(buildConfiguration: .debug).runtimeConfiguration
         #expect(debug.auth.magicLinkResendCooldown == .seconds(5))
         #expect(debug.devTools.isDeveloperMenuAvailable)
     }
@@ -23,7 +23,7 @@ struct RuntimeConfigurationProviderTests {
     @Test func updatesReachSubscribersThroughFeatureFlags() async throws {
         try await Fixture.run(.json(Payloads.appConfig(ttl: 60))) { fixture in
             let loader = fixture.loader()
-            let flags = FeatureFlags<TestFlag>(FlagSetup(buildConfiguration: .release, remoteProvider: loader))
+            let flags = FeatureFlagManager<TestFlag>(FlagSetup(buildConfiguration: .release, remoteProvider: loader))
             let provider = RuntimeConfigurationProvider(flags: flags, loader: loader)
             let cooldown = RuntimeConfigurationFlags.magicLinkResendCooldown
 
@@ -56,7 +56,7 @@ struct RuntimeConfigurationProviderTests {
             _ = try await fixture.loader().loadFlags()
             await fixture.server.shutdown()
 
-            let flags = FeatureFlags<TestFlag>(FlagSetup(buildConfiguration: .release, remoteProvider: fixture.loader()))
+            let flags = FeatureFlagManager<TestFlag>(FlagSetup(buildConfiguration: .release, remoteProvider: fixture.loader()))
             // Synchronously, before any task ran: no flash of defaults.
             #expect(flags.value(RuntimeConfigurationFlags.magicLinkResendCooldown) == 30)
             #expect(flags.details(RuntimeConfigurationFlags.magicLinkResendCooldown).reason == .cached)

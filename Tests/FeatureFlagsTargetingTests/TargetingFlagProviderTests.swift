@@ -92,7 +92,7 @@ struct TargetingFlagProviderTests {
 
     @Test func feedsTheRemoteLayerOfTheTypedRegistry() throws {
         let provider = try provider(context: EvaluationContext(targetingKey: "u1", attributes: ["plan": "team"]))
-        let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .release, remoteProvider: provider))
+        let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .release, remoteProvider: provider))
         #expect(flags.isEnabled(.ideasDrawer))
         #expect(flags.details(.ideasDrawer).layer == .remote)
         #expect(flags.details(.ideasDrawer).variant == "on")
@@ -102,7 +102,7 @@ struct TargetingFlagProviderTests {
 
     @Test func perRequestSnapshotsLeaveTheSharedFlagsAlone() throws {
         let provider = try provider()
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .release)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .release)
         let pro = flags.snapshot(applying: provider.values(for: EvaluationContext(targetingKey: "a", attributes: ["plan": "pro"])))
         let free = flags.snapshot(applying: provider.values(for: EvaluationContext(targetingKey: "b", attributes: ["plan": "free"])))
         #expect(pro.isEnabled(.ideasDrawer))

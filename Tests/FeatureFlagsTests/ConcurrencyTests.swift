@@ -7,7 +7,7 @@ import Testing
 /// `swift test --sanitize=thread`.
 struct ConcurrencyTests {
     @Test func readersAndWritersRunTogether() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         let flagsToFlip: [AppFlag] = [.terminalRedesign, .ideasDrawer, .sheetSystem, .liveActivities]
         await withTaskGroup(of: Int.self) { group in
             for writer in 0..<4 {

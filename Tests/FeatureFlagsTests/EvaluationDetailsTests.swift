@@ -5,7 +5,7 @@ import Testing
 
 struct EvaluationDetailsTests {
     @Test func explainsEveryLayer() {
-        let flags = FeatureFlags<AppFlag>.testing(
+        let flags = FeatureFlagManager<AppFlag>.testing(
             .debug, overrides: [.chatViewRedesign: false],
             remote: RemoteFlagValues(["chat_view_redesign": RemoteFlagValue(true, variant: "on", reason: .targetingMatch)]))
         let details = flags.details(.chatViewRedesign)
@@ -23,7 +23,7 @@ struct EvaluationDetailsTests {
     }
 
     @Test func remoteValuesCarryTheProvidersReasonAndVariant() {
-        let flags = FeatureFlags<AppFlag>.testing(
+        let flags = FeatureFlagManager<AppFlag>.testing(
             .release,
             remote: RemoteFlagValues(["ideas_drawer": RemoteFlagValue(true, variant: "treatment", reason: .split)]))
         let details = flags.details(.ideasDrawer)
@@ -34,19 +34,19 @@ struct EvaluationDetailsTests {
     }
 
     @Test func defaultsAreReportedAsDefault() {
-        let details = FeatureFlags<AppFlag>(buildConfiguration: .release).details(.ideasDrawer)
+        let details = FeatureFlagManager<AppFlag>(buildConfiguration: .release).details(.ideasDrawer)
         #expect(details.layer == .default)
         #expect(details.reason == .default)
     }
 
     @Test func unknownKeysAreFlagNotFound() {
-        let details = FeatureFlags<AppFlag>(buildConfiguration: .release).manager.details(forKey: "nope")
+        let details = FeatureFlagManager<AppFlag>(buildConfiguration: .release).engine.details(forKey: "nope")
         #expect(details.errorCode == .flagNotFound)
         #expect(details.reason == .error)
     }
 
     @Test func sensitiveValuesAreRedacted() {
-        let flags = FeatureFlags<TestFlag>.testing(.debug)
+        let flags = FeatureFlagManager<TestFlag>.testing(.debug)
         flags.setOverride(TestConfig.label, to: "secret-token")
         let details = flags.details(TestConfig.label)
         #expect(details.value == "secret-token")

@@ -5,7 +5,7 @@ import Testing
 
 struct FlagDebugModelTests {
     @Test func rowsCarryMetadataValueLayerAndOverriddenMark() throws {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         let menu = FlagDebugModel(flags)
         flags.setOverride(.terminalRedesign, to: true)
         let rows = menu.rows()
@@ -25,7 +25,7 @@ struct FlagDebugModelTests {
     }
 
     @Test func searchIsCaseInsensitiveOverKeyAndDisplayName() {
-        let menu = FlagDebugModel(FeatureFlags<AppFlag>(buildConfiguration: .debug))
+        let menu = FlagDebugModel(FeatureFlagManager<AppFlag>(buildConfiguration: .debug))
         #expect(menu.rows(matching: "REDESIGN").map(\.key) == [
             "sidebar_redesign", "chat_view_redesign", "settings_redesign", "terminal_redesign",
             "file_browser_redesign", "session_picker_redesign",
@@ -36,14 +36,14 @@ struct FlagDebugModelTests {
     }
 
     @Test func phaseFilter() {
-        let menu = FlagDebugModel(FeatureFlags<AppFlag>(buildConfiguration: .debug))
+        let menu = FlagDebugModel(FeatureFlagManager<AppFlag>(buildConfiguration: .debug))
         #expect(menu.phases == Array(0...8))
         #expect(menu.rows(phase: 0).map(\.key) == ["liquid_glass_design", "observable_migration"])
         #expect(menu.rows(matching: "settings", phase: 4).map(\.key) == ["settings_redesign", "quick_settings"])
     }
 
     @Test func toggleClearAndResetAll() throws {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         let menu = FlagDebugModel(flags)
         try menu.toggle("chat_view_redesign")
         #expect(!flags.isEnabled(.chatViewRedesign))
@@ -61,7 +61,7 @@ struct FlagDebugModelTests {
     }
 
     @Test func rowsExplainDependencies() throws {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .alpha)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .alpha)
         flags.setOverride(.quickSettings, to: true)
         let row = try #require(FlagDebugModel(flags).rows(matching: "quick").first)
         #expect(row.displayValue == "off")
@@ -69,7 +69,7 @@ struct FlagDebugModelTests {
     }
 
     @Test func releaseBuildsCannotOverride() {
-        let menu = FlagDebugModel(FeatureFlags<AppFlag>(buildConfiguration: .release))
+        let menu = FlagDebugModel(FeatureFlagManager<AppFlag>(buildConfiguration: .release))
         #expect(menu.rows().allSatisfy { !$0.canOverride })
         #expect(throws: FlagOverrideError.self) { try menu.toggle("ideas_drawer") }
     }

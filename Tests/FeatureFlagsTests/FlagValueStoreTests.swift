@@ -30,7 +30,7 @@ struct FlagValueStoreTests {
     @Test func theFileIsAFlatJSONObjectKeyedByRawValues() throws {
         let directory = TemporaryDirectory()
         let store = JSONFileFlagStore(directory: directory.url)
-        let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .debug, overrideStore: store))
+        let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .debug, overrideStore: store))
         flags.setOverride(.chatViewRedesign, to: false)
         flags.setOverride(AppConfig.pageSize, to: 30)
         let text = try String(contentsOf: store.url, encoding: .utf8)
@@ -45,19 +45,19 @@ struct FlagValueStoreTests {
         try Data(contents.utf8).write(to: store.url)
 
         let log = RecordingLogHandler()
-        let flags = FeatureFlags<AppFlag>(
+        let flags = FeatureFlagManager<AppFlag>(
             FlagSetup(buildConfiguration: .debug, overrideStore: store, logger: log.logger))
 
         // The app runs on without overrides.
         #expect(flags.isEnabled(.chatViewRedesign))
-        #expect(flags.manager.overrides.isEmpty)
+        #expect(flags.engine.overrides.isEmpty)
         // The unreadable file was moved aside, byte for byte, never overwritten.
         let files = directory.contents()
         let aside = try #require(files.first { $0.hasPrefix("debug-feature-flags.corrupt-") })
         #expect(try Data(contentsOf: directory.url.appendingPathComponent(aside)) == Data(contents.utf8))
         #expect(!files.contains("debug-feature-flags.json"))
         // And it was reported with where it went.
-        let diagnostic = try #require(flags.manager.diagnostics.first { $0.kind == .unreadableStore })
+        let diagnostic = try #require(flags.engine.diagnostics.first { $0.kind == .unreadableStore })
         #expect(diagnostic.message.contains(aside))
         #expect(log.messages(at: .warning).contains { $0.contains("Could not read flag values") })
 
@@ -91,9 +91,9 @@ struct FlagValueStoreTests {
         let store = InMemoryFlagStore([
             "chat_view_redesign": false, "retired_flag": true, "page_size": "lots", "stream_flush_interval": 1,
         ])
-        let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .debug, overrideStore: store))
+        let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .debug, overrideStore: store))
         #expect(try store.load() == ["chat_view_redesign": false, "stream_flush_interval": 1.0])
-        let pruned = flags.manager.diagnostics.filter { $0.kind == .prunedStoredValue }
+        let pruned = flags.engine.diagnostics.filter { $0.kind == .prunedStoredValue }
         #expect(pruned.map(\.key) == ["page_size", "retired_flag"])
         #expect(pruned[1].message == "Removed the stored override for 'retired_flag': there is no such flag any more.")
         #expect(!flags.isEnabled(.chatViewRedesign))
@@ -102,7 +102,7 @@ struct FlagValueStoreTests {
 
     @Test func preferencesForFlagsUsersCannotToggleArePruned() throws {
         let store = InMemoryFlagStore(["voice_input": false, "chat_view_redesign": true])
-        let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .release, userPreferenceStore: store))
+        let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .release, userPreferenceStore: store))
         #expect(try store.load() == ["voice_input": false])
         #expect(!flags.isEnabled(.voiceInput))
         #expect(!flags.isEnabled(.chatViewRedesign))

@@ -43,18 +43,18 @@ struct LaunchArgumentOverridesTests {
 
     @Test func launchOverridesApplyForThisLaunchOnly() throws {
         let store = InMemoryFlagStore()
-        let flags = FeatureFlags<AppFlag>(
+        let flags = FeatureFlagManager<AppFlag>(
             FlagSetup(
                 buildConfiguration: .alpha, overrideStore: store,
                 launchArguments: ["-ff.chat_view_redesign", "YES", "-ff.bogus", "1"]))
         #expect(flags.isEnabled(.chatViewRedesign))
         #expect(flags.details(.chatViewRedesign).layer == .override)
         #expect(try store.load() == [:])
-        #expect(flags.manager.diagnostics.map(\.kind) == [.invalidLaunchArgument])
+        #expect(flags.engine.diagnostics.map(\.kind) == [.invalidLaunchArgument])
     }
 
     @Test func launchOverridesDoNotApplyInReleaseBuilds() {
-        let flags = FeatureFlags<AppFlag>(
+        let flags = FeatureFlagManager<AppFlag>(
             FlagSetup(buildConfiguration: .release, launchArguments: ["-ff.chat_view_redesign", "YES"]))
         #expect(!flags.isEnabled(.chatViewRedesign))
     }

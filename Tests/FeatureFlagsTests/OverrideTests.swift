@@ -6,7 +6,7 @@ import Testing
 
 struct OverrideTests {
     @Test func setAndClearOneOverride() {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .alpha)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .alpha)
         #expect(!flags.isEnabled(.terminalRedesign))
         flags.setOverride(.terminalRedesign, to: true)
         #expect(flags.isEnabled(.terminalRedesign))
@@ -18,13 +18,13 @@ struct OverrideTests {
     }
 
     @Test func anOverrideCanTurnAFlagOff() {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         flags.setOverride(.liquidGlassDesign, to: false)
         #expect(!flags.isEnabled(.liquidGlassDesign))
     }
 
     @Test func removeAllOverridesClearsEverything() {
-        let flags = FeatureFlags<AppFlag>(
+        let flags = FeatureFlagManager<AppFlag>(
             FlagSetup(buildConfiguration: .debug, launchArguments: ["-ff.ideas_drawer", "YES"]))
         flags.setOverride(.terminalRedesign, to: true)
         flags.setOverride(AppConfig.pageSize, to: 99)
@@ -33,11 +33,11 @@ struct OverrideTests {
         #expect(!flags.isEnabled(.terminalRedesign))
         #expect(!flags.isEnabled(.ideasDrawer))
         #expect(flags.value(AppConfig.pageSize) == 10)
-        #expect(flags.manager.overrides.isEmpty)
+        #expect(flags.engine.overrides.isEmpty)
     }
 
     @Test func typedOverridesOfEveryKind() {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .internal)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .internal)
         flags.setOverride(AppConfig.pageSize, to: 25)
         flags.setOverride(AppConfig.streamFlushInterval, to: 0.2)
         flags.setOverride(AppConfig.onboardingVariant, to: "guided")
@@ -51,28 +51,28 @@ struct OverrideTests {
     }
 
     @Test func overridesAreRefusedInReleaseBuilds() {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .release)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .release)
         flags.setOverride(.terminalRedesign, to: true)
         #expect(!flags.isEnabled(.terminalRedesign))
-        #expect(throws: FlagOverrideError.self) { try flags.manager.setOverride(true, forKey: "terminal_redesign") }
+        #expect(throws: FlagOverrideError.self) { try flags.engine.setOverride(true, forKey: "terminal_redesign") }
     }
 
     @Test func storedOverridesAreIgnoredButKeptInReleaseBuilds() throws {
         let store = InMemoryFlagStore(["terminal_redesign": true])
-        let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .release, overrideStore: store))
+        let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .release, overrideStore: store))
         #expect(!flags.isEnabled(.terminalRedesign))
         #expect(try store.load() == ["terminal_redesign": true])
     }
 
     @Test func theManagerRejectsUnknownKeysAndWrongTypes() {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         #expect {
-            try flags.manager.setOverride(true, forKey: "no_such_flag")
+            try flags.engine.setOverride(true, forKey: "no_such_flag")
         } throws: { error in
             "\(error)".contains("There is no flag 'no_such_flag'")
         }
         #expect {
-            try flags.manager.setOverride("many", forKey: "page_size")
+            try flags.engine.setOverride("many", forKey: "page_size")
         } throws: { error in
             "\(error)" == "Flag 'page_size' is integer, so it cannot be set to \"many\"."
         }
@@ -83,22 +83,22 @@ struct OverrideTests {
         let directory = TemporaryDirectory()
         let store = JSONFileFlagStore(directory: directory.url)
         do {
-            let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .debug, overrideStore: store))
+            let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .debug, overrideStore: store))
             flags.setOverride(.sheetSystem, to: true)
             flags.setOverride(AppConfig.onboardingVariant, to: "guided")
         }
         #expect(try store.load() == ["sheet_system": true, "onboarding_variant": "guided"])
-        let relaunched = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .debug, overrideStore: store))
+        let relaunched = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .debug, overrideStore: store))
         #expect(relaunched.isEnabled(.sheetSystem))
         #expect(relaunched.value(AppConfig.onboardingVariant) == "guided")
     }
 
     @Test func aStoreThatCannotWriteKeepsTheOverrideInMemoryAndReports() {
-        let flags = FeatureFlags<AppFlag>(
+        let flags = FeatureFlagManager<AppFlag>(
             FlagSetup(buildConfiguration: .debug, overrideStore: UnwritableStore()))
         flags.setOverride(.sheetSystem, to: true)
         #expect(flags.isEnabled(.sheetSystem))
-        #expect(flags.manager.diagnostics.contains { $0.kind == .unwritableStore })
+        #expect(flags.engine.diagnostics.contains { $0.kind == .unwritableStore })
     }
 }
 

@@ -7,7 +7,7 @@ struct ResolutionTests {
     // MARK: Defaults per build configuration
 
     @Test func debugBuildsEnablePhasesZeroToTwo() {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         for flag in AppFlag.allCases {
             let phase = flag.metadata.phase ?? 99
             let expected = phase <= 2 || flag.metadata.defaultValue || (flag.metadata.enabledIn?.contains(.debug) ?? false)
@@ -20,7 +20,7 @@ struct ResolutionTests {
 
     @Test(arguments: [BuildConfiguration.alpha, .internal, .release])
     func otherBuildsUseDeclaredDefaults(configuration: BuildConfiguration) {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: configuration)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: configuration)
         for flag in AppFlag.allCases {
             let expected = flag.metadata.enabledIn.map { $0.contains(configuration) } ?? flag.metadata.defaultValue
             #expect(flags.isEnabled(flag) == expected, "\(flag.rawValue) in \(configuration)")
@@ -31,9 +31,9 @@ struct ResolutionTests {
     }
 
     @Test func typedValuesHaveBuildDefaults() {
-        #expect(FeatureFlags<AppFlag>(buildConfiguration: .debug).value(AppConfig.pageSize) == 10)
-        #expect(FeatureFlags<AppFlag>(buildConfiguration: .release).value(AppConfig.pageSize) == 50)
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .release)
+        #expect(FeatureFlagManager<AppFlag>(buildConfiguration: .debug).value(AppConfig.pageSize) == 10)
+        #expect(FeatureFlagManager<AppFlag>(buildConfiguration: .release).value(AppConfig.pageSize) == 50)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .release)
         #expect(flags.value(AppConfig.streamFlushInterval) == 0.05)
         #expect(flags.value(AppConfig.onboardingVariant) == "classic")
         #expect(flags.value(AppConfig.composerStyle) == .classic)
@@ -41,7 +41,7 @@ struct ResolutionTests {
     }
 
     @Test func aCustomPhasePolicyApplies() {
-        let flags = FeatureFlags<AppFlag>(
+        let flags = FeatureFlagManager<AppFlag>(
             FlagSetup(buildConfiguration: .alpha, phasePolicy: PhasePolicy([.alpha: 0...4])))
         #expect(flags.isEnabled(.quickSettings))
         #expect(!flags.isEnabled(.terminalRedesign))
@@ -65,7 +65,7 @@ struct ResolutionTests {
         var definition = FlagDefinition(key: "n", type: .integer, default: 0, isUserTogglable: true, checking: .userOnly)
         if layers.build { definition.buildDefaults = [configuration: 1] }
         let registry = try FlagRegistry([definition])
-        let manager = FlagManager(
+        let manager = FlagEngine(
             registry: registry,
             setup: FlagSetup(
                 buildConfiguration: configuration,
@@ -94,7 +94,7 @@ struct ResolutionTests {
     // MARK: Checking modes
 
     @Test func buildAndUserNeedsBothOn() {
-        let flags = FeatureFlags<TestFlag>.testing(.release)
+        let flags = FeatureFlagManager<TestFlag>.testing(.release)
         #expect(flags.isEnabled(.toggle))
         flags.setUserPreference(.toggle, to: false)
         #expect(!flags.isEnabled(.toggle))
@@ -108,7 +108,7 @@ struct ResolutionTests {
     }
 
     @Test func userOnlyUsesThePreferenceWhenSet() {
-        let flags = FeatureFlags<TestFlag>.testing(.release)
+        let flags = FeatureFlagManager<TestFlag>.testing(.release)
         #expect(!flags.isEnabled(.userOnly))
         flags.setUserPreference(.userOnly, to: true)
         #expect(flags.isEnabled(.userOnly))
@@ -117,14 +117,14 @@ struct ResolutionTests {
     }
 
     @Test func buildOnlyIgnoresThePreference() {
-        let flags = FeatureFlags<TestFlag>.testing(.release)
+        let flags = FeatureFlagManager<TestFlag>.testing(.release)
         flags.setUserPreference(.buildOnly, to: false)
         #expect(flags.isEnabled(.buildOnly))
         #expect(flags.details(.buildOnly).layers[FlagLayer.userPreference.rawValue].status == .ignored("checking mode is buildOnly"))
     }
 
     @Test func aCheckingModeCanBeChosenPerCheck() {
-        let flags = FeatureFlags<TestFlag>.testing(.release)
+        let flags = FeatureFlagManager<TestFlag>.testing(.release)
         flags.setUserPreference(.toggle, to: false)
         #expect(!flags.isEnabled(.toggle))
         #expect(flags.isEnabled(.toggle, checking: .buildOnly))
@@ -135,8 +135,8 @@ struct ResolutionTests {
     }
 
     @Test func preferencesOfFlagsThatAreNotUserTogglableAreRefused() {
-        let flags = FeatureFlags<TestFlag>.testing(.release)
-        #expect(throws: FlagOverrideError.self) { try flags.manager.setUserPreference(true, forKey: "base") }
+        let flags = FeatureFlagManager<TestFlag>.testing(.release)
+        #expect(throws: FlagOverrideError.self) { try flags.engine.setUserPreference(true, forKey: "base") }
         flags.setUserPreference(.base, to: true)
         #expect(!flags.isEnabled(.base))
     }
@@ -144,7 +144,7 @@ struct ResolutionTests {
     // MARK: Dependencies and conflicts
 
     @Test func aFlagWhosePrerequisiteIsOffIsOff() {
-        let flags = FeatureFlags<TestFlag>.testing(.debug, overrides: [.grandchild: true, .child: true])
+        let flags = FeatureFlagManager<TestFlag>.testing(.debug, overrides: [.grandchild: true, .child: true])
         #expect(!flags.isEnabled(.child))
         #expect(!flags.isEnabled(.grandchild))
         let details = flags.details(.child)
@@ -160,7 +160,7 @@ struct ResolutionTests {
 
     @Test func ofTwoConflictingFlagsTheHigherLayerWins() {
         // right comes from an override, left from a remote value: right wins.
-        let flags = FeatureFlags<TestFlag>.testing(
+        let flags = FeatureFlagManager<TestFlag>.testing(
             .debug, overrides: [.right: true], remote: RemoteFlagValues(values: ["left": true]))
         #expect(flags.isEnabled(.right))
         #expect(!flags.isEnabled(.left))
@@ -169,7 +169,7 @@ struct ResolutionTests {
     }
 
     @Test func onATieTheFlagDeclaredFirstWins() {
-        let flags = FeatureFlags<TestFlag>.testing(.debug, overrides: [.left: true, .right: true])
+        let flags = FeatureFlagManager<TestFlag>.testing(.debug, overrides: [.left: true, .right: true])
         #expect(flags.isEnabled(.left))
         #expect(!flags.isEnabled(.right))
         #expect(flags.details(.right).message?.contains("declared first") == true)
@@ -181,7 +181,7 @@ struct ResolutionTests {
             FlagDefinition(key: "loser", type: .boolean, default: true),
             FlagDefinition(key: "dependent", type: .boolean, default: true, requires: ["loser"]),
         ])
-        let manager = FlagManager(registry: registry, setup: FlagSetup(buildConfiguration: .release))
+        let manager = FlagEngine(registry: registry, setup: FlagSetup(buildConfiguration: .release))
         #expect(manager.value(forKey: "winner") == true)
         #expect(manager.value(forKey: "loser") == false)
         #expect(manager.value(forKey: "dependent") == false)
@@ -189,7 +189,7 @@ struct ResolutionTests {
     }
 
     @Test func theExampleRegistryAppliesItsConflict() {
-        let flags = FeatureFlags<AppFlag>.testing(.internal, overrides: [.icloudSync: true])
+        let flags = FeatureFlagManager<AppFlag>.testing(.internal, overrides: [.icloudSync: true])
         flags.setUserPreference(.offlineMode, to: true)
         // The override outranks the user's preference.
         #expect(flags.isEnabled(.icloudSync))
@@ -200,9 +200,9 @@ struct ResolutionTests {
 struct TypedFlagPositionTests {
     @Test func aTypedFlagReadsCorrectlyFromRegistriesWithDifferentLayouts() throws {
         let shared = TypedFlag<Int>("shared", default: 1)
-        let first = FlagManager(
+        let first = FlagEngine(
             registry: try FlagRegistry([shared.definition]), setup: FlagSetup(buildConfiguration: .release))
-        let second = FlagManager(
+        let second = FlagEngine(
             registry: try FlagRegistry([FlagDefinition(key: "other", type: .boolean, default: false), shared.definition]),
             setup: FlagSetup(buildConfiguration: .release))
         #expect(first.registry.index(of: shared) == 0)
@@ -210,6 +210,6 @@ struct TypedFlagPositionTests {
         #expect(first.registry.index(of: shared) == 0)
         let absent = TypedFlag<Int>("absent", default: 7)
         #expect(first.registry.index(of: absent) == nil)
-        #expect(FeatureFlags<AppFlag>(buildConfiguration: .release).value(absent) == 7)
+        #expect(FeatureFlagManager<AppFlag>(buildConfiguration: .release).value(absent) == 7)
     }
 }

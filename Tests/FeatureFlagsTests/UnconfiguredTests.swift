@@ -7,7 +7,7 @@ import Testing
 struct UnconfiguredTests {
     @Test func readsBeforeConfigurationReturnDefaultsAndWarnOncePerFlag() {
         let log = RecordingLogHandler()
-        let flags = FeatureFlags<AppFlag>(logger: log.logger)
+        let flags = FeatureFlagManager<AppFlag>(logger: log.logger)
         #expect(!flags.isConfigured)
         // The code default, not a silent false: message_retry defaults to on.
         #expect(flags.isEnabled(.messageRetry))

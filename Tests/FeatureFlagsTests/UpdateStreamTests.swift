@@ -5,7 +5,7 @@ import Testing
 
 struct UpdateStreamTests {
     @Test func snapshotStreamsStartWithTheCurrentValuesAndDeliverASecondChange() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .alpha)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .alpha)
         var updates = flags.updates().makeAsyncIterator()
         #expect(await next(&updates)?.isEnabled(.terminalRedesign) == false)
         flags.setOverride(.terminalRedesign, to: true)
@@ -15,7 +15,7 @@ struct UpdateStreamTests {
     }
 
     @Test func aSlowConsumerSeesTheNewestSnapshot() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .alpha)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .alpha)
         var updates = flags.updates().makeAsyncIterator()
         _ = await next(&updates)
         flags.setOverride(AppConfig.pageSize, to: 1)
@@ -25,7 +25,7 @@ struct UpdateStreamTests {
     }
 
     @Test func boolStreamsDeliverOnlyChangesOfTheirFlag() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .alpha)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .alpha)
         var updates = flags.updates(of: .ideasDrawer).makeAsyncIterator()
         #expect(await next(&updates) == false)
         flags.setOverride(.terminalRedesign, to: true)  // another flag: nothing delivered
@@ -36,17 +36,17 @@ struct UpdateStreamTests {
     }
 
     @Test func intStreamsDeliverASecondChange() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .release)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .release)
         var updates = flags.updates(of: AppConfig.pageSize).makeAsyncIterator()
         #expect(await next(&updates) == 50)
-        flags.manager.receiveRemoteValues(RemoteFlagValues(values: ["page_size": 75]))
+        flags.engine.receiveRemoteValues(RemoteFlagValues(values: ["page_size": 75]))
         #expect(await next(&updates) == 75)
-        flags.manager.receiveRemoteValues(RemoteFlagValues(values: ["page_size": 80]))
+        flags.engine.receiveRemoteValues(RemoteFlagValues(values: ["page_size": 80]))
         #expect(await next(&updates) == 80)
     }
 
     @Test func doubleStreamsDeliverASecondChange() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         var updates = flags.updates(of: AppConfig.streamFlushInterval).makeAsyncIterator()
         #expect(await next(&updates) == 0.05)
         flags.setOverride(AppConfig.streamFlushInterval, to: 0.1)
@@ -56,7 +56,7 @@ struct UpdateStreamTests {
     }
 
     @Test func stringStreamsDeliverASecondChange() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         var updates = flags.updates(of: AppConfig.onboardingVariant).makeAsyncIterator()
         #expect(await next(&updates) == "classic")
         flags.setOverride(AppConfig.onboardingVariant, to: "guided")
@@ -66,7 +66,7 @@ struct UpdateStreamTests {
     }
 
     @Test func enumStreamsDeliverASecondChange() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         var updates = flags.updates(of: AppConfig.composerStyle).makeAsyncIterator()
         #expect(await next(&updates) == .classic)
         flags.setOverride(AppConfig.composerStyle, to: .compact)
@@ -76,7 +76,7 @@ struct UpdateStreamTests {
     }
 
     @Test func codableStreamsDeliverASecondChange() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         var updates = flags.updates(of: AppConfig.retryPolicy).makeAsyncIterator()
         #expect(await next(&updates) == RetryPolicy(attempts: 3, backoffSeconds: 1.5))
         flags.setOverride(AppConfig.retryPolicy, to: RetryPolicy(attempts: 1, backoffSeconds: 0))
@@ -86,8 +86,8 @@ struct UpdateStreamTests {
     }
 
     @Test func subscriptionsAreRemovedWhenTheConsumerStops() async {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
-        #expect(flags.manager.subscriberCount == 0)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        #expect(flags.engine.subscriberCount == 0)
         let task = Task {
             for await _ in flags.updates(of: .ideasDrawer) {}
         }
@@ -95,17 +95,17 @@ struct UpdateStreamTests {
         _ = await next(&stream)
         task.cancel()
         await task.value
-        #expect(flags.manager.subscriberCount == 1)
+        #expect(flags.engine.subscriberCount == 1)
         do {
             var iterator = flags.updates(of: AppConfig.pageSize).makeAsyncIterator()
             _ = await next(&iterator)
-            #expect(flags.manager.subscriberCount == 2)
+            #expect(flags.engine.subscriberCount == 2)
         }
-        #expect(flags.manager.subscriberCount == 1)
+        #expect(flags.engine.subscriberCount == 1)
     }
 
     @Test func snapshotsDoNotChangeUnderTheReader() {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         let before = flags.snapshot
         flags.setOverride(.chatViewRedesign, to: false)
         flags.setOverride(AppConfig.pageSize, to: 99)
@@ -121,7 +121,7 @@ struct UpdateStreamTests {
     }
 
     @Test func theSnapshotIsObservable() {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         let changed = ChangeCounter()
         withObservationTracking {
             _ = flags.snapshot.isEnabled(.ideasDrawer)
@@ -143,9 +143,9 @@ final class ChangeCounter: Sendable {
 
 struct UpdateStreamQuietTests {
     @Test func snapshotStreamsStayQuietWhenNoValueChanges() {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         let sent = ChangeCounter()
-        let stream = flags.manager.subscribe(index: nil) { _ in sent.increment() }
+        let stream = flags.engine.subscribe(index: nil) { _ in sent.increment() }
         #expect(sent.count == 1, "the current values first")
         // Same value as the build default: the winning layer changes, the value does not.
         flags.setOverride(.chatViewRedesign, to: true)
@@ -157,12 +157,12 @@ struct UpdateStreamQuietTests {
     }
 
     @Test func safePointValuesEqualToTheCurrentOnesClearAnOlderPendingSet() {
-        let flags = FeatureFlags<AppFlag>(
+        let flags = FeatureFlagManager<AppFlag>(
             FlagSetup(buildConfiguration: .release, remoteProvider: TestRemoteProvider(), remoteApplyPolicy: .atSafePoint))
-        flags.manager.receiveRemoteValues(RemoteFlagValues(values: ["ideas_drawer": true]))
-        #expect(flags.manager.hasPendingRemoteValues)
-        flags.manager.receiveRemoteValues(.empty)
-        #expect(!flags.manager.hasPendingRemoteValues)
+        flags.engine.receiveRemoteValues(RemoteFlagValues(values: ["ideas_drawer": true]))
+        #expect(flags.engine.hasPendingRemoteValues)
+        flags.engine.receiveRemoteValues(.empty)
+        #expect(!flags.engine.hasPendingRemoteValues)
         flags.applyPendingRemoteValues()
         #expect(!flags.isEnabled(.ideasDrawer))
     }
@@ -174,7 +174,7 @@ struct LargeRegistryNotificationTests {
     @Test func onlySubscribersOfChangedFlagsAreNotified() throws {
         let count = 10_000
         let registry = try FlagRegistry((0..<count).map { FlagDefinition(key: "flag_\($0)", type: .integer, default: 0) })
-        let manager = FlagManager(
+        let manager = FlagEngine(
             registry: registry,
             setup: FlagSetup(buildConfiguration: .release, remoteProvider: TestRemoteProvider(), remoteApplyPolicy: .immediately))
         let notified = Locked<[Int]>([])
@@ -198,12 +198,12 @@ struct LargeRegistryNotificationTests {
     }
 
     @Test func keyedStreamsFollowOneFlag() async throws {
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
-        var updates = flags.manager.updates(forKey: "page_size").makeAsyncIterator()
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        var updates = flags.engine.updates(forKey: "page_size").makeAsyncIterator()
         #expect(await updates.next() == 10)
         flags.setOverride(AppConfig.pageSize, to: 30)
         #expect(await updates.next() == 30)
-        var missing = flags.manager.updates(forKey: "nope").makeAsyncIterator()
+        var missing = flags.engine.updates(forKey: "nope").makeAsyncIterator()
         #expect(await missing.next() == nil)
     }
 }

@@ -83,7 +83,7 @@ struct ExamplePackageTests {
         try """
             import FeatureFlags
 
-            let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+            let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
             print(AppFlag.allCases.count, flags.isEnabled(.chatViewRedesign), flags.chatPageSize)
 
             """.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)

@@ -8,7 +8,7 @@ struct FlagRemovalRewriterTests {
 
     @Test func keepOffTakesElseBranchesAndGuardExits() {
         let source = """
-            func title(flags: FeatureFlags<AppFlag>) -> String {
+            func title(flags: FeatureFlagManager<AppFlag>) -> String {
                 if flags.isEnabled(.newChat) {
                     log("new")
                 } else if flags.isEnabled(.other) {
@@ -23,7 +23,7 @@ struct FlagRemovalRewriterTests {
             }
             """
         #expect(rewrite(source, keep: false) == """
-            func title(flags: FeatureFlags<AppFlag>) -> String {
+            func title(flags: FeatureFlagManager<AppFlag>) -> String {
                 if flags.isEnabled(.other) {
                     log("other")
                 } else {

@@ -10,7 +10,7 @@ import FeatureFlags
 struct CheckFixture: @unchecked Sendable {
     // @unchecked Sendable: every property is an immutable array or a Sendable class, built once
     // before any benchmark runs and only read afterwards.
-    let flags: FeatureFlags<AppFlag>
+    let flags: FeatureFlagManager<AppFlag>
     /// The resolved values in case order, for the `[Bool]` baseline.
     let bools: [Bool]
     /// The resolved values by key, for the dictionary baseline.
@@ -23,7 +23,7 @@ struct CheckFixture: @unchecked Sendable {
 
     init(inputCount: Int = 4_096) {
         precondition(inputCount > 0 && inputCount & (inputCount - 1) == 0, "inputCount must be a power of two")
-        let flags = FeatureFlags<AppFlag>(buildConfiguration: .debug)
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         // Longer than the 15 UTF-8 bytes Swift stores inline, so that reading the string value
         // measures a heap string, as most real strings are.
         flags.setOverride(AppConfig.onboardingVariant, to: "checklist-with-progress-bar")

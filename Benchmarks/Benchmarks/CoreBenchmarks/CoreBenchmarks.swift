@@ -167,7 +167,7 @@ let benchmarks: @Sendable () -> Void = {
 /// the read (about 2 ns).
 @inline(never)
 func readValues<Value>(
-    _ flags: FeatureFlags<AppFlag>, _ flag: TypedFlag<Value>, count: Int, weight: (Value) -> Int
+    _ flags: FeatureFlagManager<AppFlag>, _ flag: TypedFlag<Value>, count: Int, weight: (Value) -> Int
 ) -> Int {
     var total = 0
     for _ in 0..<count { total &+= weight(flags.value(flag)) }

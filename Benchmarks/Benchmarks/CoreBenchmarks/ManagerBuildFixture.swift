@@ -39,9 +39,9 @@ final class ManagerBuildFixture: Sendable {
 
     /// Builds the manager the way an app launch does: validate the registry, read the override
     /// file, take the provider's cached values, resolve every flag.
-    func buildManager() throws -> FlagManager {
+    func buildManager() throws -> FlagEngine {
         let registry = try FlagRegistry(definitions)
-        return FlagManager(
+        return FlagEngine(
             registry: registry,
             setup: FlagSetup(
                 buildConfiguration: .debug,

@@ -101,7 +101,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // One manager for all iterations, with a subscriber per flag; each iteration applies the
     // payload that is not in effect, so every iteration changes exactly `changedCount` values.
-    let manager = FlagManager(registry: registry, setup: FlagSetup(buildConfiguration: .release))
+    let manager = FlagEngine(registry: registry, setup: FlagSetup(buildConfiguration: .release))
     let subscriptions = (0..<flagCount).map { manager.updates(forKey: key($0)) }
     nonisolated(unsafe) var next = 0
     Benchmark("Remote.Apply", configuration: configuration) { _ in

@@ -12,28 +12,28 @@
 /// menu.resetAll()
 /// ```
 public struct FlagDebugModel: Sendable {
-    /// The manager the menu reads and writes.
-    public let manager: FlagManager
+    /// The engine the menu reads and writes.
+    public let engine: FlagEngine
 
-    public init(manager: FlagManager) {
-        self.manager = manager
+    public init(engine: FlagEngine) {
+        self.engine = engine
     }
 
-    public init<Key>(_ flags: FeatureFlags<Key>) {
-        self.manager = flags.manager
+    public init<Key>(_ flags: FeatureFlagManager<Key>) {
+        self.engine = flags.engine
     }
 
     /// The phases present in the registry, ascending, for a phase picker.
     public var phases: [Int] {
-        Array(Set(manager.registry.definitions.compactMap(\.phase))).sorted()
+        Array(Set(engine.registry.definitions.compactMap(\.phase))).sorted()
     }
 
     /// Rows in registry order, filtered by a case-insensitive search over key and display name
     /// (empty matches everything) and by phase (`nil` matches every phase).
     public func rows(matching search: String = "", phase: Int? = nil) -> [FlagDebugRow] {
-        let table = manager.currentTable()
-        let overrides = manager.overrides
-        let canOverride = manager.overridesPermitted
+        let table = engine.currentTable()
+        let overrides = engine.overrides
+        let canOverride = engine.overridesPermitted
         let needle = search.lowercased().filter { !$0.isNewline }
         return table.registry.definitions.enumerated().compactMap { index, definition in
             if let phase, definition.phase != phase { return nil }
@@ -56,30 +56,30 @@ public struct FlagDebugModel: Sendable {
 
     /// Sets an override; `nil` clears it.
     public func setOverride(_ value: FlagValue?, forKey key: String) throws(FlagOverrideError) {
-        try manager.setOverride(value, forKey: key)
+        try engine.setOverride(value, forKey: key)
     }
 
     /// Flips a Boolean flag by overriding it to the opposite of its current value.
     public func toggle(_ key: String) throws(FlagOverrideError) {
-        let current = manager.currentTable()
-        guard let index = manager.registry.index(ofKey: key) else {
+        let current = engine.currentTable()
+        guard let index = engine.registry.index(ofKey: key) else {
             throw FlagOverrideError(kind: .unknownFlag(key))
         }
         guard let on = current.values[index].boolValue else {
             throw FlagOverrideError(
-                kind: .typeMismatch(key: key, expected: manager.registry.definitions[index].type, value: "a toggle"))
+                kind: .typeMismatch(key: key, expected: engine.registry.definitions[index].type, value: "a toggle"))
         }
-        try manager.setOverride(.bool(!on), forKey: key)
+        try engine.setOverride(.bool(!on), forKey: key)
     }
 
     /// Clears one override.
     public func clearOverride(forKey key: String) throws(FlagOverrideError) {
-        try manager.setOverride(nil, forKey: key)
+        try engine.setOverride(nil, forKey: key)
     }
 
     /// Clears every override.
     public func resetAll() {
-        manager.removeAllOverrides()
+        engine.removeAllOverrides()
     }
 
     /// How the menu shows a value.

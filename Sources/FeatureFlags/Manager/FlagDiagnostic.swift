@@ -1,5 +1,5 @@
 /// A problem the manager noticed and worked around: reported through the logger and kept in
-/// ``FlagManager/diagnostics`` so apps and tests can show or check it.
+/// ``FlagEngine/diagnostics`` so apps and tests can show or check it.
 public struct FlagDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem it was.
     public enum Kind: String, Sendable, Hashable {

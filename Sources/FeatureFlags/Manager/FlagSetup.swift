@@ -5,7 +5,7 @@ import Logging
 /// policy.
 ///
 /// ```swift
-/// let flags = FeatureFlags<AppFlag>(FlagSetup(
+/// let flags = FeatureFlagManager<AppFlag>(FlagSetup(
 ///     buildConfiguration: .current,
 ///     overrideStore: JSONFileFlagStore(directory: supportDirectory),
 ///     launchArguments: CommandLine.arguments))

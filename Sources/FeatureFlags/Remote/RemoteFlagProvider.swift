@@ -47,7 +47,7 @@ public struct LocalFlagProvider: RemoteFlagProvider {
 public enum RemoteApplyPolicy: Sendable, Hashable {
     /// As soon as they arrive.
     case immediately
-    /// When the app calls ``FeatureFlags/applyPendingRemoteValues()`` at a point of its choosing
+    /// When the app calls ``FeatureFlagManager/applyPendingRemoteValues()`` at a point of its choosing
     /// (a screen change, a new session), so nothing changes under the user's eyes.
     case atSafePoint
     /// Only values available when the manager is configured (the provider's cache) apply; later

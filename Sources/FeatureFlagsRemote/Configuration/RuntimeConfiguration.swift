@@ -2,7 +2,7 @@ import FeatureFlags
 
 /// The runtime configuration at one instant, in groups: `config.auth.magicLinkResendCooldown`.
 ///
-/// Built from a ``FeatureFlags`` instance or one of its snapshots, whose registry includes
+/// Built from a ``FeatureFlagManager`` instance or one of its snapshots, whose registry includes
 /// ``RuntimeConfigurationFlags/all``. A value missing from the registry reads as its declared
 /// default.
 ///
@@ -67,21 +67,21 @@ public struct RuntimeConfiguration: Sendable, Hashable {
     }
 
     /// The configuration as the flags resolve it now.
-    public init<Key>(_ flags: FeatureFlags<Key>) {
+    public init<Key>(_ flags: FeatureFlagManager<Key>) {
         self.init(reading: flags)
     }
 }
 
-/// Something that reads typed flag values: ``FeatureFlags`` and ``FlagSnapshot``.
+/// Something that reads typed flag values: ``FeatureFlagManager`` and ``FlagSnapshot``.
 public protocol RuntimeConfigurationReading {
     /// A typed value.
     func value<Value>(_ flag: TypedFlag<Value>) -> Value
 }
 
-extension FeatureFlags: RuntimeConfigurationReading {}
+extension FeatureFlagManager: RuntimeConfigurationReading {}
 extension FlagSnapshot: RuntimeConfigurationReading {}
 
-extension FeatureFlags {
+extension FeatureFlagManager {
     /// The runtime configuration as resolved now.
     public var runtimeConfiguration: RuntimeConfiguration { RuntimeConfiguration(reading: snapshot) }
 }

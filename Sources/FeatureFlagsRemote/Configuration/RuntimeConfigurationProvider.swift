@@ -10,11 +10,11 @@ import FeatureFlags
 /// ```
 public final class RuntimeConfigurationProvider<Key: FeatureFlagKey>: Sendable {
     /// The flags the values resolve through (overrides and build defaults included).
-    public let flags: FeatureFlags<Key>
+    public let flags: FeatureFlagManager<Key>
     /// The loader feeding the remote layer, if any.
     public let loader: RemoteConfigurationLoader?
 
-    public init(flags: FeatureFlags<Key>, loader: RemoteConfigurationLoader? = nil) {
+    public init(flags: FeatureFlagManager<Key>, loader: RemoteConfigurationLoader? = nil) {
         self.flags = flags
         self.loader = loader
     }

@@ -2,7 +2,7 @@ import FeatureFlags
 import FlagManifest
 
 /// Generates the Swift declaration of a manifest's registry: the flag enum with its metadata,
-/// the typed values, and typed accessors on `FeatureFlags`.
+/// the typed values, and typed accessors on `FeatureFlagManager`.
 ///
 /// The output is deterministic (manifest order, fixed formatting) and starts with
 /// ``header``, so tools and reviewers can tell it is generated.
@@ -80,7 +80,7 @@ public struct FlagCodeGenerator: Sendable {
             }
             out += "}\n"
 
-            out += "\nextension FeatureFlags where Key == \(enumName) {\n"
+            out += "\nextension FeatureFlagManager where Key == \(enumName) {\n"
             for (offset, definition) in typed.enumerated() {
                 if offset > 0 { out += "\n" }
                 let name = SwiftNames.identifier(forKey: definition.key)

@@ -10,7 +10,7 @@ import Logging
 /// the file untouched (another manifest may know them) and reported as ``warnings``.
 public final class OverrideSession: Sendable {
     public let manifest: Manifest
-    public let manager: FlagManager
+    public let engine: FlagEngine
     /// The override file.
     public let overridesURL: URL
     /// Problems worth telling the user that do not stop the command.
@@ -45,7 +45,7 @@ public final class OverrideSession: Sendable {
         }
         self.foreignOverrides = foreign
         self.warnings = warnings
-        self.manager = FlagManager(
+        self.engine = FlagEngine(
             registry: registry,
             setup: FlagSetup(
                 buildConfiguration: configuration, overrideStore: InMemoryFlagStore(known),
@@ -79,8 +79,8 @@ public final class OverrideSession: Sendable {
     /// The flags matching a search text (in key, display name, description or owner, any
     /// letter case) and a phase, in manifest order.
     public func rows(matching search: String? = nil, phase: Int? = nil) -> [FlagRow] {
-        let overrides = manager.overrides
-        return zip(manager.registry.definitions, manager.allDetails()).compactMap { definition, details in
+        let overrides = engine.overrides
+        return zip(engine.registry.definitions, engine.allDetails()).compactMap { definition, details in
             if let phase, definition.phase != phase { return nil }
             if let search, !search.isEmpty {
                 let haystack = [definition.key, definition.displayName, definition.description, definition.owner ?? ""]
@@ -94,10 +94,10 @@ public final class OverrideSession: Sendable {
     ///
     /// - Throws: ``ToolingError`` (failed) when the manifest has no such flag.
     public func row(forKey key: String) throws(ToolingError) -> FlagRow {
-        guard let definition = manager.registry.definition(forKey: key) else { throw unknownFlag(key) }
+        guard let definition = engine.registry.definition(forKey: key) else { throw unknownFlag(key) }
         return FlagRow(
-            definition: definition, details: manager.details(forKey: key),
-            isOverridden: manager.overrides[key] != nil)
+            definition: definition, details: engine.details(forKey: key),
+            isOverridden: engine.overrides[key] != nil)
     }
 
     // MARK: - Writing
@@ -105,7 +105,7 @@ public final class OverrideSession: Sendable {
     /// Sets an override from command-line text: JSON (`true`, `20`, `{"a":1}`), or for string
     /// flags any text. Writes the file.
     public func setOverride(key: String, text: String) throws(ToolingError) -> FlagRow {
-        guard let definition = manager.registry.definition(forKey: key) else { throw unknownFlag(key) }
+        guard let definition = engine.registry.definition(forKey: key) else { throw unknownFlag(key) }
         let parsed = (try? JSONNodeParser.parse(text))?.flagValue
         let value: FlagValue
         if definition.type == .string {
@@ -118,7 +118,7 @@ public final class OverrideSession: Sendable {
                 "'\(text)' is not a valid \(definition.type) for flag '\(key)'. \(Self.example(for: definition.type))")
         }
         do {
-            try manager.setOverride(value, forKey: key)
+            try engine.setOverride(value, forKey: key)
         } catch {
             throw ToolingError(.failed, error.description)
         }
@@ -128,11 +128,11 @@ public final class OverrideSession: Sendable {
 
     /// Clears one override and writes the file.
     public func clearOverride(key: String) throws(ToolingError) -> FlagRow {
-        guard manager.registry.definition(forKey: key) != nil else { throw unknownFlag(key) }
-        let wasSet = manager.overrides[key] != nil
+        guard engine.registry.definition(forKey: key) != nil else { throw unknownFlag(key) }
+        let wasSet = engine.overrides[key] != nil
         if wasSet {
             do {
-                try manager.setOverride(nil, forKey: key)
+                try engine.setOverride(nil, forKey: key)
             } catch {
                 throw ToolingError(.failed, error.description)
             }
@@ -144,14 +144,14 @@ public final class OverrideSession: Sendable {
     /// Clears every override of the manifest's flags and writes the file; returns how many
     /// there were. Overrides of flags the manifest does not know are kept.
     public func removeAllOverrides() throws(ToolingError) -> Int {
-        let count = manager.overrides.count
-        manager.removeAllOverrides()
+        let count = engine.overrides.count
+        engine.removeAllOverrides()
         try save()
         return count
     }
 
     private func save() throws(ToolingError) {
-        let values = manager.overrides.merging(foreignOverrides) { known, _ in known }
+        let values = engine.overrides.merging(foreignOverrides) { known, _ in known }
         do {
             if values.isEmpty, !FileManager.default.fileExists(atPath: overridesURL.path) { return }
             try JSONFileFlagStore(url: overridesURL).save(values)
@@ -161,7 +161,7 @@ public final class OverrideSession: Sendable {
     }
 
     private func unknownFlag(_ key: String) -> ToolingError {
-        let suggestions = manager.registry.definitions.map(\.key).filter {
+        let suggestions = engine.registry.definitions.map(\.key).filter {
             $0.contains(key) || key.contains($0) || Self.editDistance($0, key) <= 2
         }
         var message = "There is no flag '\(key)' in the manifest."

@@ -1,7 +1,7 @@
 import FeatureFlags
 import FeatureFlagsTesting
 
-let flags = FeatureFlags<AppFlag>(buildConfiguration: .internal)
+let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .internal)
 
 func chatTitle() -> String {
     if flags.isEnabled(.chatViewRedesign) {

@@ -414,7 +414,7 @@ enum AppFlagValues {
     )
 }
 
-extension FeatureFlags where Key == AppFlag {
+extension FeatureFlagManager where Key == AppFlag {
     /// Chat page size: Messages loaded per page.
     var chatPageSize: Int { value(AppFlagValues.chatPageSize) }
 

@@ -2,7 +2,7 @@ import FeatureFlags
 
 // chat_view_redesign in a comment is not a reference.
 struct ChatView {
-    let flags: FeatureFlags<AppFlag>
+    let flags: FeatureFlagManager<AppFlag>
 
     var title: String {
         if flags.isEnabled(.chatViewRedesign) {
@@ -16,11 +16,11 @@ struct ChatView {
     var pageSize: Int { flags.value(AppConfig.pageSize) + flags.chatPageSize }
 
     func debugMenu() {
-        try? flags.manager.setOverride(true, forKey: "voice_input")
-        _ = flags.manager.value(forKey: "chat_redesign")
-        _ = flags.manager.details(forKey: "chat_view_redesign")
+        try? flags.engine.setOverride(true, forKey: "voice_input")
+        _ = flags.engine.value(forKey: "chat_redesign")
+        _ = flags.engine.details(forKey: "chat_view_redesign")
         let name = "redesign"
-        _ = flags.manager.value(forKey: "chat_view_\(name)")
+        _ = flags.engine.value(forKey: "chat_view_\(name)")
         _ = ["old_onboarding"]
     }
 }

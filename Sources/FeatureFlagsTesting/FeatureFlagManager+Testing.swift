@@ -1,12 +1,12 @@
 public import FeatureFlags
 import Logging
 
-extension FeatureFlags {
+extension FeatureFlagManager {
     /// Flags for a test: configured for `configuration`, in-memory stores, no remote provider,
     /// and the given overrides applied.
     ///
     /// ```swift
-    /// let flags = FeatureFlags<AppFlag>.testing(.release, overrides: [.chatViewRedesign: true])
+    /// let flags = FeatureFlagManager<AppFlag>.testing(.release, overrides: [.chatViewRedesign: true])
     /// ```
     ///
     /// Overrides apply in every configuration here, including release, so a test can pin any
@@ -17,11 +17,11 @@ extension FeatureFlags {
         values: [String: FlagValue] = [:],
         remote: RemoteFlagValues? = nil,
         logger: Logger = Logger(label: "feature-flags.testing")
-    ) -> FeatureFlags<Key> {
+    ) -> FeatureFlagManager<Key> {
         var stored = values
         for (flag, on) in overrides { stored[flag.rawValue] = .bool(on) }
         let provider = remote.map { TestRemoteProvider(cached: $0) }
-        return FeatureFlags(
+        return FeatureFlagManager(
             FlagSetup(
                 buildConfiguration: configuration,
                 overrideStore: InMemoryFlagStore(stored),

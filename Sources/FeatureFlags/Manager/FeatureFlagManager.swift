@@ -6,7 +6,7 @@ import Synchronization
 /// a flag enum.
 ///
 /// ```swift
-/// let flags = FeatureFlags<AppFlag>(FlagSetup(buildConfiguration: .current))
+/// let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .current))
 ///
 /// if flags.isEnabled(.chatViewRedesign) { showNewChat() }
 /// let pageSize = flags.value(AppConfig.pageSize)
@@ -17,11 +17,11 @@ import Synchronization
 /// return code defaults (logging one warning per flag) until ``configure(_:)`` is called.
 ///
 /// `isEnabled(_:)` is a lock-free read of an atomic word. SwiftUI views that must redraw on
-/// changes read through ``snapshot``, which is observed (`FeatureFlags` conforms to
+/// changes read through ``snapshot``, which is observed (`FeatureFlagManager` conforms to
 /// `Observable`).
-public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
+public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable {
     /// The engine, for tools and the debug model.
-    public let manager: FlagManager
+    public let engine: FlagEngine
     @usableFromInline
     let caseIndex: FlagCaseIndex<Key>
     private let registrar = ObservationRegistrar()
@@ -48,13 +48,13 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
         } catch {
             preconditionFailure("Invalid feature flag declarations in \(Key.self): \(error)")
         }
-        self.manager = FlagManager(registry: registry, logger: logger, resolvingDefaults: setup == nil)
+        self.engine = FlagEngine(registry: registry, logger: logger, resolvingDefaults: setup == nil)
         self.caseIndex = FlagCaseIndex()
-        manager.onChange { [weak self] in
+        engine.onChange { [weak self] in
             guard let self else { return }
             self.registrar.withMutation(of: self, keyPath: \.snapshot) {}
         }
-        if let setup { manager.configure(setup) }
+        if let setup { engine.configure(setup) }
     }
 
     /// Creates flags for a build configuration, with in-memory overrides and no remote values.
@@ -62,16 +62,16 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
         self.init(FlagSetup(buildConfiguration: buildConfiguration))
     }
 
-    /// Configures (or reconfigures) the flags; see ``FlagManager/configure(_:)``.
+    /// Configures (or reconfigures) the flags; see ``FlagEngine/configure(_:)``.
     public func configure(_ setup: FlagSetup) {
-        manager.configure(setup)
+        engine.configure(setup)
     }
 
     /// Whether ``configure(_:)`` has been called.
-    public var isConfigured: Bool { manager.isConfigured }
+    public var isConfigured: Bool { engine.isConfigured }
 
     /// The configuration the flags run as, or `nil` before they are configured.
-    public var buildConfiguration: BuildConfiguration? { manager.buildConfiguration }
+    public var buildConfiguration: BuildConfiguration? { engine.buildConfiguration }
 
     // MARK: - Reading
 
@@ -79,8 +79,8 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
     @inlinable
     public func isEnabled(_ flag: Key) -> Bool {
         let index = caseIndex.index(of: flag)
-        if !manager.configured.load(ordering: .relaxed) { manager.noteReadIfUnconfigured(index) }
-        return manager.slots.word(at: index) != 0
+        if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
+        return engine.slots.word(at: index) != 0
     }
 
     /// Whether a flag is on: `flags[.chatViewRedesign]`.
@@ -91,24 +91,24 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
     /// instead of its declared checking mode.
     public func isEnabled(_ flag: Key, checking mode: CheckingMode) -> Bool {
         let index = caseIndex.index(of: flag)
-        manager.noteReadIfUnconfigured(index)
-        return manager.currentTable().boolValue(at: index, checking: mode)
+        engine.noteReadIfUnconfigured(index)
+        return engine.currentTable().boolValue(at: index, checking: mode)
     }
 
     /// A typed value. Integers, doubles and Booleans are lock-free reads; `Codable` values are
     /// decoded once per change. A value not in this registry returns its declared default.
     @inlinable
     public func value<Value>(_ flag: TypedFlag<Value>) -> Value {
-        guard let index = manager.registry.index(of: flag) else { return flag.defaultValue }
-        if !manager.configured.load(ordering: .relaxed) { manager.noteReadIfUnconfigured(index) }
+        guard let index = engine.registry.index(of: flag) else { return flag.defaultValue }
+        if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
         switch Value.flagValueType {
         case .boolean:
-            return Value(flagValue: .bool(manager.slots.word(at: index) != 0)) ?? flag.defaultValue
+            return Value(flagValue: .bool(engine.slots.word(at: index) != 0)) ?? flag.defaultValue
         case .integer:
-            return Value(flagValue: .int(Int(truncatingIfNeeded: Int64(bitPattern: manager.slots.word(at: index)))))
+            return Value(flagValue: .int(Int(truncatingIfNeeded: Int64(bitPattern: engine.slots.word(at: index)))))
                 ?? flag.defaultValue
         case .double:
-            return Value(flagValue: .double(Double(bitPattern: manager.slots.word(at: index)))) ?? flag.defaultValue
+            return Value(flagValue: .double(Double(bitPattern: engine.slots.word(at: index)))) ?? flag.defaultValue
         case .string, .object:
             return storedValue(flag, at: index)
         }
@@ -116,24 +116,24 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
 
     @usableFromInline
     func storedValue<Value>(_ flag: TypedFlag<Value>, at index: Int) -> Value {
-        FlagSnapshot<Key>.value(flag, at: index, in: manager.currentTable())
+        FlagSnapshot<Key>.value(flag, at: index, in: engine.currentTable())
     }
 
     /// The explanation of a flag's value: winning layer, reason and what every layer said.
     public func details(_ flag: Key) -> FlagEvaluationDetails {
-        manager.currentTable().details(at: caseIndex.index(of: flag))
+        engine.currentTable().details(at: caseIndex.index(of: flag))
     }
 
     /// The explanation of a typed value.
     public func details<Value>(_ flag: TypedFlag<Value>) -> FlagEvaluationDetails {
-        manager.details(forKey: flag.key)
+        engine.details(forKey: flag.key)
     }
 
     /// Every value at one instant, for consistent reads across a transition, an animation or a
     /// server request. Observed: SwiftUI views reading it redraw when values change.
     public var snapshot: FlagSnapshot<Key> {
         registrar.access(self, keyPath: \.snapshot)
-        return FlagSnapshot(table: manager.currentTable(), caseIndex: caseIndex)
+        return FlagSnapshot(table: engine.currentTable(), caseIndex: caseIndex)
     }
 
     /// Values resolved with `remote` in place of the current remote layer, without changing
@@ -146,7 +146,7 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
     ///
     /// Values of unknown flags or of the wrong type are ignored.
     public func snapshot(applying remote: RemoteFlagValues) -> FlagSnapshot<Key> {
-        FlagSnapshot(table: manager.table(applying: remote), caseIndex: caseIndex)
+        FlagSnapshot(table: engine.table(applying: remote), caseIndex: caseIndex)
     }
 
     // MARK: - Overrides
@@ -164,29 +164,29 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
 
     /// Clears every local override.
     public func removeAllOverrides() {
-        manager.removeAllOverrides()
+        engine.removeAllOverrides()
     }
 
     /// Whether a flag has a local override.
     public func isOverridden(_ flag: Key) -> Bool {
-        manager.overrides[flag.rawValue] != nil
+        engine.overrides[flag.rawValue] != nil
     }
 
     /// Sets the user's preference for a user-togglable flag, or clears it with `nil`. Ignored,
     /// with a warning, for flags that are not user-togglable.
     public func setUserPreference(_ flag: Key, to value: Bool?) {
         do {
-            try manager.setUserPreference(value.map(FlagValue.bool), forKey: flag.rawValue)
+            try engine.setUserPreference(value.map(FlagValue.bool), forKey: flag.rawValue)
         } catch {
-            manager.warn("\(error)", key: flag.rawValue)
+            engine.warn("\(error)", key: flag.rawValue)
         }
     }
 
     private func setOverride(key: String, _ value: FlagValue?) {
         do {
-            try manager.setOverride(value, forKey: key)
+            try engine.setOverride(value, forKey: key)
         } catch {
-            manager.warn("\(error)", key: key)
+            engine.warn("\(error)", key: key)
         }
     }
 
@@ -194,13 +194,13 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
 
     /// Applies remote values waiting under ``RemoteApplyPolicy/atSafePoint``.
     public func applyPendingRemoteValues() {
-        manager.applyPendingRemoteValues()
+        engine.applyPendingRemoteValues()
     }
 
     /// Asks the remote provider for fresh values (for example when the app comes to the
     /// foreground).
     public func refreshRemoteValues() async {
-        await manager.refreshRemoteValues()
+        await engine.refreshRemoteValues()
     }
 
     // MARK: - Updates
@@ -208,23 +208,23 @@ public final class FeatureFlags<Key: FeatureFlagKey>: Sendable, Observable {
     /// Snapshots: the current one first, then one per change. Slow consumers see the newest.
     public func updates() -> AsyncStream<FlagSnapshot<Key>> {
         let caseIndex = self.caseIndex
-        return manager.subscribe(index: nil) { FlagSnapshot(table: $0, caseIndex: caseIndex) }
+        return engine.subscribe(index: nil) { FlagSnapshot(table: $0, caseIndex: caseIndex) }
     }
 
     /// A flag's value: the current one first, then one per change of that flag.
     public func updates(of flag: Key) -> AsyncStream<Bool> {
         let index = caseIndex.index(of: flag)
-        return manager.subscribe(index: index) { table in table.values[index].boolValue ?? false }
+        return engine.subscribe(index: index) { table in table.values[index].boolValue ?? false }
     }
 
     /// A typed value: the current one first, then one per change of that value.
     public func updates<Value>(of flag: TypedFlag<Value>) -> AsyncStream<Value> {
-        guard let index = manager.registry.index(of: flag) else {
+        guard let index = engine.registry.index(of: flag) else {
             return AsyncStream { continuation in
                 continuation.yield(flag.defaultValue)
                 continuation.finish()
             }
         }
-        return manager.subscribe(index: index) { table in FlagSnapshot<Key>.value(flag, at: index, in: table) }
+        return engine.subscribe(index: index) { table in FlagSnapshot<Key>.value(flag, at: index, in: table) }
     }
 }

@@ -1,15 +1,15 @@
 import Logging
 import Synchronization
 
-/// The engine behind ``FeatureFlags``: resolves a ``FlagRegistry`` through its layers, keeps
+/// The engine behind ``FeatureFlagManager``: resolves a ``FlagRegistry`` through its layers, keeps
 /// overrides and preferences, applies remote values and publishes the results.
 ///
-/// Apps use the typed ``FeatureFlags`` over their flag enum. `FlagManager` works by key and
+/// Apps use the typed ``FeatureFlagManager`` over their flag enum. `FlagEngine` works by key and
 /// suits tools that load their registry at run time, such as the `flags` command.
 ///
 /// Checks are reads: resolution runs when an input changes, and its results are published to
 /// atomic slots (Booleans and numbers) and an immutable table (everything else).
-public final class FlagManager: Sendable {
+public final class FlagEngine: Sendable {
     /// The flags this manager resolves.
     public let registry: FlagRegistry
 
