@@ -28,7 +28,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         /// Where the cache file lives (the app's caches or application support directory), or
         /// `nil` for no disk cache.
         public var cacheDirectory: URL?
-        /// Seconds a payload stays fresh when it carries no TTL of its own.
+        /// Seconds a payload stays fresh when it carries no TTL of its own, held to
+        /// ``RemoteDurationLimits/timeToLive``.
         public var defaultTTL: TimeInterval
         /// Seconds a request may take before it counts as timed out.
         public var requestTimeout: TimeInterval
@@ -513,7 +514,9 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         let now = clock.now
         let entry = RemoteCacheEntry(
             payload: response.body, format: configuration.source.format, etag: response.value(forHeaderField: "ETag"),
-            writtenAt: now, ttl: decoded.ttl ?? configuration.defaultTTL, cacheKey: cacheKey)
+            writtenAt: now,
+            ttl: RemoteDurationLimits.clamp(decoded.ttl ?? configuration.defaultTTL, to: RemoteDurationLimits.timeToLive),
+            cacheKey: cacheKey)
         writeCache(entry)
         for ignored in decoded.ignored {
             logger.warning(

@@ -6,7 +6,8 @@ import Foundation
 /// Writes are atomic (a temporary file renamed over the old one) and, on Apple platforms, use
 /// file protection `completeUntilFirstUserAuthentication`, so a background refresh after a
 /// reboot can still read it. A file that cannot be read (corrupt, truncated, unknown version)
-/// is moved aside, never overwritten, and reported.
+/// is moved aside, never overwritten, and reported; so is a header whose durations are outside
+/// ``RemoteDurationLimits``, which no build ever writes.
 public struct RemoteCacheFile: Sendable {
     /// What reading found.
     public enum ReadResult: Sendable, Hashable {
@@ -31,6 +32,9 @@ public struct RemoteCacheFile: Sendable {
     }
 
     static let currentVersion = 1
+
+    /// The largest write time, in seconds from 1970, read back as a time (about the year 5138).
+    static let maximumTimestamp: Double = 100_000_000_000
 
     struct Header: Codable {
         var version: Int
@@ -96,6 +100,14 @@ public struct RemoteCacheFile: Sendable {
         }
         guard header.version == currentVersion else {
             return .failure("The cache file has version \(header.version); this build reads \(currentVersion).")
+        }
+        guard header.ttlSeconds.isFinite, RemoteDurationLimits.timeToLive.contains(header.ttlSeconds) else {
+            return .failure(
+                "The cache file's 'ttlSeconds' (\(header.ttlSeconds)) is outside \(Int(RemoteDurationLimits.timeToLive.lowerBound))...\(Int(RemoteDurationLimits.timeToLive.upperBound)) seconds."
+            )
+        }
+        guard header.writtenAt.isFinite, abs(header.writtenAt) < maximumTimestamp else {
+            return .failure("The cache file's 'writtenAt' (\(header.writtenAt)) is not a usable time.")
         }
         let payload = data[data.index(after: newline)...]
         guard payload.count == header.payloadLength else {

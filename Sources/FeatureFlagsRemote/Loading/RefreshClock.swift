@@ -18,12 +18,20 @@ public struct SystemRefreshClock: RefreshClock {
 
     public var now: Date { Date() }
 
+    /// Sleeps in steps of at most a day, so that any deadline, however far (even
+    /// `Date.distantFuture`), is a wait and never an overflow.
     public func sleep(until deadline: Date) async throws {
-        let interval = deadline.timeIntervalSinceNow
-        if interval > 0 {
-            try await Task.sleep(for: .milliseconds(Int64((interval * 1000).rounded(.up))))
-        } else {
-            try Task.checkCancellation()
+        while true {
+            let interval = deadline.timeIntervalSinceNow
+            guard interval > 0 else {
+                try Task.checkCancellation()
+                return
+            }
+            let step = min(interval, Self.longestStep)
+            try await Task.sleep(for: .milliseconds(Int64((step * 1000).rounded(.up))))
         }
     }
+
+    /// The longest single `Task.sleep`, in seconds.
+    static let longestStep: TimeInterval = 86_400
 }

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The n-th consecutive failure waits `min(maximumDelay, initialDelay × multiplierⁿ⁻¹)`, less
 /// a random share of up to `jitter` of it, so many clients that failed together don't retry
-/// together.
+/// together. Whatever the settings, the wait stays within ``RemoteDurationLimits/backoff``
+/// (at most an hour).
 public struct RefreshRetryPolicy: Sendable {
     /// The wait after the first failure, in seconds.
     public var initialDelay: TimeInterval
@@ -36,7 +37,8 @@ public struct RefreshRetryPolicy: Sendable {
     public func delay(afterFailures failures: Int) -> TimeInterval {
         let exponent = Double(max(failures, 1) - 1)
         let capped = min(maximumDelay, initialDelay * pow(multiplier, min(exponent, 64)))
-        let share = min(max(random(), 0), 1)
-        return max(0, capped * (1 - jitter * share))
+        let share = random()
+        let jittered = capped * (1 - jitter * (share.isNaN ? 0 : min(max(share, 0), 1)))
+        return RemoteDurationLimits.clamp(jittered, to: RemoteDurationLimits.backoff)
     }
 }

@@ -7,6 +7,7 @@ enum Timeout {
     static func run<T: Sendable>(
         seconds: TimeInterval, clock: any RefreshClock, operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
+        let seconds = RemoteDurationLimits.clamp(seconds, to: 0...86_400)
         let deadline = clock.now.addingTimeInterval(seconds)
         let race = Race<T>()
         return try await withTaskCancellationHandler {

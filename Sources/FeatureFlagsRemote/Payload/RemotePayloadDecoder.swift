@@ -7,7 +7,8 @@ public struct DecodedRemotePayload: Sendable, Hashable {
     public var values: [String: RemoteFlagValue]
     /// The values left out, by key, in key order.
     public var ignored: [IgnoredRemoteValue]
-    /// The payload's own time-to-live hint (`ttlSeconds` in `app_config`), if any.
+    /// The payload's own time-to-live hint (`ttlSeconds` in `app_config`), if any, held to
+    /// ``RemoteDurationLimits/timeToLive`` (at most 7 days).
     public var ttl: TimeInterval?
     /// Flags the server deferred to their code defaults (OFREP entries without a value).
     public var deferredToDefault: [String]
@@ -50,7 +51,10 @@ public enum RemotePayloadDecoder {
         do {
             root = try FlagValue(jsonData: data)
         } catch {
-            throw RemoteLoadError(.invalidJSON, message: "The \(format) payload is not valid JSON.")
+            // The parser says where and why (a duplicate key, a number out of range), by line
+            // and column; bounded, as the reason may quote a member name.
+            throw RemoteLoadError(
+                .invalidJSON, message: "The \(format) payload is not valid JSON (\(String(describing: error).prefix(200))).")
         }
         switch format {
         case .appConfig: return try decodeAppConfig(root, registry: registry)
@@ -94,7 +98,7 @@ public enum RemotePayloadDecoder {
             guard let seconds = value.doubleValue, seconds >= 0, seconds.isFinite else {
                 throw mismatch(.appConfig, "'ttlSeconds' is not a non-negative number")
             }
-            ttl = seconds
+            ttl = RemoteDurationLimits.clamp(seconds, to: RemoteDurationLimits.timeToLive)
         }
 
         var values: [String: RemoteFlagValue] = [:]
