@@ -422,8 +422,9 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         let response: RemoteHTTPResponse
         do {
             let transport = self.transport
+            let limit = configuration.maximumPayloadSize
             response = try await Timeout.run(seconds: configuration.requestTimeout, clock: clock) {
-                try await transport.send(request)
+                try await Self.receive(request, over: transport, maximumPayloadSize: limit)
             }
         } catch let error as RemoteLoadError {
             return failed(error, trigger: trigger)
@@ -451,14 +452,6 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                         message: "The response is not JSON (Content-Type '\(contentType.prefix(64))')."),
                     trigger: trigger)
             }
-            guard response.body.count <= configuration.maximumPayloadSize else {
-                return failed(
-                    RemoteLoadError(
-                        .payloadTooLarge, statusCode: status,
-                        message:
-                            "The payload has \(response.body.count) bytes, more than the maximum of \(configuration.maximumPayloadSize)."
-                    ), trigger: trigger)
-            }
             do {
                 let decoded = try decode(response.body)
                 return updated(decoded, response: response, trigger: trigger)
@@ -483,6 +476,20 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                 RemoteLoadError(.unexpectedStatus, statusCode: status, message: "The server answered \(status)."),
                 trigger: trigger)
         }
+    }
+
+    /// Sends `request` and reads the body only of a JSON success, and only up to
+    /// `maximumPayloadSize`: other bodies are never read.
+    private static func receive(
+        _ request: RemoteHTTPRequest, over transport: any HTTPTransport, maximumPayloadSize: Int
+    ) async throws -> RemoteHTTPResponse {
+        let head = try await transport.send(request)
+        let isJSON = head.value(forHeaderField: "Content-Type")?.lowercased().contains("json") ?? false
+        guard (200..<300).contains(head.statusCode), isJSON else {
+            return RemoteHTTPResponse(statusCode: head.statusCode, headerFields: head.headerFields)
+        }
+        let body = try await BoundedBodyReader.read(head, limit: maximumPayloadSize)
+        return RemoteHTTPResponse(statusCode: head.statusCode, headerFields: head.headerFields, body: body)
     }
 
     private func makeRequest(etag: String?) -> RemoteHTTPRequest {

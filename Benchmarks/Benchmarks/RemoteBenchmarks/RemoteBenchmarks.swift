@@ -58,7 +58,9 @@ func payload(variant: Int) -> Data {
 struct FixedTransport: HTTPTransport {
     let response: RemoteHTTPResponse
 
-    func send(_ request: RemoteHTTPRequest) async throws -> RemoteHTTPResponse { response }
+    func send(_ request: RemoteHTTPRequest) async throws -> RemoteHTTPStreamingResponse {
+        RemoteHTTPStreamingResponse(response)
+    }
 }
 
 /// Warnings and errors only: a refresh logs at `info`, which would swamp the output.

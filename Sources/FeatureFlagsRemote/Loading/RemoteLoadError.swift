@@ -28,6 +28,10 @@ public struct RemoteLoadError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let schemaMismatch = Code(rawValue: "schemaMismatch")
         /// An `app_config` schema version this build does not understand.
         public static let unsupportedSchemaVersion = Code(rawValue: "unsupportedSchemaVersion")
+        /// A redirect to another origin, or one too many (see ``RedirectPolicy``).
+        public static let redirectRefused = Code(rawValue: "redirectRefused")
+        /// Not sent: the loader is waiting out the backoff after a failure.
+        public static let backingOff = Code(rawValue: "backingOff")
         /// A 304 with nothing cached to keep.
         public static let notModifiedWithoutCache = Code(rawValue: "notModifiedWithoutCache")
     }

@@ -64,15 +64,17 @@ struct Fixture {
         cache: Bool = true,
         defaultTTL: TimeInterval = 300,
         timeout: TimeInterval = 10,
-        maximumPayloadSize: Int = 16 * 1024 * 1024
+        maximumPayloadSize: Int = 16 * 1024 * 1024,
+        headerFields: [String: String] = [:],
+        transport: (any HTTPTransport)? = nil
     ) -> RemoteConfigurationLoader {
         RemoteConfigurationLoader(
             configuration: .init(
                 environment: Self.environment(baseURL ?? server.baseURL), source: source,
                 cacheDirectory: cache ? directory : nil, defaultTTL: defaultTTL, requestTimeout: timeout,
                 retryPolicy: RefreshRetryPolicy(initialDelay: 2, multiplier: 2, maximumDelay: 60, jitter: 0.5, random: { 0 }),
-                maximumPayloadSize: maximumPayloadSize),
-            registry: testRegistry, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
+                maximumPayloadSize: maximumPayloadSize, headerFields: headerFields),
+            registry: testRegistry, transport: transport ?? URLSessionTransport(), clock: clock, logger: logs.logger)
     }
 
     static func run(_ responses: ScriptedResponse..., body: (Fixture) async throws -> Void) async throws {
