@@ -69,6 +69,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         case timeToLiveExpired = "ttl"
         case retry
         case manual
+        case userInitiated = "user"
     }
 
     /// The configuration.
@@ -90,7 +91,13 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         var entry: RemoteCacheEntry?
         var snapshot = RemoteConfigurationSnapshot()
         var failures = 0
+        /// The server's `Retry-After`: nothing is sent before it, whoever asks.
         var notBefore: Date?
+        /// The end of the backoff after a failure: only the retry timer, or one user-initiated
+        /// refresh per backoff step, sends before it.
+        var retryAt: Date?
+        /// Whether a user-initiated refresh already skipped the wait in this backoff step.
+        var userSkippedWait = false
         var stopped = false
         var inFlight: Task<FetchOutcome, Never>?
         var timer: Task<Void, Never>?
@@ -240,13 +247,28 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         }
     }
 
-    /// A manual refresh: requests now, unless refreshing has stopped (401/403) or the server
-    /// asked to wait (429). A 304 returns the values in effect.
+    /// A refresh the app asks for (``RemoteRefreshReason/automatic``): requests now, unless
+    /// refreshing has stopped (401/403), the server asked to wait (429), or the loader is
+    /// backing off after a failure. A 304 returns the values in effect.
+    ///
+    /// - Throws: ``RemoteLoadError`` when no new values could be had (`backingOff` when the
+    ///   request was not sent); the last good ones stay.
+    public func refresh() async throws -> RemoteFlagValues {
+        try await refresh(reason: .automatic)
+    }
+
+    /// A refresh for `reason`. A person's explicit request (``RemoteRefreshReason/userInitiated``,
+    /// pull to refresh) may skip the backoff wait once per backoff step; nothing skips a
+    /// `Retry-After` or a stop.
+    ///
+    /// ```swift
+    /// .refreshable { _ = try? await loader.refresh(reason: .userInitiated) }
+    /// ```
     ///
     /// - Throws: ``RemoteLoadError`` when no new values could be had; the last good ones stay.
-    public func refresh() async throws -> RemoteFlagValues {
+    public func refresh(reason: RemoteRefreshReason) async throws -> RemoteFlagValues {
         readCacheIfNeeded()
-        switch await fetch(.manual) {
+        switch await fetch(reason == .userInitiated ? .userInitiated : .manual) {
         case .updated(let values), .notModified(let values): return values
         case .failed(let error, _, _): throw error
         }
@@ -273,20 +295,23 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     // MARK: - Triggers
 
     /// Call when the app returns to the foreground: refreshes in the background when the values
-    /// are past their TTL, nothing was loaded yet, or a retry is pending. Returns at once.
+    /// are past their TTL, nothing was loaded yet, or a retry is due, and never inside a
+    /// backoff or `Retry-After` wait. Returns at once.
     @discardableResult
     public func applicationWillEnterForeground() -> Task<Void, Never> {
         Task { await self.refreshIfNeeded(.foreground) }
     }
 
     /// Refreshes when the values are past their TTL, nothing was loaded yet, or a retry is
-    /// pending, and not while stopped or asked to wait. New values reach ``updates()``.
+    /// due, and not while stopped, asked to wait (429) or backing off after a failure. New
+    /// values reach ``updates()``.
     public func refreshIfNeeded(_ trigger: RefreshTrigger = .foreground) async {
         readCacheIfNeeded()
         let now = clock.now
         let due = state.withLock { state -> Bool in
             if state.stopped { return false }
             if let notBefore = state.notBefore, now < notBefore { return false }
+            if let retryAt = state.retryAt, now < retryAt { return false }
             guard let entry = state.entry else { return true }
             return state.failures > 0 || entry.isExpired(at: now)
         }
@@ -299,6 +324,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         state.withLock { state in
             state.stopped = false
             state.failures = 0
+            state.retryAt = nil
+            state.userSkippedWait = false
         }
         _ = await fetch(.manual)
     }
@@ -403,6 +430,21 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                             "The server asked for no request for another \(Int(notBefore.timeIntervalSince(now).rounded(.up))) seconds."
                     ), nil
                 )
+            }
+            if let retryAt = state.retryAt, now < retryAt {
+                guard trigger == .userInitiated, !state.userSkippedWait else {
+                    return (
+                        RemoteLoadError(
+                            .backingOff,
+                            message:
+                                "Not sent: retrying in \(Int(retryAt.timeIntervalSince(now).rounded(.up))) seconds, after \(state.failures) failed attempts."
+                        ), nil
+                    )
+                }
+                state.userSkippedWait = true
+            } else if trigger != .userInitiated {
+                // The wait is over: a new step, whose one early user refresh is still to come.
+                state.userSkippedWait = false
             }
             return (nil, state.entry)
         }
@@ -540,6 +582,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.entry = entry
             state.failures = 0
             state.notBefore = nil
+            state.retryAt = nil
+            state.userSkippedWait = false
             state.snapshot = RemoteConfigurationSnapshot(
                 values: values, status: .ready, ignored: decoded.ignored, cacheProblem: state.snapshot.cacheProblem,
                 fetchedAt: now, expiresAt: entry.expiresAt, nextRefreshAt: entry.expiresAt)
@@ -560,6 +604,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.entry = entry
             state.failures = 0
             state.notBefore = nil
+            state.retryAt = nil
+            state.userSkippedWait = false
             var values = state.snapshot.values
             if values.values.values.contains(where: { $0.reason == .stale }) {
                 values.values = values.values.mapValues { value in
@@ -587,7 +633,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         let (next, outcome) = mutate { state -> (Date, FetchOutcome) in
             state.failures += 1
             let next = retryAt ?? now.addingTimeInterval(configuration.retryPolicy.delay(afterFailures: state.failures))
-            if error.code == .rateLimited { state.notBefore = next }
+            if error.code == .rateLimited { state.notBefore = next } else { state.retryAt = next }
             let hasValues = state.entry != nil
             state.snapshot.status = hasValues ? .stale : .error(error)
             state.snapshot.notice = hasValues ? nil : RemoteNotice(kind: .usingDefaults)
@@ -689,7 +735,7 @@ extension RemoteConfigurationLoader.RefreshTrigger {
     var isBackground: Bool {
         switch self {
         case .foreground, .timeToLiveExpired, .retry: true
-        case .launch, .manual: false
+        case .launch, .manual, .userInitiated: false
         }
     }
 }

@@ -17,8 +17,10 @@ struct PayloadSizeTests {
             #expect(error?.code == .payloadTooLarge)
             // 16 chunks fill the megabyte; the 17th is refused.
             #expect(transport.chunksPulled == 17)
-            // Backed off like any other failure.
+            // Backed off like any other failure: a foreground return inside the wait sends nothing.
             #expect(loader.snapshot.nextRefreshAt == start.addingTimeInterval(2))
+            await loader.refreshIfNeeded(.foreground)
+            #expect(transport.requestCount == 1)
         }
     }
 

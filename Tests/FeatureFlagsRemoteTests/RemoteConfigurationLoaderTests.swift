@@ -294,7 +294,7 @@ struct RemoteConfigurationLoaderTests {
             let good = try await loader.loadFlags()
             let mismatch = await #expect(throws: RemoteLoadError.self) { try await loader.refresh() }
             #expect(mismatch?.code == .schemaMismatch)
-            let version = await #expect(throws: RemoteLoadError.self) { try await loader.refresh() }
+            let version = await #expect(throws: RemoteLoadError.self) { try await loader.refresh(reason: .userInitiated) }
             #expect(version?.code == .unsupportedSchemaVersion)
             #expect(loader.snapshot.values == good)
         }
@@ -386,14 +386,20 @@ struct RemoteConfigurationLoaderTests {
     @Test func foregroundRefreshesOnlyWhenDue() async throws {
         try await Fixture.run(.respond(status: 500), .json(Payloads.appConfig(ttl: 60))) { fixture in
             let loader = fixture.loader()
+            let start = fixture.clock.now
             _ = try? await loader.loadFlags()
             #expect(fixture.server.requestCount == 1)
 
-            // A retry is pending: coming to the foreground retries at once.
-            var updates = loader.updates().makeAsyncIterator()
+            // A retry is pending, inside its backoff: coming to the foreground sends nothing.
             await loader.applicationWillEnterForeground().value
-            #expect(fixture.server.requestCount == 2)
+            #expect(fixture.server.requestCount == 1)
+
+            // At the end of the backoff the timer retries.
+            var updates = loader.updates().makeAsyncIterator()
+            await fixture.clock.waitForSleeper(until: start.addingTimeInterval(2))
+            fixture.clock.advance(to: start.addingTimeInterval(2))
             #expect(await updates.next()?.values["chat_view_redesign"]?.value == true)
+            #expect(fixture.server.requestCount == 2)
 
             // Fresh values: the foreground does nothing.
             await loader.refreshIfNeeded()
@@ -413,7 +419,7 @@ struct RemoteConfigurationLoaderTests {
             #expect(await statuses.next()?.name == "error")
             #expect(await snapshots.next()?.status.name == "error")
 
-            _ = try await loader.refresh()
+            _ = try await loader.refresh(reason: .userInitiated)
             #expect(await statuses.next() == .ready)
             var latest = await snapshots.next()
             while latest?.status != .ready { latest = await snapshots.next() }
