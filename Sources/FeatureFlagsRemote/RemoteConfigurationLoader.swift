@@ -371,7 +371,9 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                     state.entry = entry
                     state.snapshot.values = values
                     state.snapshot.status = expired ? .stale : .ready
-                    state.snapshot.ignored = decoded.ignored
+                    let listed = RemoteConfigurationSnapshot(ignored: decoded.ignored)
+                    state.snapshot.ignored = listed.ignored
+                    state.snapshot.ignoredCount = listed.ignoredCount
                     state.snapshot.fetchedAt = entry.writtenAt
                     state.snapshot.expiresAt = entry.expiresAt
                 }
@@ -567,10 +569,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             ttl: RemoteDurationLimits.clamp(decoded.ttl ?? configuration.defaultTTL, to: RemoteDurationLimits.timeToLive),
             cacheKey: cacheKey)
         writeCache(entry)
-        for ignored in decoded.ignored {
-            logger.warning(
-                "Ignored a remote value", metadata: ["flag": "\(ignored.key)", "reason": "\(ignored.reason)"])
-        }
+        logIgnored(decoded.ignored)
         let values = RemoteFlagValues(decoded.values, source: configuration.source.format.rawValue)
         logger.info(
             "Remote configuration updated",
@@ -591,6 +590,20 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         }
         schedule(at: entry.expiresAt)
         return .updated(values)
+    }
+
+    /// The most ignored keys one log line names.
+    static let ignoredKeysLogged = 5
+
+    /// One warning per payload, however many values it had left out: their count and the
+    /// first few keys with their reasons (never values).
+    private func logIgnored(_ ignored: [IgnoredRemoteValue]) {
+        guard !ignored.isEmpty else { return }
+        var first = ignored.prefix(Self.ignoredKeysLogged).map(\.description).joined(separator: ", ")
+        if ignored.count > Self.ignoredKeysLogged { first += ", …" }
+        logger.warning(
+            "Ignored remote values that don't fit the registry",
+            metadata: ["count": "\(ignored.count)", "first": "\(first)"])
     }
 
     /// A 304: the cached payload is confirmed and its age reset. Nothing is decoded.
