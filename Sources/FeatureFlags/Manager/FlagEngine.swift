@@ -113,7 +113,11 @@ public final class FlagEngine: Sendable {
         state.withLock { $0.setup?.buildConfiguration }
     }
 
-    /// Problems noticed so far: unreadable stores, pruned keys, ignored remote values.
+    /// The most diagnostics ``diagnostics`` keeps (1,000); older ones are dropped first.
+    public static let diagnosticsLimit = 1_000
+
+    /// Problems noticed so far, the newest ``diagnosticsLimit`` of them: unreadable stores,
+    /// pruned keys, ignored remote values, failed refreshes.
     public var diagnostics: [FlagDiagnostic] {
         state.withLock { $0.diagnostics }
     }
@@ -147,6 +151,7 @@ public final class FlagEngine: Sendable {
             state.remote = remote
             state.pendingRemote = nil
             state.diagnostics += diagnostics
+            state.dropOldDiagnostics()
             let task = state.remoteTask
             state.remoteTask = nil
             return task
@@ -478,6 +483,7 @@ public final class FlagEngine: Sendable {
     private func report(_ diagnostic: FlagDiagnostic) {
         let logger = state.withLock { state in
             state.diagnostics.append(diagnostic)
+            state.dropOldDiagnostics()
             return state.setup?.logger
         }
         (logger ?? fallbackLogger).warning(
@@ -584,5 +590,13 @@ public final class FlagEngine: Sendable {
     /// Registers a closure called after every published change.
     func onChange(_ handler: @escaping @Sendable () -> Void) {
         state.withLock { $0.changeHandlers.append(handler) }
+    }
+}
+
+extension FlagEngine.State {
+    /// Keeps the newest ``FlagEngine/diagnosticsLimit`` diagnostics.
+    mutating func dropOldDiagnostics() {
+        let excess = diagnostics.count - FlagEngine.diagnosticsLimit
+        if excess > 0 { diagnostics.removeFirst(excess) }
     }
 }
