@@ -6,8 +6,9 @@ import Foundation
 /// {"chat_view_redesign": true, "page_size": 20}
 /// ```
 ///
-/// Writes go to a temporary file that then replaces the old one, so a crash never leaves half
-/// a file. A file that cannot be parsed is renamed to `<name>.corrupt-<timestamp>.json` and
+/// Writes go to a temporary file beside it (`<name>.tmp-<random>`) that then replaces the old
+/// one, so a crash never leaves half a file; temporaries a killed process left behind are
+/// removed when the store is next loaded. A file that cannot be parsed is renamed to `<name>.corrupt-<timestamp>.json` and
 /// reported; it is never overwritten.
 ///
 /// Keep override files out of release bundles: they belong in Application Support or a
@@ -26,6 +27,7 @@ public struct JSONFileFlagStore: FlagValueStore {
     }
 
     public func load() throws(FlagStoreError) -> [String: FlagValue] {
+        AtomicFile.removeStaleTemporaryFiles(for: url)
         let data: Data
         do {
             guard FileManager.default.fileExists(atPath: url.path) else { return [:] }
@@ -44,10 +46,8 @@ public struct JSONFileFlagStore: FlagValueStore {
 
     public func save(_ values: [String: FlagValue]) throws(FlagStoreError) {
         do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             let text = FlagValue.object(values).jsonString + "\n"
-            try Data(text.utf8).write(to: url, options: .atomic)
+            try AtomicFile.write(Data(text.utf8), to: url)
         } catch {
             throw FlagStoreError.unwritable(location: url.path, reason: "\(error)")
         }

@@ -1,9 +1,11 @@
+import FeatureFlags
 import Foundation
 
 /// The on-disk cache: one file holding a one-line JSON header (format, cache key, ETag, write
 /// time, TTL, payload length) followed by the payload bytes.
 ///
-/// Writes are atomic (a temporary file renamed over the old one) and, on Apple platforms, use
+/// Writes are atomic (a temporary file beside it, `<name>.tmp-<random>`, renamed over the old
+/// one; leftovers of a killed process are removed on the next read) and, on Apple platforms, use
 /// file protection `completeUntilFirstUserAuthentication`, so a background refresh after a
 /// reboot can still read it. A file that cannot be read (corrupt, truncated, unknown version)
 /// is moved aside, never overwritten, and reported; so is a header whose durations are outside
@@ -46,9 +48,10 @@ public struct RemoteCacheFile: Sendable {
         var payloadLength: Int
     }
 
-    /// Reads the entry synchronously. An unreadable file is moved aside to
-    /// `<name>.corrupt-<timestamp>` first.
+    /// Reads the entry synchronously, after removing temporary files an interrupted write left.
+    /// An unreadable file is moved aside to `<name>.corrupt-<timestamp>` first.
     public func read(now: Date) -> ReadResult {
+        AtomicFile.removeStaleTemporaryFiles(for: url)
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -72,12 +75,10 @@ public struct RemoteCacheFile: Sendable {
         var data = try JSONEncoder().encode(header)
         data.append(0x0A)
         data.append(entry.payload)
-        try FileManager.default.createDirectory(
-            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-        try data.write(to: url, options: [.atomic, .completeFileProtectionUntilFirstUserAuthentication])
+        try AtomicFile.write(data, to: url, options: [.completeFileProtectionUntilFirstUserAuthentication])
         #else
-        try data.write(to: url, options: [.atomic])
+        try AtomicFile.write(data, to: url)
         #endif
     }
 
