@@ -3,7 +3,7 @@ public struct DefinedFlag: Sendable {
     /// How the targeting was compiled.
     enum Targeting: Sendable {
         case none
-        case rule(LogicExpression)
+        case rule(CompiledRule)
         /// The rule cannot run; evaluations return `PARSE_ERROR` with this message.
         case invalid(String)
     }

@@ -19,10 +19,14 @@ public struct FlagEvaluator: Sendable {
     public let definitions: FlagDefinitions
     /// The algorithm `fractional` uses to pick buckets.
     public let bucketing: FractionalBucketing
+    /// The most work one evaluation may do; past it the caller's default is served with error
+    /// code `GENERAL`.
+    public let limits: EvaluationLimits
 
-    public init(definitions: FlagDefinitions, bucketing: FractionalBucketing = .current) {
+    public init(definitions: FlagDefinitions, bucketing: FractionalBucketing = .current, limits: EvaluationLimits = .default) {
         self.definitions = definitions
         self.bucketing = bucketing
+        self.limits = limits
     }
 
     /// Evaluates `flag` for `context`.
@@ -142,11 +146,15 @@ public struct FlagEvaluator: Sendable {
             return serve(flag.defaultVariant, flag.defaultVariant == nil ? .default : .static)
         case .invalid(let message):
             return failure(.parseError, message)
-        case .rule(let expression):
+        case .rule(let rule):
             let environment = LogicEnvironment(
                 flagKey: key, targetingKey: context.effectiveTargetingKey, bucketing: bucketing
             )
-            let outcome = expression.evaluate(.context(context, flagKey: key, timestamp: timestamp), environment)
+            let outcome: JSONValue
+            switch rule.evaluate(.context(context, flagKey: key, timestamp: timestamp), environment, limits: limits) {
+            case .success(let value): outcome = value
+            case .failure(let exceeded): return failure(.general, "\(exceeded)")
+            }
             let variant: String
             switch outcome {
             case .null:
