@@ -45,7 +45,7 @@ struct EvalCommand: ParsableCommand {
     @Flag(help: "Read one JSON request per line from standard input and write one JSON result per line.")
     var batch = false
 
-    @Option(help: "The fractional bucketing: current (default) or legacy.")
+    @Option(help: "The fractional bucketing: current (flagd's v2, the default), legacy (v1) or v3 (CBOR-encoded bucketing values).")
     var fractional: FractionalBucketing = .current
 
     @Option(help: "Fix $flagd.timestamp to these Unix seconds instead of the current time.")

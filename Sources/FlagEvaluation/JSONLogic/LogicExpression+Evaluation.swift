@@ -43,6 +43,14 @@ extension LogicExpression {
         }
     }
 
+    /// Whether the rule was written as a JSON array (a `fractional` bucket, say).
+    var isWrittenAsArray: Bool {
+        switch self {
+        case .array, .literal(.array): true
+        default: false
+        }
+    }
+
     private static func lookUp(computedPath: JSONValue, in data: LogicData) -> JSONValue? {
         switch computedPath {
         case .null: return data.wholeValue
@@ -541,7 +549,8 @@ extension LogicExpression {
         switch op {
         case .fractional:
             return FractionalOperator.evaluate(
-                count: arguments.count, argument: { arguments[$0].evaluate(data, environment, &state) }, environment)
+                count: arguments.count, firstIsBucketingValue: arguments.first.map { !$0.isWrittenAsArray } ?? false,
+                argument: { arguments[$0].evaluate(data, environment, &state) }, environment)
         case .semVer:
             return SemVerOperator.evaluate(values())
         case .startsWith:
