@@ -21,8 +21,9 @@ struct EvalCommand: ParsableCommand {
             error messages go to standard error with the line number.
 
             Problems in the definition files are reported on standard error; flags that load are still \
-            evaluated. Exit status: 0 evaluated (whatever the results say); 2 usage error or a definition \
-            file that cannot be read at all.
+            evaluated. Exit status: 0 evaluated (whatever the results say); 1 a flag asked for is not \
+            defined (its FLAG_NOT_FOUND result is still written; a batch goes on to the end); 2 usage \
+            error or a definition file that cannot be read at all.
             """
     )
 
@@ -44,7 +45,7 @@ struct EvalCommand: ParsableCommand {
     @Flag(help: "Read one JSON request per line from standard input and write one JSON result per line.")
     var batch = false
 
-    @Option(help: "The fractional bucketing: current (default) or legacy.")
+    @Option(help: "The fractional bucketing: current (flagd's v2, the default), legacy (v1) or v3 (CBOR-encoded bucketing values).")
     var fractional: FractionalBucketing = .current
 
     @Option(help: "Fix $flagd.timestamp to these Unix seconds instead of the current time.")
@@ -68,6 +69,7 @@ struct EvalCommand: ParsableCommand {
         let time = now.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
         if batch {
             var number = 0
+            var unknownFlags = false
             while let line = readLine(strippingNewline: true) {
                 number += 1
                 if line.allSatisfy(\.isWhitespace) { continue }
@@ -75,8 +77,10 @@ struct EvalCommand: ParsableCommand {
                 if let message = result.errorMessage {
                     Self.writeError("line \(number): \(message)")
                 }
+                if result.errorCode == .flagNotFound { unknownFlags = true }
                 print(Self.render(result))
             }
+            if unknownFlags { throw ExitCode(1) }
         } else {
             guard let type = EvaluationType(rawValue: type ?? "") else {
                 throw ValidationError("--type must be one of boolean, string, integer, float, object.")
@@ -87,6 +91,10 @@ struct EvalCommand: ParsableCommand {
             let result = evaluator.evaluate(
                 flag: flag ?? "", type: type, default: defaultValue, context: EvaluationContext(json: context), now: time)
             print(Self.render(result))
+            if result.errorCode == .flagNotFound {
+                Self.writeError("error: \(result.errorMessage ?? "flag not found").")
+                throw ExitCode(1)
+            }
         }
     }
 

@@ -1,29 +1,88 @@
 /// One loaded flag: its variants, default variant, metadata and targeting.
+///
+/// A reference to immutable storage: copying one (as every evaluation does when it looks the flag
+/// up) retains one object rather than each of its members.
 public struct DefinedFlag: Sendable {
     /// How the targeting was compiled.
     enum Targeting: Sendable {
         case none
-        case rule(LogicExpression)
+        case rule(CompiledRule)
         /// The rule cannot run; evaluations return `PARSE_ERROR` with this message.
         case invalid(String)
     }
 
-    /// The flag key.
-    public let key: String
-    public let state: FlagState
-    /// Variant names and their values, all of ``variantType``.
-    public let variants: [String: JSONValue]
-    public let variantType: FlagVariantType
-    /// The variant served without targeting; `nil` means "the caller's default".
-    public let defaultVariant: String?
-    /// The flag's metadata with its flag set's metadata merged under it (flag keys win).
-    public let metadata: [String: JSONValue]
-    /// The targeting rule as written (before `$ref` substitution), if any.
-    public let targetingJSON: JSONValue?
-    /// The name of the source the flag was loaded from.
-    public let source: String
+    private final class Storage: Sendable {
+        let key: String
+        let state: FlagState
+        let variants: [String: JSONValue]
+        /// The variants as a list, searched linearly when short (no string hashing).
+        let variantList: [(name: String, value: JSONValue)]
+        let variantType: FlagVariantType
+        let defaultVariant: String?
+        let defaultValue: JSONValue?
+        let metadata: [String: JSONValue]
+        let targetingJSON: JSONValue?
+        let source: String
+        let targeting: Targeting
 
-    let targeting: Targeting
+        init(
+            key: String, state: FlagState, variants: [String: JSONValue], variantType: FlagVariantType,
+            defaultVariant: String?, metadata: [String: JSONValue], targetingJSON: JSONValue?, source: String,
+            targeting: Targeting
+        ) {
+            self.key = key
+            self.state = state
+            self.variants = variants
+            self.variantList = variants.map { (name: $0.key, value: $0.value) }
+            self.variantType = variantType
+            self.defaultVariant = defaultVariant
+            self.defaultValue = defaultVariant.flatMap { variants[$0] }
+            self.metadata = metadata
+            self.targetingJSON = targetingJSON
+            self.source = source
+            self.targeting = targeting
+        }
+    }
+
+    private let storage: Storage
+
+    init(
+        key: String, state: FlagState, variants: [String: JSONValue], variantType: FlagVariantType,
+        defaultVariant: String?, metadata: [String: JSONValue], targetingJSON: JSONValue?, source: String,
+        targeting: Targeting
+    ) {
+        storage = Storage(
+            key: key, state: state, variants: variants, variantType: variantType, defaultVariant: defaultVariant,
+            metadata: metadata, targetingJSON: targetingJSON, source: source, targeting: targeting)
+    }
+
+    /// The flag key.
+    public var key: String { storage.key }
+    public var state: FlagState { storage.state }
+    /// Variant names and their values, all of ``variantType``.
+    public var variants: [String: JSONValue] { storage.variants }
+    public var variantType: FlagVariantType { storage.variantType }
+    /// The variant served without targeting; `nil` means "the caller's default".
+    public var defaultVariant: String? { storage.defaultVariant }
+    /// The flag's metadata with its flag set's metadata merged under it (flag keys win).
+    public var metadata: [String: JSONValue] { storage.metadata }
+    /// The targeting rule as written (before `$ref` substitution), if any.
+    public var targetingJSON: JSONValue? { storage.targetingJSON }
+    /// The name of the source the flag was loaded from.
+    public var source: String { storage.source }
+
+    var targeting: Targeting { storage.targeting }
+
+    /// The value of the default variant, if it names one of the variants.
+    var defaultValue: JSONValue? { storage.defaultValue }
+
+    /// The value of the variant `name`: a linear search for a few variants, else a lookup.
+    func value(ofVariant name: String) -> JSONValue? {
+        let list = storage.variantList
+        if list.count > 8 { return storage.variants[name] }
+        for entry in list where entry.name == name { return entry.value }
+        return nil
+    }
 
     /// The variant names, sorted.
     public var variantNames: [String] { variants.keys.sorted() }

@@ -38,16 +38,27 @@ public struct FlagDefinitions: Sendable {
     ///
     /// - Returns: The loaded flags, and every problem found, in source order.
     public static func load(_ sources: [FlagSource]) -> (definitions: FlagDefinitions, errors: [FlagDefinitionError]) {
+        let (definitions, errors, _) = loadCountingWork(sources)
+        return (definitions, errors)
+    }
+
+    /// ``load(_:)-([FlagSource])``, also returning how many JSON nodes of rules were compiled
+    /// (tests pin that loading stays linear).
+    package static func loadCountingWork(
+        _ sources: [FlagSource]
+    ) -> (definitions: FlagDefinitions, errors: [FlagDefinitionError], compiledNodes: Int) {
         var flags: [String: DefinedFlag] = [:]
         var errors: [FlagDefinitionError] = []
+        var compiledNodes = 0
         for source in sources {
             var loader = FlagDefinitionsLoader(sourceName: source.name)
             for flag in loader.load(source.data) {
                 flags[flag.key] = flag
             }
             errors.append(contentsOf: loader.errors)
+            compiledNodes += loader.compiledNodeCount
         }
-        return (FlagDefinitions(flags: flags), errors)
+        return (FlagDefinitions(flags: flags), errors, compiledNodes)
     }
 
     /// Loads and merges `(name, data)` pairs; see ``load(_:)-([FlagSource])``.

@@ -4,6 +4,12 @@ import Foundation
 struct FlagDefinitionsLoader {
     let sourceName: String
     private(set) var errors: [FlagDefinitionError] = []
+    /// Compiles every flag's targeting, so that each `$evaluators` rule is compiled once per
+    /// document however many flags refer to it.
+    private var compiler = JSONLogicCompiler()
+
+    /// JSON nodes compiled so far (each evaluator once); loading is linear in the document.
+    var compiledNodeCount: Int { compiler.compiledNodeCount }
 
     init(sourceName: String) {
         self.sourceName = sourceName
@@ -22,7 +28,7 @@ struct FlagDefinitionsLoader {
             return []
         }
 
-        let evaluators = readEvaluators(top["$evaluators"])
+        compiler = JSONLogicCompiler(evaluators: readEvaluators(top["$evaluators"]))
         let flagSetMetadata = readMetadata(top["metadata"], flagKey: nil) ?? [:]
 
         var entries: [(key: String, value: JSONValue)] = []
@@ -62,7 +68,7 @@ struct FlagDefinitionsLoader {
         var flags: [DefinedFlag] = []
         flags.reserveCapacity(entries.count)
         for (key, value) in entries {
-            if let flag = readFlag(key: key, value, evaluators: evaluators, flagSetMetadata: flagSetMetadata) {
+            if let flag = readFlag(key: key, value, flagSetMetadata: flagSetMetadata) {
                 flags.append(flag)
             }
         }
@@ -116,7 +122,6 @@ struct FlagDefinitionsLoader {
     private mutating func readFlag(
         key: String,
         _ value: JSONValue,
-        evaluators: [String: JSONValue],
         flagSetMetadata: [String: JSONValue]
     ) -> DefinedFlag? {
         guard case .object(let members) = value else {
@@ -188,7 +193,7 @@ struct FlagDefinitionsLoader {
         let metadata = flagSetMetadata.merging(flagMetadata) { _, flagValue in flagValue }
 
         let targetingJSON = members["targeting"]
-        let targeting = compileTargeting(targetingJSON, flagKey: key, evaluators: evaluators)
+        let targeting = compileTargeting(targetingJSON, flagKey: key)
 
         return DefinedFlag(
             key: key,
@@ -205,8 +210,7 @@ struct FlagDefinitionsLoader {
 
     private mutating func compileTargeting(
         _ json: JSONValue?,
-        flagKey: String,
-        evaluators: [String: JSONValue]
+        flagKey: String
     ) -> DefinedFlag.Targeting {
         guard let json else { return .none }
         switch json {
@@ -217,13 +221,12 @@ struct FlagDefinitionsLoader {
         default:
             report(flagKey, "\"targeting\" must be a rule object, got \(json.typeName)", .nonConforming)
         }
-        var compiler = JSONLogicCompiler(evaluators: evaluators)
         do {
-            let expression = try compiler.compile(json)
+            let rule = try compiler.compileRule(json)
             for violation in compiler.schemaViolations {
                 report(flagKey, "targeting: \(violation)", .nonConforming)
             }
-            return .rule(expression)
+            return .rule(rule)
         } catch {
             let problem = "targeting: \(error)"
             report(flagKey, problem, .flagFailsEvaluation)

@@ -19,10 +19,14 @@ public struct FlagEvaluator: Sendable {
     public let definitions: FlagDefinitions
     /// The algorithm `fractional` uses to pick buckets.
     public let bucketing: FractionalBucketing
+    /// The most work one evaluation may do; past it the caller's default is served with error
+    /// code `GENERAL`.
+    public let limits: EvaluationLimits
 
-    public init(definitions: FlagDefinitions, bucketing: FractionalBucketing = .current) {
+    public init(definitions: FlagDefinitions, bucketing: FractionalBucketing = .current, limits: EvaluationLimits = .default) {
         self.definitions = definitions
         self.bucketing = bucketing
+        self.limits = limits
     }
 
     /// Evaluates `flag` for `context`.
@@ -108,11 +112,11 @@ public struct FlagEvaluator: Sendable {
                 metadata: flag.metadata
             )
         }
-        func serve(_ variant: String?, _ reason: EvaluationReason) -> EvaluationResult {
+        func serve(_ variant: String?, _ reason: EvaluationReason, value known: JSONValue? = nil) -> EvaluationResult {
             guard let variant else {
                 return EvaluationResult(flagKey: key, value: defaultValue, reason: reason, metadata: flag.metadata)
             }
-            guard let raw = flag.variants[variant] else {
+            guard let raw = known ?? flag.value(ofVariant: variant) else {
                 return failure(.general, "variant \"\(variant)\" is not one of the flag's variants")
             }
             let value: JSONValue
@@ -139,18 +143,22 @@ public struct FlagEvaluator: Sendable {
 
         switch flag.targeting {
         case .none:
-            return serve(flag.defaultVariant, flag.defaultVariant == nil ? .default : .static)
+            return serve(flag.defaultVariant, flag.defaultVariant == nil ? .default : .static, value: flag.defaultValue)
         case .invalid(let message):
             return failure(.parseError, message)
-        case .rule(let expression):
+        case .rule(let rule):
             let environment = LogicEnvironment(
                 flagKey: key, targetingKey: context.effectiveTargetingKey, bucketing: bucketing
             )
-            let outcome = expression.evaluate(.context(context, flagKey: key, timestamp: timestamp), environment)
+            let outcome: JSONValue
+            switch rule.evaluate(.context(context, flagKey: key, timestamp: timestamp), environment, limits: limits) {
+            case .success(let value): outcome = value
+            case .failure(let exceeded): return failure(.general, "\(exceeded)")
+            }
             let variant: String
             switch outcome {
             case .null:
-                return serve(flag.defaultVariant, .default)
+                return serve(flag.defaultVariant, .default, value: flag.defaultValue)
             case .string(let name):
                 variant = name
             case .bool, .int, .double:
@@ -159,10 +167,10 @@ public struct FlagEvaluator: Sendable {
             case .array, .object:
                 return failure(.general, "targeting returned \(outcome.typeName) \(outcome.serialized()), not a variant name")
             }
-            guard flag.variants[variant] != nil else {
+            guard let value = flag.value(ofVariant: variant) else {
                 return failure(.general, "targeting returned \"\(variant)\", which is not one of the flag's variants")
             }
-            return serve(variant, .targetingMatch)
+            return serve(variant, .targetingMatch, value: value)
         }
     }
 }

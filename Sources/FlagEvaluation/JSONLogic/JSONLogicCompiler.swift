@@ -8,49 +8,100 @@
 ///   The rule still compiles and runs with JSON Logic's lenient semantics (flagd's operators
 ///   return `null` on bad input), which is how flagd itself treats them at evaluation time.
 struct JSONLogicCompiler {
+    /// The deepest a compiled rule may nest, counting every operator, array and `$ref`'d
+    /// evaluator on the way down. Evaluation recurses once per level, so this bounds the stack a
+    /// rule needs (well within a 512 KB secondary thread) whatever the input.
+    static let maximumDepth = 100
+
+    /// A compiled rule with what the compiler learned about it.
+    struct Compiled {
+        var expression: LogicExpression
+        /// Levels of nesting, 1 for a literal.
+        var height: Int
+        /// An upper bound of the `$ref` nodes evaluation may meet (capped), for sizing the
+        /// per-evaluation table of evaluator results.
+        var referenceBound: Int
+    }
+
+    private struct CompiledEvaluator {
+        var compiled: Compiled
+        var slot: Int
+        /// Schema departures inside the evaluator (and the evaluators it refers to).
+        var violations: [String]
+    }
+
     /// Shared rules, by name, that `{"$ref": "name"}` refers to.
     let evaluators: [String: JSONValue]
-    /// Schema departures found so far, each naming the operator and the problem.
+    /// Schema departures found in the rule being compiled, each naming the operator and the problem.
     private(set) var schemaViolations: [String] = []
+    /// How many JSON nodes have been compiled so far, over every rule: each evaluator counts once,
+    /// however many rules refer to it (loading stays linear in the input).
+    private(set) var compiledNodeCount = 0
 
-    private var compiledEvaluators: [String: LogicExpression] = [:]
+    private var compiledEvaluators: [String: CompiledEvaluator] = [:]
     private var referenceStack: [String] = []
+    private var referencesInProgress: Set<String> = []
 
     init(evaluators: [String: JSONValue] = [:]) {
         self.evaluators = evaluators
     }
 
-    mutating func compile(_ json: JSONValue) throws(JSONLogicError) -> LogicExpression {
+    /// Compiles one top-level rule. Evaluators it refers to are compiled once and reused by
+    /// later rules of the same compiler.
+    mutating func compileRule(_ json: JSONValue) throws(JSONLogicError) -> CompiledRule {
+        schemaViolations = []
+        let compiled = try compile(json, depth: 1)
+        var seen: Set<String> = []
+        schemaViolations = schemaViolations.filter { seen.insert($0).inserted }
+        return CompiledRule(
+            expression: compiled.expression,
+            referenceSlots: min(compiled.referenceBound, compiledEvaluators.count))
+    }
+
+    private mutating func compile(_ json: JSONValue, depth: Int) throws(JSONLogicError) -> Compiled {
+        guard depth <= Self.maximumDepth else {
+            throw .tooDeep(maximum: Self.maximumDepth, through: referenceStack)
+        }
+        compiledNodeCount += 1
         switch json {
         case .array(let elements):
             var compiled: [LogicExpression] = []
             compiled.reserveCapacity(elements.count)
             var allLiteral = true
+            var height = 1
+            var references = 0
             for element in elements {
-                let expression = try compile(element)
-                if case .literal = expression {} else { allLiteral = false }
-                compiled.append(expression)
+                let child = try compile(element, depth: depth + 1)
+                if case .literal = child.expression {} else { allLiteral = false }
+                compiled.append(child.expression)
+                height = max(height, child.height + 1)
+                references = Self.cappedSum(references, child.referenceBound)
             }
-            return allLiteral ? .literal(json) : .array(compiled)
+            if allLiteral { return Compiled(expression: .literal(json), height: height, referenceBound: 0) }
+            return Compiled(expression: .array(compiled), height: height, referenceBound: references)
         case .object(let members):
             guard members.count == 1, let (name, argument) = members.first else {
                 if !members.isEmpty {
                     note("an object with \(members.count) keys is not a rule; a rule has exactly one operator key")
                 }
-                return .literal(json)
+                return Compiled(expression: .literal(json), height: 1, referenceBound: 0)
             }
-            return try compileOperation(name, argument)
+            return try compileOperation(name, argument, depth: depth)
         default:
-            return .literal(json)
+            return Compiled(expression: .literal(json), height: 1, referenceBound: 0)
         }
     }
 
-    private mutating func compileOperation(_ name: String, _ argument: JSONValue) throws(JSONLogicError) -> LogicExpression {
+    private static func cappedSum(_ a: Int, _ b: Int) -> Int {
+        min(a + b, 1 << 30)
+    }
+
+    private mutating func compileOperation(_ name: String, _ argument: JSONValue, depth: Int) throws(JSONLogicError) -> Compiled {
         if name == "$ref" {
-            return try resolveReference(argument)
+            return try resolveReference(argument, depth: depth)
         }
         if name == LogicOperator.variableName {
-            return try compileVariable(argument)
+            return try compileVariable(argument, depth: depth)
         }
         guard let op = LogicOperator(rawValue: name) else {
             throw .unknownOperator(name)
@@ -64,29 +115,69 @@ struct JSONLogicCompiler {
         checkSchema(op, argument: argument, arguments: rawArguments)
         var arguments: [LogicExpression] = []
         arguments.reserveCapacity(rawArguments.count)
+        var height = 1
+        var references = 0
         for raw in rawArguments {
-            arguments.append(try compile(raw))
+            let child = try compile(raw, depth: depth + 1)
+            arguments.append(child.expression)
+            height = max(height, child.height + 1)
+            references = Self.cappedSum(references, child.referenceBound)
         }
-        return .operation(op, arguments)
+        return Compiled(expression: .operation(op, arguments), height: height, referenceBound: references)
     }
 
-    private mutating func resolveReference(_ argument: JSONValue) throws(JSONLogicError) -> LogicExpression {
+    /// `{"$ref": name}` sits at `depth` and its evaluator's rule one level below. The rule is
+    /// compiled once (from the depth where it is first met, so compiling a long chain stops at
+    /// ``maximumDepth`` rather than recursing through all of it) and every later reference reuses it.
+    private mutating func resolveReference(_ argument: JSONValue, depth: Int) throws(JSONLogicError) -> Compiled {
         guard case .string(let name) = argument else {
             throw .invalidReference(argument.serialized())
         }
-        if let cached = compiledEvaluators[name] { return cached }
-        if referenceStack.contains(name) {
+        if let cached = compiledEvaluators[name] {
+            guard depth + cached.compiled.height <= Self.maximumDepth else {
+                throw .tooDeep(maximum: Self.maximumDepth, through: referenceStack + [name])
+            }
+            schemaViolations.append(contentsOf: cached.violations)
+            return Self.reference(to: cached)
+        }
+        if referencesInProgress.contains(name) {
             throw .circularReference(referenceStack + [name])
         }
         guard let rule = evaluators[name] else { throw .missingEvaluator(name) }
         referenceStack.append(name)
-        defer { referenceStack.removeLast() }
-        let compiled = try compile(rule)
-        compiledEvaluators[name] = compiled
-        return compiled
+        referencesInProgress.insert(name)
+        let outerViolations = schemaViolations
+        schemaViolations = []
+        defer {
+            referenceStack.removeLast()
+            referencesInProgress.remove(name)
+        }
+        let compiled: Compiled
+        do {
+            compiled = try compile(rule, depth: depth + 1)
+        } catch {
+            schemaViolations = outerViolations
+            throw error
+        }
+        let evaluator = CompiledEvaluator(compiled: compiled, slot: compiledEvaluators.count, violations: schemaViolations)
+        compiledEvaluators[name] = evaluator
+        schemaViolations = outerViolations + evaluator.violations
+        return Self.reference(to: evaluator)
     }
 
-    private mutating func compileVariable(_ argument: JSONValue) throws(JSONLogicError) -> LogicExpression {
+    private static func reference(to evaluator: CompiledEvaluator) -> Compiled {
+        let compiled = evaluator.compiled
+        // A literal needs no evaluation, so no memo slot either.
+        if case .literal = compiled.expression {
+            return Compiled(expression: compiled.expression, height: compiled.height + 1, referenceBound: 0)
+        }
+        return Compiled(
+            expression: .reference(slot: evaluator.slot, compiled.expression),
+            height: compiled.height + 1,
+            referenceBound: cappedSum(compiled.referenceBound, 1))
+    }
+
+    private mutating func compileVariable(_ argument: JSONValue, depth: Int) throws(JSONLogicError) -> Compiled {
         let arguments: [JSONValue]
         if case .array(let elements) = argument {
             arguments = elements
@@ -113,6 +204,8 @@ struct JSONLogicCompiler {
             note("var: \"\(path)\" is not a flagd property; only $flagd.timestamp and $flagd.flagKey exist")
         }
         let path: VariablePath
+        var height = 1
+        var references = 0
         switch arguments.first {
         case nil, .null?:
             path = .whole
@@ -123,15 +216,23 @@ struct JSONLogicCompiler {
         case .double(let number)?:
             path = .keys(Self.splitPath(JavaScriptSemantics.numberToString(number)))
         case let other?:
-            let expression = try compile(other)
-            if case .literal(let value) = expression {
+            let computed = try compile(other, depth: depth + 1)
+            if case .literal(let value) = computed.expression {
                 path = .keys(Self.splitPath(JavaScriptSemantics.toJSString(value)))
             } else {
-                path = .computed(expression)
+                path = .computed(computed.expression)
+                height = computed.height + 1
+                references = computed.referenceBound
             }
         }
-        let defaultValue: LogicExpression? = arguments.count > 1 ? try compile(arguments[1]) : nil
-        return .variable(path, defaultValue: defaultValue)
+        var defaultValue: LogicExpression?
+        if arguments.count > 1 {
+            let compiled = try compile(arguments[1], depth: depth + 1)
+            defaultValue = compiled.expression
+            height = max(height, compiled.height + 1)
+            references = Self.cappedSum(references, compiled.referenceBound)
+        }
+        return Compiled(expression: .variable(path, defaultValue: defaultValue), height: height, referenceBound: references)
     }
 
     static func splitPath(_ path: String) -> [String] {

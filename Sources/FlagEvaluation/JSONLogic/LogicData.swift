@@ -21,6 +21,14 @@ enum LogicData: Sendable {
         }
     }
 
+    /// How many members ``wholeValue`` builds (0 when it builds nothing), for the budget.
+    var wholeValueSize: Int {
+        switch self {
+        case .value: 0
+        case .context(let context, _, _): context.attributes.count + 2
+        }
+    }
+
     /// Follows `keys` through objects (by key) and arrays (by decimal index); `nil` when some
     /// step does not exist (JavaScript's `undefined`).
     func lookUp(_ keys: [String]) -> JSONValue? {

@@ -3,26 +3,51 @@
 /// Evaluation never fails: bad input to a JSON Logic operator gives what JavaScript would
 /// (`NaN`, `false`, an empty array), and flagd's operators give `null`.
 extension LogicExpression {
-    func evaluate(_ data: LogicData, _ environment: LogicEnvironment) -> JSONValue {
+    /// Evaluates this node. Counts one step, and the elements it builds, against `state`'s
+    /// budget; once that is spent every node returns `null` at once and the caller reports the
+    /// exceeded limit.
+    func evaluate(_ data: LogicData, _ environment: LogicEnvironment, _ state: inout EvaluationState) -> JSONValue {
+        guard state.step() else { return .null }
         switch self {
         case .literal(let value):
             return value
         case .array(let elements):
-            return .array(elements.map { $0.evaluate(data, environment) })
+            guard state.allocate(elements.count) else { return .null }
+            var values: [JSONValue] = []
+            values.reserveCapacity(elements.count)
+            for element in elements { values.append(element.evaluate(data, environment, &state)) }
+            return .array(values)
         case .variable(let path, let defaultValue):
             let found: JSONValue?
             switch path {
             case .whole:
+                guard state.allocate(data.wholeValueSize) else { return .null }
                 found = data.wholeValue
             case .keys(let keys):
                 found = data.lookUp(keys)
             case .computed(let expression):
-                found = Self.lookUp(computedPath: expression.evaluate(data, environment), in: data)
+                let computedPath = expression.evaluate(data, environment, &state)
+                guard state.allocate(data.wholeValueSize) else { return .null }
+                found = Self.lookUp(computedPath: computedPath, in: data)
             }
             if let found { return found }
-            return defaultValue?.evaluate(data, environment) ?? .null
+            return defaultValue?.evaluate(data, environment, &state) ?? .null
         case .operation(let op, let arguments):
-            return Self.apply(op, arguments, data, environment)
+            return Self.apply(op, arguments, data, environment, &state)
+        case .reference(let slot, let expression):
+            guard state.iterationDepth == 0 else { return expression.evaluate(data, environment, &state) }
+            if let known = state.memo.value(for: slot) { return known }
+            let value = expression.evaluate(data, environment, &state)
+            state.memo.remember(value, for: slot)
+            return value
+        }
+    }
+
+    /// Whether the rule was written as a JSON array (a `fractional` bucket, say).
+    var isWrittenAsArray: Bool {
+        switch self {
+        case .array, .literal(.array): true
+        default: false
         }
     }
 
@@ -35,41 +60,42 @@ extension LogicExpression {
         }
     }
 
+    /// The operators rules nest most (logic, equality, `in`), each kept to few locals: evaluation
+    /// recurses through this function, so its frame sets how deep a rule may go on a small stack
+    /// (``JSONLogicCompiler/maximumDepth``). The rest go to ``applyOther(_:_:_:_:_:)``.
     private static func apply(
         _ op: LogicOperator,
         _ arguments: [LogicExpression],
         _ data: LogicData,
-        _ environment: LogicEnvironment
+        _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
     ) -> JSONValue {
         typealias JS = JavaScriptSemantics
         func value(_ index: Int) -> JSONValue? {
-            index < arguments.count ? arguments[index].evaluate(data, environment) : nil
-        }
-        func values() -> [JSONValue] {
-            arguments.map { $0.evaluate(data, environment) }
+            index < arguments.count ? arguments[index].evaluate(data, environment, &state) : nil
         }
 
         switch op {
         case .if, .ternary:
             var index = 0
             while index + 1 < arguments.count {
-                if JS.isTruthy(arguments[index].evaluate(data, environment)) {
-                    return arguments[index + 1].evaluate(data, environment)
+                if JS.isTruthy(arguments[index].evaluate(data, environment, &state)) {
+                    return arguments[index + 1].evaluate(data, environment, &state)
                 }
                 index += 2
             }
-            return index < arguments.count ? arguments[index].evaluate(data, environment) : .null
+            return index < arguments.count ? arguments[index].evaluate(data, environment, &state) : .null
         case .and:
             var current = JSONValue.null
             for argument in arguments {
-                current = argument.evaluate(data, environment)
+                current = argument.evaluate(data, environment, &state)
                 if !JS.isTruthy(current) { return current }
             }
             return current
         case .or:
             var current = JSONValue.null
             for argument in arguments {
-                current = argument.evaluate(data, environment)
+                current = argument.evaluate(data, environment, &state)
                 if JS.isTruthy(current) { return current }
             }
             return current
@@ -87,6 +113,88 @@ extension LogicExpression {
         case .toBoolean:
             return .bool(JS.isTruthy(value(0) ?? .null))
 
+        case .in:
+            guard let needle = value(0), let haystack = value(1) else { return .bool(false) }
+            switch haystack {
+            case .string(let text):
+                return .bool(text.contains(JS.toJSString(needle)) || JS.toJSString(needle).isEmpty)
+            case .array(let elements):
+                return .bool(elements.contains { JS.strictEquals($0, needle) })
+            default:
+                return .bool(false)
+            }
+        default:
+            return applyOther(op, arguments, data, environment, &state)
+        }
+    }
+
+    /// The other operators, each group in a function of its own so that no single frame holds
+    /// every operator's locals (the frames of a deep rule stay small on a 512 KB stack).
+    @inline(never)
+    private static func applyOther(
+        _ op: LogicOperator,
+        _ arguments: [LogicExpression],
+        _ data: LogicData,
+        _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
+    ) -> JSONValue {
+        switch op {
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            return applyComparison(op, arguments, data, environment, &state)
+        case .max, .min, .add, .multiply:
+            return applySum(op, arguments, data, environment, &state)
+        case .subtract, .divide, .modulo:
+            return applyDifference(op, arguments, data, environment, &state)
+        case .map, .filter, .all, .none, .some, .reduce:
+            return applyIteration(op, arguments, data, environment, &state)
+        case .merge, .cat, .substr, .missing, .missingSome:
+            return applyCollection(op, arguments, data, environment, &state)
+        case .fractional, .semVer, .startsWith, .endsWith:
+            return applyFlagd(op, arguments, data, environment, &state)
+        case .if, .ternary, .and, .or, .equal, .notEqual, .strictEqual, .strictNotEqual, .not, .toBoolean, .in:
+            return apply(op, arguments, data, environment, &state)
+        }
+    }
+
+    @inline(never)
+    private static func applyComparison(
+        _ op: LogicOperator,
+        _ arguments: [LogicExpression],
+        _ data: LogicData,
+        _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
+    ) -> JSONValue {
+        typealias JS = JavaScriptSemantics
+        func value(_ index: Int) -> JSONValue? {
+            index < arguments.count ? arguments[index].evaluate(data, environment, &state) : nil
+        }
+        func values() -> [JSONValue] {
+            var values: [JSONValue] = []
+            values.reserveCapacity(arguments.count)
+            for argument in arguments { values.append(argument.evaluate(data, environment, &state)) }
+            return values
+        }
+        /// Evaluates `body` on each element, with the element as data.
+        func each(_ elements: [JSONValue], _ body: LogicExpression, _ visit: (JSONValue, JSONValue) -> Bool) {
+            state.iterationDepth += 1
+            defer { state.iterationDepth -= 1 }
+            for element in elements {
+                if state.isExhausted { return }
+                if !visit(element, body.evaluate(.value(element), environment, &state)) { return }
+            }
+        }
+        func filtered() -> [JSONValue] {
+            guard case .array(let elements)? = value(0), arguments.count > 1 else { return [] }
+            guard state.allocate(elements.count) else { return [] }
+            var kept: [JSONValue] = []
+            each(elements, arguments[1]) { element, result in
+                if JS.isTruthy(result) { kept.append(element) }
+                return true
+            }
+            return kept
+        }
+
+        switch op {
         case .less, .lessOrEqual:
             let compare = op == .less ? JS.less : JS.lessOrEqual
             guard let a = value(0), let b = value(1) else { return .bool(false) }
@@ -99,6 +207,50 @@ extension LogicExpression {
             guard let a = value(0), let b = value(1) else { return .bool(false) }
             return .bool(JS.lessOrEqual(b, a))
 
+        default:
+            return .null  // not one of this group's operators
+        }
+    }
+
+    @inline(never)
+    private static func applySum(
+        _ op: LogicOperator,
+        _ arguments: [LogicExpression],
+        _ data: LogicData,
+        _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
+    ) -> JSONValue {
+        typealias JS = JavaScriptSemantics
+        func value(_ index: Int) -> JSONValue? {
+            index < arguments.count ? arguments[index].evaluate(data, environment, &state) : nil
+        }
+        func values() -> [JSONValue] {
+            var values: [JSONValue] = []
+            values.reserveCapacity(arguments.count)
+            for argument in arguments { values.append(argument.evaluate(data, environment, &state)) }
+            return values
+        }
+        /// Evaluates `body` on each element, with the element as data.
+        func each(_ elements: [JSONValue], _ body: LogicExpression, _ visit: (JSONValue, JSONValue) -> Bool) {
+            state.iterationDepth += 1
+            defer { state.iterationDepth -= 1 }
+            for element in elements {
+                if state.isExhausted { return }
+                if !visit(element, body.evaluate(.value(element), environment, &state)) { return }
+            }
+        }
+        func filtered() -> [JSONValue] {
+            guard case .array(let elements)? = value(0), arguments.count > 1 else { return [] }
+            guard state.allocate(elements.count) else { return [] }
+            var kept: [JSONValue] = []
+            each(elements, arguments[1]) { element, result in
+                if JS.isTruthy(result) { kept.append(element) }
+                return true
+            }
+            return kept
+        }
+
+        switch op {
         case .max, .min:
             let numbers = values().map(JS.toNumber)
             if numbers.contains(where: \.isNaN) { return .double(.nan) }
@@ -117,6 +269,50 @@ extension LogicExpression {
                 return .int(product)
             }
             return JS.number(operands.dropFirst().reduce(JS.parseFloat(operands[0])) { $0 * JS.parseFloat($1) })
+        default:
+            return .null  // not one of this group's operators
+        }
+    }
+
+    @inline(never)
+    private static func applyDifference(
+        _ op: LogicOperator,
+        _ arguments: [LogicExpression],
+        _ data: LogicData,
+        _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
+    ) -> JSONValue {
+        typealias JS = JavaScriptSemantics
+        func value(_ index: Int) -> JSONValue? {
+            index < arguments.count ? arguments[index].evaluate(data, environment, &state) : nil
+        }
+        func values() -> [JSONValue] {
+            var values: [JSONValue] = []
+            values.reserveCapacity(arguments.count)
+            for argument in arguments { values.append(argument.evaluate(data, environment, &state)) }
+            return values
+        }
+        /// Evaluates `body` on each element, with the element as data.
+        func each(_ elements: [JSONValue], _ body: LogicExpression, _ visit: (JSONValue, JSONValue) -> Bool) {
+            state.iterationDepth += 1
+            defer { state.iterationDepth -= 1 }
+            for element in elements {
+                if state.isExhausted { return }
+                if !visit(element, body.evaluate(.value(element), environment, &state)) { return }
+            }
+        }
+        func filtered() -> [JSONValue] {
+            guard case .array(let elements)? = value(0), arguments.count > 1 else { return [] }
+            guard state.allocate(elements.count) else { return [] }
+            var kept: [JSONValue] = []
+            each(elements, arguments[1]) { element, result in
+                if JS.isTruthy(result) { kept.append(element) }
+                return true
+            }
+            return kept
+        }
+
+        switch op {
         case .subtract:
             guard let a = value(0) else { return .double(.nan) }
             guard let b = value(1) else {
@@ -146,68 +342,226 @@ extension LogicExpression {
             }
             return JS.number(JS.toNumber(a).truncatingRemainder(dividingBy: JS.toNumber(b)))
 
+        default:
+            return .null  // not one of this group's operators
+        }
+    }
+
+    @inline(never)
+    private static func applyIteration(
+        _ op: LogicOperator,
+        _ arguments: [LogicExpression],
+        _ data: LogicData,
+        _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
+    ) -> JSONValue {
+        typealias JS = JavaScriptSemantics
+        func value(_ index: Int) -> JSONValue? {
+            index < arguments.count ? arguments[index].evaluate(data, environment, &state) : nil
+        }
+        func values() -> [JSONValue] {
+            var values: [JSONValue] = []
+            values.reserveCapacity(arguments.count)
+            for argument in arguments { values.append(argument.evaluate(data, environment, &state)) }
+            return values
+        }
+        /// Evaluates `body` on each element, with the element as data.
+        func each(_ elements: [JSONValue], _ body: LogicExpression, _ visit: (JSONValue, JSONValue) -> Bool) {
+            state.iterationDepth += 1
+            defer { state.iterationDepth -= 1 }
+            for element in elements {
+                if state.isExhausted { return }
+                if !visit(element, body.evaluate(.value(element), environment, &state)) { return }
+            }
+        }
+        func filtered() -> [JSONValue] {
+            guard case .array(let elements)? = value(0), arguments.count > 1 else { return [] }
+            guard state.allocate(elements.count) else { return [] }
+            var kept: [JSONValue] = []
+            each(elements, arguments[1]) { element, result in
+                if JS.isTruthy(result) { kept.append(element) }
+                return true
+            }
+            return kept
+        }
+
+        switch op {
         case .map:
             guard case .array(let elements)? = value(0) else { return .array([]) }
+            guard state.allocate(elements.count) else { return .null }
             guard arguments.count > 1 else { return .array(elements.map { _ in .null }) }
-            return .array(elements.map { arguments[1].evaluate(.value($0), environment) })
+            var mapped: [JSONValue] = []
+            mapped.reserveCapacity(elements.count)
+            each(elements, arguments[1]) { _, result in
+                mapped.append(result)
+                return true
+            }
+            return .array(mapped)
         case .filter:
-            return .array(filtered(arguments, data, environment))
+            return .array(filtered())
         case .all:
             guard case .array(let elements)? = value(0), !elements.isEmpty else { return .bool(false) }
             guard arguments.count > 1 else { return .bool(false) }
-            return .bool(elements.allSatisfy { JS.isTruthy(arguments[1].evaluate(.value($0), environment)) })
+            var all = true
+            each(elements, arguments[1]) { _, result in
+                all = JS.isTruthy(result)
+                return all
+            }
+            return .bool(all)
         case .none:
-            return .bool(filtered(arguments, data, environment).isEmpty)
+            return .bool(filtered().isEmpty)
         case .some:
-            return .bool(!filtered(arguments, data, environment).isEmpty)
+            return .bool(!filtered().isEmpty)
         case .reduce:
             let initial = value(2) ?? .null
             guard case .array(let elements)? = value(0) else { return initial }
             guard arguments.count > 1 else { return elements.isEmpty ? initial : .null }
-            return elements.reduce(initial) { accumulator, current in
-                arguments[1].evaluate(.value(.object(["current": current, "accumulator": accumulator])), environment)
+            var accumulator = initial
+            state.iterationDepth += 1
+            defer { state.iterationDepth -= 1 }
+            for current in elements {
+                guard state.allocate(2) else { return .null }
+                let scope = JSONValue.object(["current": current, "accumulator": accumulator])
+                accumulator = arguments[1].evaluate(.value(scope), environment, &state)
             }
+            return accumulator
 
+        default:
+            return .null  // not one of this group's operators
+        }
+    }
+
+    @inline(never)
+    private static func applyCollection(
+        _ op: LogicOperator,
+        _ arguments: [LogicExpression],
+        _ data: LogicData,
+        _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
+    ) -> JSONValue {
+        typealias JS = JavaScriptSemantics
+        func value(_ index: Int) -> JSONValue? {
+            index < arguments.count ? arguments[index].evaluate(data, environment, &state) : nil
+        }
+        func values() -> [JSONValue] {
+            var values: [JSONValue] = []
+            values.reserveCapacity(arguments.count)
+            for argument in arguments { values.append(argument.evaluate(data, environment, &state)) }
+            return values
+        }
+        /// Evaluates `body` on each element, with the element as data.
+        func each(_ elements: [JSONValue], _ body: LogicExpression, _ visit: (JSONValue, JSONValue) -> Bool) {
+            state.iterationDepth += 1
+            defer { state.iterationDepth -= 1 }
+            for element in elements {
+                if state.isExhausted { return }
+                if !visit(element, body.evaluate(.value(element), environment, &state)) { return }
+            }
+        }
+        func filtered() -> [JSONValue] {
+            guard case .array(let elements)? = value(0), arguments.count > 1 else { return [] }
+            guard state.allocate(elements.count) else { return [] }
+            var kept: [JSONValue] = []
+            each(elements, arguments[1]) { element, result in
+                if JS.isTruthy(result) { kept.append(element) }
+                return true
+            }
+            return kept
+        }
+
+        switch op {
         case .merge:
+            let parts = values()
+            var total = 0
+            for part in parts {
+                if case .array(let inner) = part { total += inner.count } else { total += 1 }
+            }
+            guard state.allocate(total) else { return .null }
             var merged: [JSONValue] = []
-            for element in values() {
-                if case .array(let inner) = element { merged.append(contentsOf: inner) } else { merged.append(element) }
+            merged.reserveCapacity(total)
+            for part in parts {
+                if case .array(let inner) = part { merged.append(contentsOf: inner) } else { merged.append(part) }
             }
             return .array(merged)
-        case .in:
-            guard let needle = value(0), let haystack = value(1) else { return .bool(false) }
-            switch haystack {
-            case .string(let text):
-                return .bool(text.contains(JS.toJSString(needle)) || JS.toJSString(needle).isEmpty)
-            case .array(let elements):
-                return .bool(elements.contains { JS.strictEquals($0, needle) })
-            default:
-                return .bool(false)
-            }
         case .cat:
-            return .string(values().map(JS.joinElementString).joined())
+            let parts = values().map(JS.joinElementString)
+            guard state.allocate(parts.reduce(0) { $0 + $1.utf8.count }) else { return .null }
+            return .string(parts.joined())
         case .substr:
-            return substring(value(0) ?? .null, start: value(1) ?? .null, length: value(2))
+            let result = substring(value(0) ?? .null, start: value(1) ?? .null, length: value(2))
+            guard state.allocate(result.stringValue?.utf8.count ?? 0) else { return .null }
+            return result
 
         case .missing:
-            return .array(missingKeys(values(), data))
+            let keys = missingKeys(values(), data)
+            guard state.allocate(keys.count) else { return .null }
+            return .array(keys)
         case .missingSome:
             let need = JS.toNumber(value(0) ?? .null)
             let options = value(1)?.arrayValue ?? []
             let missing = missingKeys([.array(options)], data)
+            guard state.allocate(missing.count) else { return .null }
             return Double(options.count - missing.count) >= need ? .array([]) : .array(missing)
 
+        default:
+            return .null  // not one of this group's operators
+        }
+    }
+
+    @inline(never)
+    private static func applyFlagd(
+        _ op: LogicOperator,
+        _ arguments: [LogicExpression],
+        _ data: LogicData,
+        _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
+    ) -> JSONValue {
+        typealias JS = JavaScriptSemantics
+        func value(_ index: Int) -> JSONValue? {
+            index < arguments.count ? arguments[index].evaluate(data, environment, &state) : nil
+        }
+        func values() -> [JSONValue] {
+            var values: [JSONValue] = []
+            values.reserveCapacity(arguments.count)
+            for argument in arguments { values.append(argument.evaluate(data, environment, &state)) }
+            return values
+        }
+        /// Evaluates `body` on each element, with the element as data.
+        func each(_ elements: [JSONValue], _ body: LogicExpression, _ visit: (JSONValue, JSONValue) -> Bool) {
+            state.iterationDepth += 1
+            defer { state.iterationDepth -= 1 }
+            for element in elements {
+                if state.isExhausted { return }
+                if !visit(element, body.evaluate(.value(element), environment, &state)) { return }
+            }
+        }
+        func filtered() -> [JSONValue] {
+            guard case .array(let elements)? = value(0), arguments.count > 1 else { return [] }
+            guard state.allocate(elements.count) else { return [] }
+            var kept: [JSONValue] = []
+            each(elements, arguments[1]) { element, result in
+                if JS.isTruthy(result) { kept.append(element) }
+                return true
+            }
+            return kept
+        }
+
+        switch op {
         case .fractional:
             return FractionalOperator.evaluate(
-                count: arguments.count, argument: { arguments[$0].evaluate(data, environment) }, environment)
+                count: arguments.count, firstIsBucketingValue: arguments.first.map { !$0.isWrittenAsArray } ?? false,
+                argument: { arguments[$0].evaluate(data, environment, &state) }, environment)
         case .semVer:
             return SemVerOperator.evaluate(values())
         case .startsWith:
             return StringAffixOperator.evaluate(values(), matching: .prefix)
         case .endsWith:
             return StringAffixOperator.evaluate(values(), matching: .suffix)
+        default:
+            return .null  // not one of this group's operators
         }
     }
+
 
     /// `===` where a missing argument is JavaScript's `undefined`, equal only to another one.
     private static func strictEqualsAllowingUndefined(_ lhs: JSONValue?, _ rhs: JSONValue?) -> Bool {
@@ -232,18 +586,6 @@ extension LogicExpression {
             result = next
         }
         return result
-    }
-
-    private static func filtered(
-        _ arguments: [LogicExpression],
-        _ data: LogicData,
-        _ environment: LogicEnvironment
-    ) -> [JSONValue] {
-        guard let source = arguments.first, case .array(let elements) = source.evaluate(data, environment) else {
-            return []
-        }
-        guard arguments.count > 1 else { return [] }
-        return elements.filter { JavaScriptSemantics.isTruthy(arguments[1].evaluate(.value($0), environment)) }
     }
 
     private static func missingKeys(_ arguments: [JSONValue], _ data: LogicData) -> [JSONValue] {

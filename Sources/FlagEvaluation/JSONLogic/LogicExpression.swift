@@ -1,5 +1,6 @@
-/// A compiled JSON Logic rule: operator names resolved, `$ref`s substituted and literal `var`
-/// paths split, so evaluation walks this tree and never re-reads JSON.
+/// A compiled JSON Logic rule: operator names resolved, `$ref`s linked to their evaluator's one
+/// compiled rule and literal `var` paths split, so evaluation walks this tree and never re-reads
+/// JSON.
 indirect enum LogicExpression: Sendable {
     /// A value that is not a rule (including objects that are not single-key operations).
     case literal(JSONValue)
@@ -9,6 +10,9 @@ indirect enum LogicExpression: Sendable {
     case variable(VariablePath, defaultValue: LogicExpression?)
     /// Any other operator with its (unevaluated) arguments.
     case operation(LogicOperator, [LogicExpression])
+    /// `{"$ref": name}`: the evaluator's compiled rule, shared by every reference to it. `slot`
+    /// numbers the evaluator, so one evaluation computes it once per data scope.
+    case reference(slot: Int, LogicExpression)
 }
 
 /// The path of a `var` lookup.

@@ -1,13 +1,24 @@
-/// How `fractional` turns a bucketing key's hash into a bucket.
+/// How `fractional` turns a subject into a bucket.
 ///
-/// Both hash the key with MurmurHash3 (x86, 32-bit, seed 0); they differ in how the hash picks a
-/// bucket, so the same key can land in different buckets. Use ``current`` unless you must keep
-/// assignments made by an older flagd.
+/// All three hash with MurmurHash3 (x86, 32-bit, seed 0). They differ in what they hash and how
+/// the hash picks a bucket, so the same subject can land in different buckets: pick the one that
+/// matches the flagd your other services run. See <doc:FractionalBucketingVersions> for which flagd
+/// versions each matches.
+///
+/// ```swift
+/// let evaluator = FlagEvaluator(definitions: definitions, bucketing: .v3)
+/// ```
 public enum FractionalBucketing: String, Sendable, Hashable, CaseIterable {
-    /// flagd's integer bucketing ("v2"): `(UInt32(hash) * totalWeight) >> 32` against the
-    /// cumulative weights. Exact for every weight sum up to `Int32.max`.
+    /// flagd's integer bucketing ("v2", the default): hashes the bucketing string's UTF-8 bytes
+    /// (flag key then targeting key for the shorthand) and picks
+    /// `(UInt32(hash) * totalWeight) >> 32` against the cumulative weights. Exact for every
+    /// weight sum up to `Int32.max`.
     case current
-    /// flagd's original floating-point bucketing ("v1"): `abs(Int32(hash)) / Int32.max * 100`
-    /// against cumulative percentages.
+    /// flagd's original floating-point bucketing ("v1"): hashes as ``current`` and picks
+    /// `abs(Int32(hash)) / Int32.max * 100` against cumulative percentages.
     case legacy
+    /// flagd's newest bucketing ("v3"): hashes the bucketing value encoded as deterministic CBOR
+    /// (RFC 8949 core deterministic encoding), so it may be any JSON value, not only a string;
+    /// the shorthand hashes the array `[flagKey, targetingKey]`. Picks the bucket as ``current``.
+    case v3
 }

@@ -8,30 +8,52 @@
 /// (no key, a bucket that is not an array, a weight that is not a number, all weights 0, or a
 /// total above `Int32.max`).
 ///
-/// It allocates nothing of its own: the key is hashed in pieces and the weights are kept on the
-/// stack (rollouts are evaluated on every request of a server).
+/// With ``FractionalBucketing/v3`` the first argument is the bucketing value whenever it is not
+/// written as an array (a rule or a literal), and any JSON value but `null` buckets: it is hashed
+/// as deterministic CBOR; the shorthand hashes the CBOR array `[flagKey, targetingKey]`.
+///
+/// It allocates nothing of its own (except to sort an object's keys under v3): the key is
+/// hashed in pieces and the weights are kept on the stack (rollouts are evaluated on every request
+/// of a server).
 enum FractionalOperator {
     /// - Parameters:
     ///   - count: The number of arguments.
+    ///   - firstIsBucketingValue: Whether the first argument is written as something other than
+    ///     an array (so, under v3, is the bucketing value rather than a bucket).
     ///   - argument: Evaluates the argument at an index. Called once per argument, and a second
     ///     time for the chosen bucket.
     static func evaluate(
-        count: Int, argument: (Int) -> JSONValue, _ environment: LogicEnvironment
+        count: Int, firstIsBucketingValue: Bool, argument: (Int) -> JSONValue, _ environment: LogicEnvironment
     ) -> JSONValue {
         guard count > 0 else { return .null }
         var hasher = MurmurHash3()
         let firstBucket: Int
-        switch argument(0) {
-        case .string(let bucketingKey):
-            hasher.combine(bucketingKey.utf8)
-            firstBucket = 1
-        case .array:
-            guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey else { return .null }
-            hasher.combine(flagKey.utf8)
-            hasher.combine(targetingKey.utf8)
-            firstBucket = 0
-        default:
-            return .null
+        if environment.bucketing == .v3 {
+            if firstIsBucketingValue {
+                let value = argument(0)
+                if case .null = value { return .null }
+                DeterministicCBOR.write(value, to: &hasher)
+                firstBucket = 1
+            } else {
+                guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey else { return .null }
+                DeterministicCBOR.writeHead(major: 4, 2, to: &hasher)
+                DeterministicCBOR.writeText(flagKey, to: &hasher)
+                DeterministicCBOR.writeText(targetingKey, to: &hasher)
+                firstBucket = 0
+            }
+        } else {
+            switch argument(0) {
+            case .string(let bucketingKey):
+                hasher.combine(bucketingKey.utf8)
+                firstBucket = 1
+            case .array:
+                guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey else { return .null }
+                hasher.combine(flagKey.utf8)
+                hasher.combine(targetingKey.utf8)
+                firstBucket = 0
+            default:
+                return .null
+            }
         }
         let bucketCount = count - firstBucket
         guard bucketCount > 0 else { return .null }
@@ -64,7 +86,7 @@ enum FractionalOperator {
         _ hash: UInt32, _ weights: UnsafeMutableBufferPointer<Int>, _ totalWeight: Int, _ bucketing: FractionalBucketing
     ) -> Int? {
         switch bucketing {
-        case .current:
+        case .current, .v3:
             let bucket = (UInt64(hash) * UInt64(totalWeight)) >> 32
             var cumulative: UInt64 = 0
             for (index, weight) in weights.enumerated() {

@@ -7,9 +7,13 @@ import Testing
 /// otherwise current).
 ///
 /// Skipped, not passed, when the shared conformance folder is not checked out beside the package
-/// (CI clones it there; a bare package checkout has no such folder).
-@Suite(.enabled(if: ConformanceFiles.exists("flagd-evaluator/gherkin"), "../shared/conformance/flagd-evaluator is not checked out beside the package"))
+/// (a bare package checkout has no such folder); under CI (`CI` set) it runs and fails instead.
+@Suite(.enabled(if: ConformanceFiles.shouldRun("flagd-evaluator/gherkin"), "../shared/conformance/flagd-evaluator is not checked out beside the package"))
 struct FlagdEvaluatorConformanceTests {
+    @Test func conformanceMaterialIsPresent() {
+        ConformanceFiles.requirePresent("flagd-evaluator/gherkin")
+    }
+
     static let now = Date(timeIntervalSince1970: 1_750_000_000)
 
     static func loadTestKitFlags() throws -> (FlagDefinitions, [FlagDefinitionError]) {

@@ -7,9 +7,14 @@ import Testing
 /// message naming the problem. Every file in those folders must have an expectation here, so a
 /// new example cannot pass unnoticed.
 ///
-/// Skipped, not passed, when the shared conformance folder is not checked out beside the package.
-@Suite(.enabled(if: ConformanceFiles.exists("flagd-schemas/json/test"), "../shared/conformance/flagd-schemas is not checked out beside the package"))
+/// Skipped, not passed, when the shared conformance folder is not checked out beside the package;
+/// under CI (`CI` set) it runs and fails instead.
+@Suite(.enabled(if: ConformanceFiles.shouldRun("flagd-schemas/json/test"), "../shared/conformance/flagd-schemas is not checked out beside the package"))
 struct FlagdSchemaExampleTests {
+    @Test func conformanceMaterialIsPresent() {
+        ConformanceFiles.requirePresent("flagd-schemas/json/test")
+    }
+
     static let root = "flagd-schemas/json/test"
 
     /// Negative flag files and a fragment the report must contain.

@@ -19,9 +19,9 @@ enum FlagsTool {
         return bundleURL.lastPathComponent.hasSuffix("xctest") ? bundleURL.deletingLastPathComponent() : bundleURL
     }
 
-    /// Runs `flags` with `arguments` in `directory`; the outputs are captured through files, so
-    /// large outputs cannot fill a pipe.
-    static func run(_ arguments: [String], in directory: URL? = nil) throws -> Result {
+    /// Runs `flags` with `arguments` in `directory`, reading `standardInput` (a file) if given;
+    /// the outputs are captured through files, so large outputs cannot fill a pipe.
+    static func run(_ arguments: [String], in directory: URL? = nil, standardInput: URL? = nil) throws -> Result {
         let scratch = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("stdout")
@@ -36,6 +36,7 @@ enum FlagsTool {
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = out
         process.standardError = err
+        if let standardInput { process.standardInput = try FileHandle(forReadingFrom: standardInput) }
         try process.run()
         process.waitUntilExit()
         try out.close()
