@@ -66,7 +66,7 @@ private struct Context {
     static let flagFields: Set<String> = ["state", "variants", "defaultVariant", "targeting", "metadata"]
     static let metadataFields: Set<String> = [
         "key", "type", "displayName", "description", "owner", "phase", "removalTarget", "followsPhasePolicy",
-        "userTogglable", "checking", "sensitive", "requires", "conflicts",
+        "userTogglable", "checking", "sensitive", "requires", "conflicts", "swiftName",
     ]
 
     func error(_ field: String, line: Int?, _ message: String) -> ManifestError {
@@ -302,7 +302,15 @@ private struct Context {
             checking: checking,
             isSensitive: try flag("sensitive") ?? false
         )
-        return ManifestFlag(definition: definition, isEnabled: state ?? true, line: member.line, customMetadata: custom)
+        let swiftName = try text("swiftName")
+        if let swiftName, !SwiftNames.isIdentifier(swiftName) {
+            throw error(
+                "\(base).metadata.swiftName", line: fields["swiftName"]?.line,
+                "\"\(swiftName)\" is not a Swift identifier; use letters, digits and underscores, not starting with a digit.")
+        }
+        return ManifestFlag(
+            definition: definition, isEnabled: state ?? true, line: member.line, customMetadata: custom,
+            swiftName: swiftName)
     }
 
     func buildDefault(_ entry: JSONNode.Member, type: FlagValueType, field: String) throws(ManifestError) -> FlagValue {

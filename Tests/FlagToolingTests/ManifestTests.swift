@@ -52,7 +52,7 @@ struct ManifestTests {
         (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "metadata": {"phase": "2"}}}}"#,
          "bad.json:1: flags.a.metadata.phase: expected a whole number ≥ 0, found a string."),
         (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "metadata": {"ownr": "x"}}}}"#,
-         "bad.json:1: flags.a.metadata.ownr: unknown metadata field; known fields are checking, conflicts, description, displayName, followsPhasePolicy, key, owner, phase, removalTarget, requires, sensitive, type, userTogglable and default.<configuration>. Prefix your own fields with \"x-\"."),
+         "bad.json:1: flags.a.metadata.ownr: unknown metadata field; known fields are checking, conflicts, description, displayName, followsPhasePolicy, key, owner, phase, removalTarget, requires, sensitive, swiftName, type, userTogglable and default.<configuration>. Prefix your own fields with \"x-\"."),
         (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "rules": 1}}}"#,
          "bad.json:1: flags.a.rules: unknown field; a flag may only have defaultVariant, metadata, state, targeting, variants."),
         (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": 1}, "defaultVariant": "on", "metadata": {"type": "boolean"}}}}"#,

@@ -37,7 +37,7 @@ public enum SwiftSourceFiles {
     }
 
     /// Reads a file as UTF-8 text.
-    static func read(_ path: String) throws(ToolingError) -> String {
+    public static func read(_ path: String) throws(ToolingError) -> String {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             throw ToolingError(.invalidInput, "\(path): cannot be read as UTF-8 text.")
         }
