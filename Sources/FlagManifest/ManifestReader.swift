@@ -38,7 +38,10 @@ public struct ManifestReader: Sendable {
     public func read(_ text: String, file: String) throws(ManifestError) -> Manifest {
         let root: JSONNode
         do {
-            root = try JSONNodeParser.parse(text)
+            // Repeated flags are reported by `Context`, or kept for the linter.
+            root = try JSONNodeParser.parse(text, allowingDuplicateKeysIn: ["flags"])
+        } catch where error.duplicateKey != nil {
+            throw ManifestError(file: file, line: error.line, message: error.message)
         } catch {
             throw ManifestError(
                 file: file, line: error.line, message: "not valid JSON: \(error.message) (column \(error.column)).")
