@@ -355,6 +355,6 @@ private struct Context {
     }
 
     static func article(_ type: FlagValueType) -> String {
-        type == .integer || type == .object ? "an \(type)" : "a \(type)"
+        type.nameWithArticle
     }
 }

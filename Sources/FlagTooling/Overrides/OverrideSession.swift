@@ -38,7 +38,7 @@ public final class OverrideSession: Sendable {
             guard value.conforms(to: definition.type) else {
                 foreign[key] = value
                 warnings.append(
-                    "\(overridesPath): ignoring the override of '\(key)': \(value.jsonString) is not a \(definition.type).")
+                    "\(overridesPath): ignoring the override of '\(key)': \(value.jsonString) is not \(definition.type.nameWithArticle).")
                 continue
             }
             known[key] = value

@@ -26,7 +26,7 @@ public struct FlagRemover: Sendable {
         guard flag.definition.type == .boolean else {
             throw ToolingError(
                 .failed,
-                "'\(key)' is \(Self.article(for: flag.definition.type)) \(flag.definition.type) value, not a Boolean flag; only Boolean flags can be kept on or off.")
+                "'\(key)' is \(flag.definition.type.nameWithArticle) value, not a Boolean flag; only Boolean flags can be kept on or off.")
         }
         let affected = Self.affectedFlags(manifest: manifest, key: key, keep: keep)
         guard affected.isEmpty else {
@@ -83,10 +83,6 @@ public struct FlagRemover: Sendable {
             ordered.append(remaining.remove(at: index))
         }
         return ordered
-    }
-
-    private static func article(for type: FlagValueType) -> String {
-        type == .integer || type == .object ? "an" : "a"
     }
 
     /// Works out every change without writing anything.
