@@ -71,9 +71,12 @@ public struct Manifest: Sendable {
     ) throws(FlagRegistryError) {
         self.init(registry: try FlagRegistry(keys), flagSetID: flagSetID, version: version)
         var caseNames: [String: String] = [:]
+        let typeName = String(reflecting: Key.self) + "."
         for flag in Key.allCases {
-            // An enum without a custom description prints its case name.
-            caseNames[flag.rawValue] = String(describing: flag)
+            // `Module.AppFlag.caseName`, unless the enum customises its debug description.
+            let reflected = String(reflecting: flag)
+            guard reflected.hasPrefix(typeName) else { continue }
+            caseNames[flag.rawValue] = String(reflected.dropFirst(typeName.count))
         }
         for index in flags.indices {
             guard let name = caseNames[flags[index].key], SwiftNames.isIdentifier(name),

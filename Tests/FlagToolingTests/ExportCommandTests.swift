@@ -49,4 +49,18 @@ struct ExportCommandTests {
             (error as? ToolingError)?.message == "No enum conforming to FeatureFlagKey in the sources."
         }
     }
+
+    @Test func oversizedSourcesAreRefusedWithTheirSize() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("Huge.swift")
+        let size = SwiftSourceFiles.maximumFileSize + 1
+        try Data(repeating: UInt8(ascii: " "), count: size).write(to: file)
+        let result = try FlagsTool.run(["export", "--sources", directory.path])
+        #expect(
+            result
+                == FlagsTool.Result(
+                    status: 2, standardOutput: "",
+                    standardError: "error: \(file.path): \(size) bytes, more than the \(SwiftSourceFiles.maximumFileSize) a Swift source may have here; leave it out of --sources.\n"))
+    }
 }
