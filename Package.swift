@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"], exclude: ["ExpectedFailures"]),
         .testTarget(
             name: "FlagToolingTests",
-            dependencies: ["FlagTooling", "FlagManifest", "FeatureFlagsTesting", "flags"],
+            dependencies: ["FlagTooling", "FlagManifest", "FeatureFlagsTesting", "ExampleFlags", "flags"],
             exclude: ["Fixtures"]
         ),
     ]

@@ -19,7 +19,7 @@ public enum FlagManifestExport {
     public static func manifest<Key: FeatureFlagKey>(
         _ keys: Key.Type, flagSetID: String? = nil, version: String? = nil
     ) throws(FlagRegistryError) -> Manifest {
-        Manifest(registry: try FlagRegistry(keys), flagSetID: flagSetID, version: version)
+        try Manifest(keys, flagSetID: flagSetID, version: version)
     }
 
     /// The manifest of an enum of flags and its typed values, as JSON text.

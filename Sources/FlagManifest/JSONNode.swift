@@ -52,23 +52,35 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
     public let message: String
     public let line: Int
     public let column: Int
+    /// The key, when the text is well-formed but repeats a key in an object.
+    public var duplicateKey: String?
 
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
-/// A small strict JSON parser (RFC 8259) that keeps member order, lines and duplicate keys.
+/// A small strict JSON parser (RFC 8259) that keeps member order and lines, and rejects a key
+/// repeated in an object (which other JSON readers would silently resolve by keeping one).
 public struct JSONNodeParser {
     private let bytes: [UInt8]
     private var position = 0
     private var line = 1
     private var lineStart = 0
     private var depth = 0
+    /// The keys leading to the value being parsed.
+    private var path: [String] = []
+    /// The object whose repeated keys are kept for the caller to report (`["flags"]`).
+    private var duplicatesAllowedAt: [String]?
 
     /// Parses a whole document.
     ///
-    /// - Throws: ``JSONSyntaxError`` at the first character that is not valid JSON.
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONNode {
+    /// - Parameter allowedPath: the keys leading to the one object in which a repeated key is
+    ///   kept (both members appear in ``JSONNode/object(_:)``) rather than rejected, for a
+    ///   caller that reports it better, such as the manifest reader for `["flags"]`.
+    /// - Throws: ``JSONSyntaxError`` at the first character that is not valid JSON, or at a key
+    ///   that appears twice in an object, naming the key and the line of the first.
+    public static func parse(_ text: String, allowingDuplicateKeysIn allowedPath: [String]? = nil) throws(JSONSyntaxError) -> JSONNode {
         var parser = JSONNodeParser(bytes: Array(text.utf8))
+        parser.duplicatesAllowedAt = allowedPath
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
@@ -133,6 +145,7 @@ public struct JSONNodeParser {
         defer { depth -= 1 }
         position += 1
         var members: [JSONNode.Member] = []
+        var firstLines: [String: Int] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
@@ -143,13 +156,23 @@ public struct JSONNodeParser {
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let keyLine = line
             let keyStart = position
+            let keyColumn = position - lineStart + 1
             let key = try parseString()
+            if let first = firstLines[key], duplicatesAllowedAt != path {
+                let place = path.isEmpty ? "" : " in \(path.joined(separator: "."))"
+                throw JSONSyntaxError(
+                    message: "the key \"\(key)\" appears twice\(place) (first on line \(first)); JSON readers would silently keep only one. Remove one of them.",
+                    line: keyLine, column: keyColumn, duplicateKey: key)
+            }
+            if firstLines[key] == nil { firstLines[key] = keyLine }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
             position += 1
             skipWhitespace()
             let valueStart = position
+            path.append(key)
             let value = try parseValue()
+            path.removeLast()
             var member = JSONNode.Member(key: key, value: value, line: keyLine)
             member.keyStart = keyStart
             member.valueStart = valueStart
@@ -178,7 +201,9 @@ public struct JSONNodeParser {
         }
         while true {
             skipWhitespace()
+            path.append("\(elements.count)")
             elements.append(try parseValue())
+            path.removeLast()
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): position += 1

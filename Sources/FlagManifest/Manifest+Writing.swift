@@ -69,6 +69,7 @@ extension Manifest {
         if !definition.conflicts.isEmpty {
             metadata.append(("conflicts", .string(definition.conflicts.joined(separator: ","))))
         }
+        if let swiftName = flag.swiftName { metadata.append(("swiftName", .string(swiftName))) }
         for key in flag.customMetadata.keys.sorted() {
             metadata.append((key, flag.customMetadata[key]!))
         }

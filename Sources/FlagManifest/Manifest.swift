@@ -33,6 +33,7 @@ import FeatureFlags
 /// | `userTogglable`, `sensitive` | Booleans; written when `true` |
 /// | `checking` | `buildOnly`, `userOnly` or `buildAndUser`; written when it differs from the default (Boolean flags `buildAndUser`, others `userOnly`) |
 /// | `requires`, `conflicts` | comma-separated flag keys |
+/// | `swiftName` | the Swift name of the enum case or typed value, written when it is not the one derived from the key (`iPadLayouts` for `ipad_layouts`); `flags generate` uses it |
 /// | `x-…` | free for teams' own annotations, kept and ignored |
 ///
 /// Any other metadata key is an error, so that typos do not go unnoticed. The code default is
@@ -59,6 +60,30 @@ public struct Manifest: Sendable {
     /// A manifest describing every flag of a registry, in registry order.
     public init(registry: FlagRegistry, flagSetID: String? = nil, version: String? = nil) {
         self.init(definitions: registry.definitions, flagSetID: flagSetID, version: version)
+    }
+
+    /// A manifest describing a flag enum and its typed values, in registry order; cases whose
+    /// Swift name is not the one derived from the key carry it in ``ManifestFlag/swiftName``.
+    ///
+    /// - Throws: ``FlagRegistryError`` when the declarations are inconsistent.
+    public init<Key: FeatureFlagKey>(
+        _ keys: Key.Type, flagSetID: String? = nil, version: String? = nil
+    ) throws(FlagRegistryError) {
+        self.init(registry: try FlagRegistry(keys), flagSetID: flagSetID, version: version)
+        var caseNames: [String: String] = [:]
+        let typeName = String(reflecting: Key.self) + "."
+        for flag in Key.allCases {
+            // `Module.AppFlag.caseName`, unless the enum customises its debug description.
+            let reflected = String(reflecting: flag)
+            guard reflected.hasPrefix(typeName) else { continue }
+            caseNames[flag.rawValue] = String(reflected.dropFirst(typeName.count))
+        }
+        for index in flags.indices {
+            guard let name = caseNames[flags[index].key], SwiftNames.isIdentifier(name),
+                name != SwiftNames.bareIdentifier(forKey: flags[index].key)
+            else { continue }
+            flags[index].swiftName = name
+        }
     }
 
     /// A manifest describing definitions, in their order.

@@ -10,18 +10,33 @@ public struct ManifestFlag: Sendable {
     public var line: Int?
     /// Metadata keys starting with `x-`, kept as written (for teams' own annotations).
     public var customMetadata: [String: FlagValue]
+    /// The name the Swift declaration gives the flag (the enum case or the typed value's
+    /// property), when it is not the one derived from the key (``SwiftNames/identifier(forKey:)``):
+    /// `iPadLayouts` for `ipad_layouts`. Metadata `swiftName`.
+    public var swiftName: String?
 
     public init(
-        definition: FlagDefinition, isEnabled: Bool = true, line: Int? = nil, customMetadata: [String: FlagValue] = [:]
+        definition: FlagDefinition, isEnabled: Bool = true, line: Int? = nil, customMetadata: [String: FlagValue] = [:],
+        swiftName: String? = nil
     ) {
         self.definition = definition
         self.isEnabled = isEnabled
         self.line = line
         self.customMetadata = customMetadata
+        self.swiftName = swiftName
     }
 
     /// The flag's key.
     public var key: String { definition.key }
+
+    /// The Swift identifier of the flag: ``swiftName`` when set, otherwise the one derived from the key.
+    public var swiftIdentifier: String {
+        guard let swiftName else { return SwiftNames.identifier(forKey: key) }
+        return SwiftNames.keywords.contains(swiftName) ? "`\(swiftName)`" : swiftName
+    }
+
+    /// ``swiftIdentifier`` without backticks, for comparing with names read from sources.
+    public var bareSwiftIdentifier: String { swiftIdentifier.filter { $0 != "`" } }
 }
 
 extension FlagDefinition {

@@ -38,7 +38,10 @@ public struct ManifestReader: Sendable {
     public func read(_ text: String, file: String) throws(ManifestError) -> Manifest {
         let root: JSONNode
         do {
-            root = try JSONNodeParser.parse(text)
+            // Repeated flags are reported by `Context`, or kept for the linter.
+            root = try JSONNodeParser.parse(text, allowingDuplicateKeysIn: ["flags"])
+        } catch where error.duplicateKey != nil {
+            throw ManifestError(file: file, line: error.line, message: error.message)
         } catch {
             throw ManifestError(
                 file: file, line: error.line, message: "not valid JSON: \(error.message) (column \(error.column)).")
@@ -66,7 +69,7 @@ private struct Context {
     static let flagFields: Set<String> = ["state", "variants", "defaultVariant", "targeting", "metadata"]
     static let metadataFields: Set<String> = [
         "key", "type", "displayName", "description", "owner", "phase", "removalTarget", "followsPhasePolicy",
-        "userTogglable", "checking", "sensitive", "requires", "conflicts",
+        "userTogglable", "checking", "sensitive", "requires", "conflicts", "swiftName",
     ]
 
     func error(_ field: String, line: Int?, _ message: String) -> ManifestError {
@@ -302,7 +305,15 @@ private struct Context {
             checking: checking,
             isSensitive: try flag("sensitive") ?? false
         )
-        return ManifestFlag(definition: definition, isEnabled: state ?? true, line: member.line, customMetadata: custom)
+        let swiftName = try text("swiftName")
+        if let swiftName, !SwiftNames.isIdentifier(swiftName) {
+            throw error(
+                "\(base).metadata.swiftName", line: fields["swiftName"]?.line,
+                "\"\(swiftName)\" is not a Swift identifier; use letters, digits and underscores, not starting with a digit.")
+        }
+        return ManifestFlag(
+            definition: definition, isEnabled: state ?? true, line: member.line, customMetadata: custom,
+            swiftName: swiftName)
     }
 
     func buildDefault(_ entry: JSONNode.Member, type: FlagValueType, field: String) throws(ManifestError) -> FlagValue {
@@ -344,6 +355,6 @@ private struct Context {
     }
 
     static func article(_ type: FlagValueType) -> String {
-        type == .integer || type == .object ? "an \(type)" : "a \(type)"
+        type.nameWithArticle
     }
 }

@@ -20,7 +20,7 @@ struct Flags: ParsableCommand {
             // Overrides: the command-line debug menu.
             ListCommand.self, GetCommand.self, SetCommand.self, ClearCommand.self, ResetCommand.self,
             // Lifecycle.
-            LintCommand.self, GenerateCommand.self, RefsCommand.self, RemoveCommand.self,
+            LintCommand.self, GenerateCommand.self, ExportCommand.self, RefsCommand.self, RemoveCommand.self,
             // Evaluation.
             EvalCommand.self,
         ]

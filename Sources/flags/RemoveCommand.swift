@@ -10,9 +10,12 @@ struct RemoveCommand: ParsableCommand {
         discussion: """
             Simplifies if/else, guard, ternaries, !, && and || over the flag's checks, the \
             featureGated and withFeature view modifiers, removes the enum case and the flag \
-            from the manifest (keeping its formatting), and prints a diff. Exit status 1 when \
-            references remain that need a manual edit; they are listed with their lines in the \
-            rewritten files.
+            from the manifest (keeping its formatting and comments), and prints a diff. Refuses, \
+            with exit status 1 and nothing written, a removal that would change another flag: \
+            kept off, the flags that require it would be always off; kept on, the flags that \
+            conflict with it would be; the message names them and the order to remove them in. \
+            Exit status 1 also when references remain that need a manual edit; they are listed \
+            with their lines in the rewritten files.
             """)
 
     enum Keep: String, ExpressibleByArgument, CaseIterable {

@@ -9,7 +9,7 @@ struct SetCommand: ParsableCommand {
     @Argument(help: "The flag key.")
     var key: String
 
-    @Argument(help: "The value as JSON (true, 20, 0.5, {\"a\":1}); any text for string flags.")
+    @Argument(help: "The value, as launch arguments take it: true/false, YES/NO, 1/0 or on/off; 20; 0.5; any text for string flags; JSON for objects ({\"a\":1}).")
     var value: String
 
     @OptionGroup var options: OverrideOptions

@@ -6,11 +6,26 @@ extension Tag {
     @Tag static var slow: Self
 }
 
+/// Whether the slow tests run: with `FEATURE_FLAGS_SLOW_TESTS=1`, and always in CI (`CI=true`),
+/// so that a plain `swift test` stays quick for people changing the code.
+enum SlowTests {
+    static let variable = "FEATURE_FLAGS_SLOW_TESTS"
+
+    static func enabled(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        environment[variable] == "1" || environment["CI"]?.lowercased() == "true"
+    }
+
+    static let skipMessage: Comment = """
+        Skipped: builds a whole Swift package (minutes). Run with FEATURE_FLAGS_SLOW_TESTS=1 swift test \
+        (CI=true runs it too).
+        """
+}
+
 /// SLOW: generates code for the example manifest into a temporary package that depends on
 /// this library by path, builds and runs it; then removes a flag with `flags remove`,
 /// rebuilds and runs it again. One test, so the package is compiled once (the second build is
-/// incremental). Skip with `swift test --skip ExamplePackageTests`.
-@Suite(.tags(.slow))
+/// incremental). Runs only with `FEATURE_FLAGS_SLOW_TESTS=1` or `CI=true` (see ``SlowTests``).
+@Suite(.tags(.slow), .enabled(if: SlowTests.enabled(), SlowTests.skipMessage))
 struct ExamplePackageTests {
     @Test func generatedCodeBuildsRunsAndRoundTrips() throws {
         let (package, sources) = try Self.makeAppPackage(
@@ -152,5 +167,15 @@ struct ExamplePackageTests {
         process.waitUntilExit()
         try handle.close()
         return (process.terminationStatus, try String(contentsOf: outURL, encoding: .utf8))
+    }
+}
+
+struct SlowTestsTests {
+    @Test func slowTestsRunWhenAskedForAndAlwaysInCI() {
+        #expect(!SlowTests.enabled(environment: [:]))
+        #expect(!SlowTests.enabled(environment: ["FEATURE_FLAGS_SLOW_TESTS": "0", "CI": "false"]))
+        #expect(SlowTests.enabled(environment: ["FEATURE_FLAGS_SLOW_TESTS": "1"]))
+        #expect(SlowTests.enabled(environment: ["CI": "true"]))
+        #expect(SlowTests.enabled(environment: ["CI": "TRUE"]))
     }
 }

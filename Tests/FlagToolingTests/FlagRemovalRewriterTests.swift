@@ -137,4 +137,121 @@ struct FlagRemovalRewriterTests {
             """
         #expect(rewrite(source, keep: true) == source)
     }
+
+    @Test func commentsBeforeRemovedCasesStay() {
+        let source = """
+            enum AppFlag: String, CaseIterable, FeatureFlagKey {
+                // MARK: Phase 1
+                case newChat = "new_chat"
+                // MARK: Phase 2
+                case other = "other"
+                // MARK: Phase 3
+                case late = "late"
+
+                var metadata: FlagMetadata<AppFlag> {
+                    switch self {
+                    // Phase 1
+                    case .newChat: FlagMetadata("New chat")
+                    // Phase 2
+                    case .other: FlagMetadata("Other")
+                    case .late: FlagMetadata("Late")
+                    }
+                }
+            }
+            """
+        #expect(rewrite(source, keep: true) == """
+            enum AppFlag: String, CaseIterable, FeatureFlagKey {
+                // MARK: Phase 1
+                // MARK: Phase 2
+                case other = "other"
+                // MARK: Phase 3
+                case late = "late"
+
+                var metadata: FlagMetadata<AppFlag> {
+                    switch self {
+                    // Phase 1
+                    // Phase 2
+                    case .other: FlagMetadata("Other")
+                    case .late: FlagMetadata("Late")
+                    }
+                }
+            }
+            """)
+    }
+
+    @Test func dependencyListsKeepTheirLayoutAndEmptyOnesGoFromInitCalls() {
+        let source = """
+            enum AppFlag: String, CaseIterable, FeatureFlagKey {
+                case newChat = "new_chat", other = "other", third = "third"
+                var metadata: FlagMetadata<AppFlag> {
+                    switch self {
+                    case .newChat: .init("New chat")
+                    case .other:
+                        .init("Other", phase: 1, owner: "a", conflicts: [.newChat],
+                              userTogglable: true)
+                    case .third:
+                        FlagMetadata(
+                            "Third",
+                            requires: [
+                                .other,
+                                .newChat,
+                            ]
+                        )
+                    }
+                }
+            }
+            """
+        #expect(rewrite(source, keep: false) == """
+            enum AppFlag: String, CaseIterable, FeatureFlagKey {
+                case other = "other", third = "third"
+                var metadata: FlagMetadata<AppFlag> {
+                    switch self {
+                    case .other:
+                        .init("Other", phase: 1, owner: "a",
+                              userTogglable: true)
+                    case .third:
+                        FlagMetadata(
+                            "Third",
+                            requires: [
+                                .other,
+                            ]
+                        )
+                    }
+                }
+            }
+            """)
+    }
+
+    @Test func constantsHoldingTheFlagAreFoldedAndRemoved() {
+        let source = """
+            func title(flags: FeatureFlagManager<AppFlag>) -> String {
+                let isNew = flags.isEnabled(.newChat)
+                let count = 2
+                let total = compute()
+                if isNew && count > 1 {
+                    use(total)
+                    return "new"
+                }
+                return "old"
+            }
+            """
+        #expect(rewrite(source, keep: true) == """
+            func title(flags: FeatureFlagManager<AppFlag>) -> String {
+                let count = 2
+                let total = compute()
+                if count > 1 {
+                    use(total)
+                    return "new"
+                }
+                return "old"
+            }
+            """)
+        // `count` and `total` were only read by the dead branch; `compute()` still runs.
+        #expect(rewrite(source, keep: false) == """
+            func title(flags: FeatureFlagManager<AppFlag>) -> String {
+                _ = compute()
+                return "old"
+            }
+            """)
+    }
 }

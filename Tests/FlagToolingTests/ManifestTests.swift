@@ -52,7 +52,7 @@ struct ManifestTests {
         (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "metadata": {"phase": "2"}}}}"#,
          "bad.json:1: flags.a.metadata.phase: expected a whole number ≥ 0, found a string."),
         (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "metadata": {"ownr": "x"}}}}"#,
-         "bad.json:1: flags.a.metadata.ownr: unknown metadata field; known fields are checking, conflicts, description, displayName, followsPhasePolicy, key, owner, phase, removalTarget, requires, sensitive, type, userTogglable and default.<configuration>. Prefix your own fields with \"x-\"."),
+         "bad.json:1: flags.a.metadata.ownr: unknown metadata field; known fields are checking, conflicts, description, displayName, followsPhasePolicy, key, owner, phase, removalTarget, requires, sensitive, swiftName, type, userTogglable and default.<configuration>. Prefix your own fields with \"x-\"."),
         (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "rules": 1}}}"#,
          "bad.json:1: flags.a.rules: unknown field; a flag may only have defaultVariant, metadata, state, targeting, variants."),
         (#"{"flags": {"a": {"state": "ENABLED", "variants": {"on": 1}, "defaultVariant": "on", "metadata": {"type": "boolean"}}}}"#,
@@ -72,6 +72,37 @@ struct ManifestTests {
         } catch {
             #expect(error.description == message)
         }
+    }
+
+    /// A repeated key anywhere (here inside a variant's object value, which the manifest's own
+    /// checks do not look into) is an error naming the key, where it is and both lines.
+    @Test func duplicateKeysAreRejectedAtEveryDepth() throws {
+        let text = """
+            {"flags": {"a": {"state": "ENABLED", "defaultVariant": "default",
+              "variants": {"default": {"attempts": 1,
+                "attempts": 2}},
+              "metadata": {"type": "object"}}}}
+            """
+        #expect(throws: ManifestError(
+            file: "bad.json", line: 3,
+            message: #"the key "attempts" appears twice in flags.a.variants.default (first on line 2); JSON readers would silently keep only one. Remove one of them."#
+        )) {
+            try ManifestReader().read(text, file: "bad.json")
+        }
+        #expect {
+            try JSONNodeParser.parse("{\"x\": 1,\n \"x\": [{\"y\": 1}]}")
+        } throws: { error in
+            let error = try #require(error as? JSONSyntaxError)
+            return error.description
+                == #"line 2, column 2: the key "x" appears twice (first on line 1); JSON readers would silently keep only one. Remove one of them."#
+                && error.duplicateKey == "x"
+        }
+        // Lenient reading for lint still sees both flags.
+        let flags = """
+            {"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on"},
+              "a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on"}}}
+            """
+        #expect(try ManifestReader(allowsDuplicateFlags: true).read(flags, file: "f.json").duplicateKeys.map(\.key) == ["a"])
     }
 
     @Test func lenientReadRecordsDuplicateFlags() throws {

@@ -12,6 +12,10 @@ struct OverrideCommandTests {
     }
 
     func flags(_ arguments: String...) throws -> FlagsTool.Result {
+        try flags(arguments)
+    }
+
+    func flags(_ arguments: [String]) throws -> FlagsTool.Result {
         try FlagsTool.run(arguments + ["--manifest", manifest, "--overrides", overrides])
     }
 
@@ -141,6 +145,35 @@ struct OverrideCommandTests {
         #expect(result.status == 2)
         #expect(result.standardError == "error: \(overrides):1: the override file is not valid JSON: expected a string key (column 2). Fix or delete it.\n")
         #expect(try String(contentsOfFile: overrides, encoding: .utf8) == "{not json")
+    }
+
+    /// `flags set` reads values as launch arguments do (the core's parser), not as JSON.
+    @Test(arguments: [
+        ("YES", "true"), ("no", "false"), ("1", "true"), ("off", "false"), ("True", "true"),
+    ])
+    func setAcceptsWhatLaunchArgumentsAccept(text: String, shown: String) throws {
+        #expect(try flags("set", "virtualized_scroll", text).standardOutput == "virtualized_scroll = \(shown) (override)\n")
+        #expect(
+            try flags("set", "chat.scroll_deceleration", "0.5").standardOutput
+                == "chat.scroll_deceleration = 0.5 (override)\n")
+        #expect(
+            try flags("set", "virtualized_scroll", "maybe").standardError
+                == "error: 'maybe' is not a valid boolean for flag 'virtualized_scroll'. Use true or false (also YES/NO, 1/0, on/off).\n")
+    }
+
+    /// A key twice in the override file: JSON readers would keep one silently, so every
+    /// command that reads the file names the key and both lines, and leaves the file alone.
+    @Test(arguments: [["list"], ["get", "chat.page_size"], ["set", "chat.page_size", "30"]])
+    func duplicateKeyInTheOverrideFileIsReported(command: [String]) throws {
+        let text = "{\n  \"chat.page_size\": 20,\n  \"chat.page_size\": 25\n}\n"
+        try text.write(toFile: overrides, atomically: true, encoding: .utf8)
+        let result = try flags(command)
+        #expect(
+            result
+                == FlagsTool.Result(
+                    status: 2, standardOutput: "",
+                    standardError: "error: \(overrides):3: the key \"chat.page_size\" appears twice (first on line 2); JSON readers would silently keep only one. Remove one of them.\n"))
+        #expect(try String(contentsOfFile: overrides, encoding: .utf8) == text)
     }
 
     @Test func usageErrorsExitWithStatusTwo() throws {

@@ -93,23 +93,39 @@ struct RemoveCommandTests {
     }
 
     @Test func removalWritesSourcesAndManifest() throws {
-        let result = try flags("remove", "new_chat", "--keep", "off", "--manifest", "flags.json", "--sources", "Sources")
+        let result = try flags("remove", "new_chat", "--keep", "on", "--manifest", "flags.json", "--sources", "Sources")
         #expect(result.status == 0)
         #expect(result.standardOutput.hasSuffix("""
-            Removed 'new_chat', kept off: 1 file rewritten, manifest updated.
-              Sources/Title.swift: removed a dead if
-            note: 'voice' required 'new_chat', which is now always off: review whether 'voice' should go too.
+            Removed 'new_chat', kept on: 1 file rewritten, manifest updated.
+              Sources/Title.swift: kept the body of an if
 
             """))
         #expect(try String(contentsOf: directory.appendingPathComponent("Sources/Title.swift"), encoding: .utf8) == """
             func title() -> String {
-                return "old"
+                return "new"
             }
 
             """)
         let manifest = try ManifestReader().read(contentsOfFile: directory.appendingPathComponent("flags.json").path)
         #expect(manifest.flags.map(\.key) == ["voice", "page_size"])
         #expect(manifest.flags[0].definition.requires.isEmpty)
+    }
+
+    /// Kept off, `new_chat` would leave `voice` (which requires it) always off; dropping the
+    /// requirement would let `voice` turn on where it never could. The tool refuses, says why and
+    /// what to do, and writes nothing.
+    @Test func removalThatWouldChangeAnotherFlagIsRefused() throws {
+        let manifestBefore = try String(contentsOf: directory.appendingPathComponent("flags.json"), encoding: .utf8)
+        let result = try flags("remove", "new_chat", "--keep", "off", "--manifest", "flags.json", "--sources", "Sources")
+        #expect(
+            result
+                == FlagsTool.Result(
+                    status: 1, standardOutput: "",
+                    standardError: "error: Removing 'new_chat' kept off would change other flags: 'voice' requires 'new_chat', so it would always be off. Remove it first, in this order: flags remove voice --keep off; or keep 'new_chat' on.\n"))
+        #expect(try String(contentsOf: directory.appendingPathComponent("flags.json"), encoding: .utf8) == manifestBefore)
+        // Following the advice works.
+        #expect(try flags("remove", "voice", "--keep", "off", "--manifest", "flags.json", "--sources", "Sources").status == 0)
+        #expect(try flags("remove", "new_chat", "--keep", "off", "--manifest", "flags.json", "--sources", "Sources").status == 0)
     }
 
     @Test func errors() throws {

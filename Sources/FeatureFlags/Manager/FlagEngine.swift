@@ -173,7 +173,7 @@ public final class FlagEngine: Sendable {
                         FlagDiagnostic(
                             kind: .remoteProviderFailed,
                             message:
-                                "Loading remote flag values failed: \(error). The cached or build defaults stay in effect."
+                                "Loading remote flag values failed: \(Self.clause(error)). The cached or build defaults stay in effect."
                         ))
                 }
                 for await values in provider.updates() {
@@ -348,7 +348,7 @@ public final class FlagEngine: Sendable {
             let problem: String? =
                 if let definition {
                     if normalized == nil {
-                        "it is not a \(definition.type)"
+                        "it is not \(definition.type.nameWithArticle)"
                     } else if onlyUserTogglable, !definition.isUserTogglable {
                         "the flag is not user-togglable"
                     } else {
@@ -411,8 +411,15 @@ public final class FlagEngine: Sendable {
             report(
                 FlagDiagnostic(
                     kind: .remoteProviderFailed,
-                    message: "Refreshing remote flag values failed: \(error). The last good values stay in effect."))
+                    message: "Refreshing remote flag values failed: \(Self.clause(error)). The last good values stay in effect."))
         }
+    }
+
+    /// An error's description without its final period, to go inside a sentence.
+    static func clause(_ error: any Error) -> String {
+        var text = "\(error)"
+        while text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// Hands remote values to the manager directly, as a provider's background refresh would.

@@ -10,4 +10,12 @@ public enum FlagValueType: String, Sendable, Hashable, CaseIterable, Codable, Cu
     case object
 
     public var description: String { rawValue }
+
+    /// The name with its indefinite article, for messages: "a boolean", "an integer".
+    public var nameWithArticle: String {
+        switch self {
+        case .integer, .object: "an \(rawValue)"
+        case .boolean, .double, .string: "a \(rawValue)"
+        }
+    }
 }

@@ -74,10 +74,14 @@ public enum RemotePayloadDecoder {
             throw mismatch(.appConfig, "'schemaVersion' is missing or not an integer")
         }
         guard supportedAppConfigVersions.contains(version) else {
+            let supported = supportedAppConfigVersions
+            let readable =
+                supported.lowerBound == supported.upperBound
+                ? "schemaVersion \(supported.lowerBound)" : "schemaVersion \(supported.lowerBound) to \(supported.upperBound)"
             throw RemoteLoadError(
                 .unsupportedSchemaVersion,
                 message:
-                    "The app_config payload has schemaVersion \(version); this build reads \(supportedAppConfigVersions.lowerBound)...\(supportedAppConfigVersions.upperBound). Update the app or serve a compatible version."
+                    "The app_config payload has schemaVersion \(version); this build reads \(readable) only. Update the app or serve a compatible version."
             )
         }
         var sections: [[String: FlagValue]] = []

@@ -26,11 +26,75 @@ public struct FlagCodeGenerator: Sendable {
     /// The generated file's name: `AppFlag.swift`.
     public var fileName: String { "\(enumName).swift" }
 
+    /// How a flag is declared in the generated code.
+    enum Declaration: Equatable {
+        /// A case of the flag enum with `FlagMetadata`.
+        case enumCase
+        /// A `TypedFlag` constant (typed values, and Boolean values declared as `TypedFlag<Bool>`).
+        case typedFlag
+        /// A `FlagDefinition` constant: what neither form can express exactly (objects, and
+        /// Boolean flags with defaults for only some build configurations and the phase policy).
+        case definition
+    }
+
+    /// The declaration that reproduces each flag's behaviour exactly, by key.
+    ///
+    /// A Boolean flag becomes an enum case when `FlagMetadata` resolves it the same way in every
+    /// build configuration: it follows the phase policy with no explicit defaults, or has a
+    /// default for every configuration (`enabledIn:`), or has no phase and no explicit defaults.
+    /// A Boolean flag shaped like a `TypedFlag<Bool>` (no phase policy, `userOnly` checking, no
+    /// dependencies, not every configuration given) stays one. Enum cases may only depend on
+    /// enum cases, so a flag whose dependency is not a case becomes a definition too.
+    static func declarations(_ manifest: Manifest) -> [String: Declaration] {
+        var result: [String: Declaration] = [:]
+        for flag in manifest.flags {
+            let definition = flag.definition
+            guard definition.type == .boolean else {
+                // `TypedFlag` checks `userOnly` and has no dependencies.
+                let typedShape =
+                    swiftType(definition.type) != nil && definition.checking == .userOnly
+                    && definition.requires.isEmpty && definition.conflicts.isEmpty
+                result[flag.key] = typedShape ? .typedFlag : .definition
+                continue
+            }
+            let coversEveryConfiguration =
+                definition.buildDefaults.count == BuildConfiguration.allCases.count
+                && definition.buildDefaults.values.allSatisfy { $0.boolValue != nil }
+            let typedShape =
+                !definition.followsPhasePolicy && definition.checking == .userOnly && definition.requires.isEmpty
+                && definition.conflicts.isEmpty && !coversEveryConfiguration
+            let followsPolicyExactly =
+                definition.buildDefaults.isEmpty && (definition.followsPhasePolicy || definition.phase == nil)
+            if typedShape {
+                result[flag.key] = .typedFlag
+            } else if !definition.isSensitive, coversEveryConfiguration || followsPolicyExactly {
+                result[flag.key] = .enumCase
+            } else {
+                result[flag.key] = .definition
+            }
+        }
+        // A case can only require or conflict with other cases.
+        var changed = true
+        while changed {
+            changed = false
+            for flag in manifest.flags where result[flag.key] == .enumCase {
+                let references = flag.definition.requires + flag.definition.conflicts
+                if references.contains(where: { result[$0] != .enumCase }) {
+                    result[flag.key] = .definition
+                    changed = true
+                }
+            }
+        }
+        return result
+    }
+
     /// The generated source, and notes about what the Swift declaration cannot express.
     public func generate(_ manifest: Manifest, source: String) -> (code: String, notes: [String]) {
         var notes: [String] = []
-        let booleans = manifest.flags.map(\.definition).filter { $0.type == .boolean }
-        let typed = manifest.flags.map(\.definition).filter { $0.type != .boolean }
+        let declarations = Self.declarations(manifest)
+        let names = Dictionary(manifest.flags.map { ($0.key, $0.swiftIdentifier) }, uniquingKeysWith: { first, _ in first })
+        let booleans = manifest.flags.filter { declarations[$0.key] == .enumCase }
+        let typed = manifest.flags.filter { declarations[$0.key] != .enumCase }
         let access = accessLevel == "internal" ? "" : "\(accessLevel) "
 
         var out = Self.header + "\n"
@@ -40,9 +104,9 @@ public struct FlagCodeGenerator: Sendable {
         // The enum.
         out += "/// The feature flags declared in \(source).\n"
         out += "\(access)enum \(enumName): String, CaseIterable, FeatureFlagKey {\n"
-        for definition in booleans {
-            out += "    /// \(docLine(definition))\n"
-            out += "    case \(SwiftNames.identifier(forKey: definition.key)) = \(SwiftNames.stringLiteral(definition.key))\n"
+        for flag in booleans {
+            out += "    /// \(docLine(flag.definition))\n"
+            out += "    case \(flag.swiftIdentifier) = \(SwiftNames.stringLiteral(flag.key))\n"
         }
         if !booleans.isEmpty { out += "\n" }
         out += "    \(access)var metadata: FlagMetadata<\(enumName)> {\n"
@@ -50,10 +114,10 @@ public struct FlagCodeGenerator: Sendable {
             out += "        switch self {}\n"
         } else {
             out += "        switch self {\n"
-            for definition in booleans {
-                out += "        case .\(SwiftNames.identifier(forKey: definition.key)):\n"
+            for flag in booleans {
+                out += "        case .\(flag.swiftIdentifier):\n"
                 out += "            FlagMetadata(\n"
-                out += metadataArguments(definition, notes: &notes).map { "                \($0)" }.joined(separator: ",\n")
+                out += metadataArguments(flag.definition, names: names).map { "                \($0)" }.joined(separator: ",\n")
                 out += "\n            )\n"
             }
             out += "        }\n"
@@ -61,8 +125,8 @@ public struct FlagCodeGenerator: Sendable {
         out += "    }\n"
         if !typed.isEmpty {
             out += "\n    \(access)static let typedFlags: [any FlagDefinitionConvertible] = [\n"
-            for definition in typed {
-                out += "        \(valuesName).\(SwiftNames.identifier(forKey: definition.key)),\n"
+            for flag in typed {
+                out += "        \(valuesName).\(flag.swiftIdentifier),\n"
             }
             out += "    ]\n"
         }
@@ -72,24 +136,35 @@ public struct FlagCodeGenerator: Sendable {
         if !typed.isEmpty {
             out += "\n/// The typed (non-Boolean) values declared in \(source).\n"
             out += "\(access)enum \(valuesName) {\n"
-            for (offset, definition) in typed.enumerated() {
+            for (offset, flag) in typed.enumerated() {
                 if offset > 0 { out += "\n" }
-                out += "    /// \(docLine(definition))\n"
-                out += "    \(access)static let \(SwiftNames.identifier(forKey: definition.key)) = "
-                out += typedDeclaration(definition)
+                out += "    /// \(docLine(flag.definition))\n"
+                out += "    \(access)static let \(flag.swiftIdentifier) = "
+                out += declarations[flag.key] == .typedFlag
+                    ? typedDeclaration(flag.definition) : definitionDeclaration(flag.definition)
+                if declarations[flag.key] == .definition, flag.definition.type == .boolean {
+                    notes.append(
+                        "'\(flag.key)': its defaults (build configurations, phase policy or sensitivity) have no FlagMetadata spelling; declared as a FlagDefinition, read it with flags.\(flag.swiftIdentifier).")
+                }
             }
             out += "}\n"
 
             out += "\nextension FeatureFlagManager where Key == \(enumName) {\n"
-            for (offset, definition) in typed.enumerated() {
+            for (offset, flag) in typed.enumerated() {
                 if offset > 0 { out += "\n" }
-                let name = SwiftNames.identifier(forKey: definition.key)
+                let name = flag.swiftIdentifier
+                let definition = flag.definition
                 out += "    /// \(docLine(definition))\n"
-                if let swiftType = Self.swiftType(definition.type) {
+                if declarations[flag.key] == .typedFlag, let swiftType = Self.swiftType(definition.type) {
                     out += "    \(access)var \(name): \(swiftType) { value(\(valuesName).\(name)) }\n"
+                } else if definition.type == .boolean {
+                    out += "    \(access)var \(name): Bool {\n"
+                    out += "        engine.value(forKey: \(SwiftNames.stringLiteral(definition.key)))?.boolValue\n"
+                    out += "            ?? \(Self.literal(definition.defaultValue))\n"
+                    out += "    }\n"
                 } else {
                     out += "    \(access)var \(name): FlagValue {\n"
-                    out += "        manager.value(forKey: \(SwiftNames.stringLiteral(definition.key))) ?? \(valuesName).\(name).defaultValue\n"
+                    out += "        engine.value(forKey: \(SwiftNames.stringLiteral(definition.key))) ?? \(valuesName).\(name).defaultValue\n"
                     out += "    }\n"
                 }
             }
@@ -103,7 +178,8 @@ public struct FlagCodeGenerator: Sendable {
         return text.replacingNewlines()
     }
 
-    private func metadataArguments(_ definition: FlagDefinition, notes: inout [String]) -> [String] {
+    /// `FlagMetadata` arguments of a flag that ``declarations(_:)`` made an enum case.
+    private func metadataArguments(_ definition: FlagDefinition, names: [String: String]) -> [String] {
         var arguments = [SwiftNames.stringLiteral(definition.displayName)]
         if !definition.description.isEmpty {
             arguments.append("description: \(SwiftNames.stringLiteral(definition.description))")
@@ -112,15 +188,12 @@ public struct FlagCodeGenerator: Sendable {
         if let owner = definition.owner { arguments.append("owner: \(SwiftNames.stringLiteral(owner))") }
         if definition.defaultValue == .bool(true) { arguments.append("default: true") }
         if let target = definition.removalTarget { arguments.append("removalTarget: \(SwiftNames.stringLiteral(target))") }
-        if !definition.followsPhasePolicy || !definition.buildDefaults.isEmpty {
+        if !definition.buildDefaults.isEmpty {
+            // Every configuration has a default (see `declarations`).
             let enabled = BuildConfiguration.allCases.filter { definition.buildDefaults[$0] == .bool(true) }
             arguments.append("enabledIn: [\(enabled.map { ".\(Self.caseName($0))" }.joined(separator: ", "))]")
-            if definition.followsPhasePolicy || definition.buildDefaults.count != BuildConfiguration.allCases.count {
-                notes.append(
-                    "'\(definition.key)': build-configuration defaults for only some configurations are declared as enabledIn: configurations not listed default to off.")
-            }
         }
-        let reference = { (key: String) in ".\(SwiftNames.identifier(forKey: key))" }
+        let reference = { (key: String) in ".\(names[key] ?? SwiftNames.identifier(forKey: key))" }
         if !definition.requires.isEmpty {
             arguments.append("requires: [\(definition.requires.map(reference).joined(separator: ", "))]")
         }
@@ -129,26 +202,30 @@ public struct FlagCodeGenerator: Sendable {
         }
         if definition.isUserTogglable { arguments.append("userTogglable: true") }
         if definition.checking != .buildAndUser { arguments.append("checking: .\(definition.checking.rawValue)") }
-        if definition.isSensitive {
-            notes.append("'\(definition.key)': Boolean flags cannot be declared sensitive in Swift; the mark is dropped.")
-        }
         return arguments
     }
 
+    /// A `FlagDefinition(...)` spelling every field that differs from the initializer's defaults.
+    private func definitionDeclaration(_ definition: FlagDefinition) -> String {
+        var arguments: [String] = []
+        arguments.append("key: \(SwiftNames.stringLiteral(definition.key))")
+        arguments.append("type: .\(definition.type.rawValue)")
+        arguments.append("default: \(Self.literal(definition.defaultValue))")
+        arguments += typedMetadataArguments(definition)
+        arguments.append("followsPhasePolicy: \(definition.followsPhasePolicy)")
+        let strings = { (keys: [String]) in "[\(keys.map(SwiftNames.stringLiteral).joined(separator: ", "))]" }
+        if !definition.requires.isEmpty { arguments.append("requires: \(strings(definition.requires))") }
+        if !definition.conflicts.isEmpty { arguments.append("conflicts: \(strings(definition.conflicts))") }
+        if definition.isUserTogglable { arguments.append("isUserTogglable: true") }
+        arguments.append("checking: .\(definition.checking.rawValue)")
+        if definition.isSensitive { arguments.append("isSensitive: true") }
+        return "FlagDefinition(\n" + arguments.map { "        \($0)" }.joined(separator: ",\n") + "\n    )\n"
+    }
+
+    /// A `TypedFlag<Type>(...)`, for flags ``declarations(_:)`` made typed.
     private func typedDeclaration(_ definition: FlagDefinition) -> String {
         var arguments: [String] = []
-        guard let swiftType = Self.swiftType(definition.type) else {
-            // Object values have no Swift type in the manifest: declare the definition itself.
-            arguments.append("key: \(SwiftNames.stringLiteral(definition.key))")
-            arguments.append("type: .object")
-            arguments.append("default: \(Self.literal(definition.defaultValue))")
-            arguments += typedMetadataArguments(definition)
-            arguments.append("followsPhasePolicy: \(definition.followsPhasePolicy)")
-            if definition.isUserTogglable { arguments.append("isUserTogglable: true") }
-            arguments.append("checking: .\(definition.checking.rawValue)")
-            if definition.isSensitive { arguments.append("isSensitive: true") }
-            return "FlagDefinition(\n" + arguments.map { "        \($0)" }.joined(separator: ",\n") + "\n    )\n"
-        }
+        let swiftType = Self.swiftType(definition.type) ?? "Bool"
         arguments.append(SwiftNames.stringLiteral(definition.key))
         arguments.append("default: \(Self.literal(definition.defaultValue, type: definition.type))")
         arguments += typedMetadataArguments(definition)

@@ -38,7 +38,7 @@ public final class OverrideSession: Sendable {
             guard value.conforms(to: definition.type) else {
                 foreign[key] = value
                 warnings.append(
-                    "\(overridesPath): ignoring the override of '\(key)': \(value.jsonString) is not a \(definition.type).")
+                    "\(overridesPath): ignoring the override of '\(key)': \(value.jsonString) is not \(definition.type.nameWithArticle).")
                 continue
             }
             known[key] = value
@@ -61,6 +61,8 @@ public final class OverrideSession: Sendable {
         let node: JSONNode
         do {
             node = try JSONNodeParser.parse(text)
+        } catch where error.duplicateKey != nil {
+            throw ToolingError(.invalidInput, "\(path):\(error.line): \(error.message)")
         } catch {
             throw ToolingError(
                 .invalidInput,
@@ -102,17 +104,12 @@ public final class OverrideSession: Sendable {
 
     // MARK: - Writing
 
-    /// Sets an override from command-line text: JSON (`true`, `20`, `{"a":1}`), or for string
-    /// flags any text. Writes the file.
+    /// Sets an override from command-line text, read as launch arguments are
+    /// (``LaunchArgumentOverrides/value(from:as:)``): `YES`/`NO`, `true`/`false`, `1`/`0`,
+    /// `on`/`off` for Boolean flags, numbers and text as written, JSON for objects. Writes the file.
     public func setOverride(key: String, text: String) throws(ToolingError) -> FlagRow {
         guard let definition = engine.registry.definition(forKey: key) else { throw unknownFlag(key) }
-        let parsed = (try? JSONNodeParser.parse(text))?.flagValue
-        let value: FlagValue
-        if definition.type == .string {
-            if case .string(let string)? = parsed { value = .string(string) } else { value = .string(text) }
-        } else if let parsed, parsed.conforms(to: definition.type) {
-            value = parsed
-        } else {
+        guard let value = LaunchArgumentOverrides.value(from: text, as: definition.type) else {
             throw ToolingError(
                 .failed,
                 "'\(text)' is not a valid \(definition.type) for flag '\(key)'. \(Self.example(for: definition.type))")
@@ -171,7 +168,7 @@ public final class OverrideSession: Sendable {
 
     private static func example(for type: FlagValueType) -> String {
         switch type {
-        case .boolean: "Use true or false."
+        case .boolean: "Use true or false (also YES/NO, 1/0, on/off)."
         case .integer: "Use a whole number such as 20."
         case .double: "Use a number such as 0.5."
         case .string: "Use any text."

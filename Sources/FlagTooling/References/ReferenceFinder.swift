@@ -46,7 +46,7 @@ public struct ReferenceFinder: Sendable {
         }
         // Names a manifest implies even when the declaring file was not scanned.
         for flag in manifest.flags {
-            let name = SwiftNames.bareIdentifier(forKey: flag.key)
+            let name = flag.bareSwiftIdentifier
             if flag.definition.type == .boolean {
                 if declarations.caseKeys[name] == nil { declarations.caseKeys[name] = flag.key }
             } else {

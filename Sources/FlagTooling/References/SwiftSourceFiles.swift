@@ -36,8 +36,21 @@ public enum SwiftSourceFiles {
         return files.filter { seen.insert($0).inserted }
     }
 
+    /// The largest Swift file the tools read (8 MiB): far above hand-written sources, so a
+    /// stray generated or binary file cannot exhaust memory.
+    public static let maximumFileSize = 8 << 20
+
     /// Reads a file as UTF-8 text.
-    static func read(_ path: String) throws(ToolingError) -> String {
+    ///
+    /// - Throws: ``ToolingError`` (invalid input) when the file cannot be read, is larger than
+    ///   ``maximumFileSize`` or is not UTF-8.
+    public static func read(_ path: String) throws(ToolingError) -> String {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size <= maximumFileSize else {
+            throw ToolingError(
+                .invalidInput,
+                "\(path): \(size) bytes, more than the \(maximumFileSize) a Swift source may have here; leave it out of --sources.")
+        }
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             throw ToolingError(.invalidInput, "\(path): cannot be read as UTF-8 text.")
         }

@@ -18,6 +18,9 @@ final class FlagRemovalRewriter: SyntaxRewriter {
     let keep: Bool
     /// What was done, as short sentences, for the summary.
     private(set) var notes: [String] = []
+    /// Local constants bound to a check of the flag (`let isNew = flags.isEnabled(.newChat)`),
+    /// with the value they now always have.
+    private var aliases: [String: Bool] = [:]
 
     init(caseName: String, key: String, keep: Bool) {
         self.caseName = caseName
@@ -65,6 +68,7 @@ final class FlagRemovalRewriter: SyntaxRewriter {
     /// Whether the expression mentions the flag anywhere.
     func mentionsFlag(_ node: some SyntaxProtocol) -> Bool {
         if let expr = node.as(ExprSyntax.self), isFlagReference(expr) { return true }
+        if let reference = node.as(DeclReferenceExprSyntax.self), aliases[reference.baseName.text] != nil { return true }
         return node.children(viewMode: .sourceAccurate).contains { mentionsFlag($0) }
     }
 
@@ -73,6 +77,11 @@ final class FlagRemovalRewriter: SyntaxRewriter {
     /// The value of a condition when it depends only on the flag; `nil` when unknown.
     func truth(_ expr: ExprSyntax) -> Bool? {
         if isFlagCheck(expr) { return keep }
+        if let reference = expr.as(DeclReferenceExprSyntax.self), reference.argumentNames == nil,
+            let value = aliases[reference.baseName.text]
+        {
+            return value
+        }
         if let prefix = expr.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "!" {
             return truth(prefix.expression).map { !$0 }
         }
@@ -202,7 +211,7 @@ final class FlagRemovalRewriter: SyntaxRewriter {
         }
         let rewritten = super.visit(node)
         guard let call = rewritten.as(FunctionCallExprSyntax.self),
-            call.calledExpression.trimmedDescription == "FlagMetadata"
+            ["FlagMetadata", ".init", "FlagMetadata.init"].contains(call.calledExpression.trimmedDescription)
         else { return rewritten }
         // Drop `requires: []` and `conflicts: []` left empty by the removal.
         let kept = call.arguments.filter { argument in
@@ -236,19 +245,96 @@ final class FlagRemovalRewriter: SyntaxRewriter {
     // MARK: - Statements
 
     override func visit(_ node: CodeBlockItemListSyntax) -> CodeBlockItemListSyntax {
+        let outerAliases = aliases
+        defer { aliases = outerAliases }
         var items: [CodeBlockItemSyntax] = []
-        var changed = false
-        for item in node {
+        // Constants read by the code after them, which the rewrite may leave unread.
+        var bound: [String] = []
+        let original = Array(node)
+        // Top-level constants are globals other files may read: leave them.
+        let isLocal = !(node.parent?.is(SourceFileSyntax.self) ?? true)
+        for (offset, item) in original.enumerated() {
+            let alias = aliasName(item)
+            if isLocal, let name = alias ?? Self.constantName(item),
+                original[(offset + 1)...].contains(where: { Self.references($0, name: name) })
+            {
+                bound.append(name)
+            }
             if let replacement = replacement(for: item) {
-                changed = true
                 items += replacement.items
                 if replacement.endsFlow { break }
             } else {
                 items.append(rewrite(Syntax(item)).cast(CodeBlockItemSyntax.self))
             }
         }
-        guard changed else { return CodeBlockItemListSyntax(items) }
+        // A constant that held the flag's value, or a literal only dead code read, goes too; a
+        // constant computed by a call is kept as `_ = call`, in case the call matters.
+        for name in bound.reversed() {
+            guard let index = items.firstIndex(where: { Self.constantName($0) == name }) else { continue }
+            let rest = items[items.index(after: index)...]
+            if !rest.contains(where: { Self.references($0, name: name) }) {
+                let value = items[index].item.as(VariableDeclSyntax.self)?.bindings.first?.initializer?.value
+                if let value, aliases[name] == nil, !Self.isLiteral(value) {
+                    notes.append("discarded a constant no longer read")
+                    if let discard = Parser.parse(source: "_ = \(value.trimmedDescription)").statements.first {
+                        items[index] = discard.with(\.leadingTrivia, items[index].leadingTrivia)
+                            .with(\.trailingTrivia, items[index].trailingTrivia)
+                    }
+                    continue
+                }
+                notes.append(aliases[name] != nil ? "removed a constant that held the flag's value" : "removed a constant no longer read")
+                let removed = items.remove(at: index)
+                if index < items.count {
+                    items[index] = items[index].with(\.leadingTrivia, Self.keepingComments(of: removed.leadingTrivia, before: items[index].leadingTrivia))
+                }
+            }
+        }
         return CodeBlockItemListSyntax(items)
+    }
+
+    /// `let name = <check of the flag>`: records `name` as an alias and returns it.
+    private func aliasName(_ item: CodeBlockItemSyntax) -> String? {
+        guard let declaration = item.item.as(VariableDeclSyntax.self), declaration.bindingSpecifier.tokenKind == .keyword(.let),
+            declaration.bindings.count == 1, let binding = declaration.bindings.first,
+            let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+            let value = binding.initializer?.value, mentionsFlag(value), let truth = truth(value)
+        else { return nil }
+        aliases[name] = truth
+        return name
+    }
+
+    /// The name of `let name = value` (one plain binding with a value).
+    private static func constantName(_ item: CodeBlockItemSyntax) -> String? {
+        guard let declaration = item.item.as(VariableDeclSyntax.self), declaration.bindingSpecifier.tokenKind == .keyword(.let),
+            declaration.bindings.count == 1, let binding = declaration.bindings.first, binding.initializer != nil
+        else { return nil }
+        return binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+    }
+
+    private static func isLiteral(_ expr: ExprSyntax) -> Bool {
+        expr.is(BooleanLiteralExprSyntax.self) || expr.is(IntegerLiteralExprSyntax.self) || expr.is(FloatLiteralExprSyntax.self)
+            || expr.is(StringLiteralExprSyntax.self) || expr.is(NilLiteralExprSyntax.self)
+            || expr.is(DeclReferenceExprSyntax.self)
+    }
+
+    private static func references(_ node: some SyntaxProtocol, name: String) -> Bool {
+        node.tokens(viewMode: .sourceAccurate).contains { $0.tokenKind == .identifier(name) }
+    }
+
+    /// The comments of a removed node's leading trivia put before the next node's own trivia, so
+    /// removing code never removes a comment such as `// MARK: -`.
+    static func keepingComments(of removed: Trivia, before next: Trivia) -> Trivia {
+        guard removed.contains(where: \.isComment) else { return next }
+        // The removed node's trivia up to its last comment (and that line's end), then the next node's.
+        var pieces = Array(removed)
+        while let last = pieces.last, !last.isComment { pieces.removeLast() }
+        var nextPieces = Array(next)
+        // Keep one line break between the comment and the next node: drop the next node's
+        // blank lines beyond what the removed node had.
+        if let first = nextPieces.first, case .newlines(let count) = first, count > 1 {
+            nextPieces[0] = .newlines(1)
+        }
+        return Trivia(pieces: pieces + nextPieces)
     }
 
     private struct Replacement {
@@ -400,9 +486,16 @@ final class FlagRemovalRewriter: SyntaxRewriter {
             return super.visit(node)
         }
         var members: [MemberBlockItemSyntax] = []
+        var pendingTrivia: Trivia?
+        var trailingComments: Trivia?
         for member in node.memberBlock.members {
             guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else {
-                members.append(member)
+                if let pending = pendingTrivia {
+                    members.append(member.with(\.leadingTrivia, Self.keepingComments(of: pending, before: member.leadingTrivia)))
+                    pendingTrivia = nil
+                } else {
+                    members.append(member)
+                }
                 continue
             }
             let elements = caseDecl.elements.filter { element in
@@ -417,15 +510,34 @@ final class FlagRemovalRewriter: SyntaxRewriter {
                 members.append(member.with(\.decl, DeclSyntax(caseDecl.with(\.elements, Self.withCommas(Array(elements), original: caseDecl.elements)))))
             } else {
                 notes.append("removed the enum case")
+                pendingTrivia = (pendingTrivia ?? Trivia()) + member.leadingTrivia
+                continue
+            }
+            if let pending = pendingTrivia, let last = members.popLast() {
+                members.append(last.with(\.leadingTrivia, Self.keepingComments(of: pending, before: last.leadingTrivia)))
+                pendingTrivia = nil
             }
         }
-        let trimmed = node.with(\.memberBlock, node.memberBlock.with(\.members, MemberBlockItemListSyntax(members)))
-        return super.visit(trimmed)
+        if let pending = pendingTrivia, pending.contains(where: \.isComment) {
+            // The removed case was the last member: its comments stay before the closing brace.
+            trailingComments = pending
+        }
+        var block = node.memberBlock.with(\.members, MemberBlockItemListSyntax(members))
+        if let trailingComments {
+            block = block.with(\.rightBrace, block.rightBrace.with(\.leadingTrivia, Self.keepingComments(of: trailingComments, before: block.rightBrace.leadingTrivia)))
+        }
+        return super.visit(node.with(\.memberBlock, block))
     }
 
     override func visit(_ node: SwitchCaseListSyntax) -> SwitchCaseListSyntax {
         var cases: [SwitchCaseListSyntax.Element] = []
+        var pendingTrivia: Trivia?
         for element in node {
+            var element = element
+            if let pending = pendingTrivia {
+                element = element.with(\.leadingTrivia, Self.keepingComments(of: pending, before: element.leadingTrivia))
+                pendingTrivia = nil
+            }
             guard case .switchCase(let switchCase) = element, case .case(let label) = switchCase.label else {
                 cases.append(element)
                 continue
@@ -438,6 +550,7 @@ final class FlagRemovalRewriter: SyntaxRewriter {
                 cases.append(element)
             } else if items.isEmpty {
                 notes.append("removed a switch case")
+                if element.leadingTrivia.contains(where: \.isComment) { pendingTrivia = element.leadingTrivia }
             } else {
                 notes.append("removed a switch case pattern")
                 let newLabel = label.with(\.caseItems, Self.withCommas(Array(items), original: label.caseItems))
@@ -462,13 +575,29 @@ final class FlagRemovalRewriter: SyntaxRewriter {
         let fixed = elements.enumerated().map { index, element in
             let isLast = index == elements.count - 1
             if isLast {
-                return trailing
-                    ? element.with(\.trailingComma, .commaToken())
-                    : element.with(\.trailingComma, nil)
+                if !trailing { return element.with(\.trailingComma, nil) }
+                return element.trailingComma == nil ? element.with(\.trailingComma, .commaToken()) : element
             }
-            return element.trailingComma == nil ? element.with(\.trailingComma, .commaToken(trailingTrivia: .space)) : element
+            var element = element
+            if element.trailingComma == nil { element = element.with(\.trailingComma, .commaToken(trailingTrivia: .space)) }
+            // No space left at the end of a line when the next element starts on a new one.
+            if elements[index + 1].leadingTrivia.contains(where: \.isNewline), let comma = element.trailingComma,
+                comma.trailingTrivia.allSatisfy(\.isSpaceOrTab)
+            {
+                element = element.with(\.trailingComma, comma.with(\.trailingTrivia, []))
+            }
+            return element
         }
         return List(fixed)
+    }
+}
+
+extension TriviaPiece {
+    fileprivate var isSpaceOrTab: Bool {
+        switch self {
+        case .spaces, .tabs: true
+        default: false
+        }
     }
 }
 

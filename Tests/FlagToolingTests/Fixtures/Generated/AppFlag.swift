@@ -429,6 +429,6 @@ extension FeatureFlagManager where Key == AppFlag {
 
     /// Network retry policy: How failed requests are retried.
     var networkRetryPolicy: FlagValue {
-        manager.value(forKey: "network.retry_policy") ?? AppFlagValues.networkRetryPolicy.defaultValue
+        engine.value(forKey: "network.retry_policy") ?? AppFlagValues.networkRetryPolicy.defaultValue
     }
 }

@@ -15,6 +15,13 @@ public enum SwiftNames {
         identifier(forKey: key).filter { $0 != "`" }
     }
 
+    /// Whether `name` is a plain Swift identifier (letters, digits and underscores, not
+    /// starting with a digit).
+    public static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.first, !first.isNumber else { return false }
+        return name.allSatisfy { $0 == "_" || $0.isLetter || $0.isNumber }
+    }
+
     /// A Swift string literal.
     public static func stringLiteral(_ text: String) -> String {
         var output = "\""
@@ -42,7 +49,8 @@ public enum SwiftNames {
         word.prefix(1).uppercased() + word.dropFirst()
     }
 
-    static let keywords: Set<String> = [
+    /// Swift keywords, escaped with backticks when used as names.
+    public static let keywords: Set<String> = [
         "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
         "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows",
         "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer",

@@ -1,0 +1,331 @@
+import FeatureFlags
+import FlagManifest
+import SwiftSyntax
+
+/// Evaluates the literal arguments of `FlagMetadata`, `TypedFlag` and `FlagDefinition` calls
+/// into definitions, mirroring what the initializers do at run time.
+struct LiteralEvaluator {
+    let index: DeclarationIndex
+
+    private func failure(_ location: String, _ subject: String, _ message: String) -> ToolingError {
+        ToolingError(.invalidInput, "\(location): \(subject): \(message)")
+    }
+
+    /// The arguments by label (`_` for the unlabeled ones, in order).
+    private func arguments(_ call: FunctionCallExprSyntax) -> [(label: String, expression: ExprSyntax)] {
+        call.arguments.map { ($0.label?.text ?? "_", $0.expression) }
+    }
+
+    private func checkCallee(_ call: FunctionCallExprSyntax, _ names: [String], location: String, subject: String)
+        throws(ToolingError)
+    {
+        var callee = call.calledExpression.trimmedDescription
+        if let generic = callee.firstIndex(of: "<") { callee = String(callee[..<generic]) }
+        if callee.hasSuffix(".init") { callee = String(callee.dropLast(".init".count)) }
+        guard callee.isEmpty || names.contains(callee) || names.contains(where: { callee.hasSuffix(".\($0)") }) else {
+            throw failure(location, subject, "expected \(names.joined(separator: " or "))(...), found \(callee)(...).")
+        }
+    }
+
+    // MARK: - Declarations
+
+    /// A `FlagMetadata(...)` call of the enum case with raw value `key`.
+    func flagMetadata(
+        _ call: FunctionCallExprSyntax, key: String, cases: [String: String], location: String
+    ) throws(ToolingError) -> FlagDefinition {
+        let subject = "'\(key)'"
+        try checkCallee(call, ["FlagMetadata"], location: location, subject: subject)
+        var definition = FlagDefinition(key: key, type: .boolean, default: .bool(false))
+        var enabledIn: [BuildConfiguration]?
+        for (label, expression) in arguments(call) {
+            let field = "\(subject) \(label == "_" ? "display name" : label)"
+            switch label {
+            case "_": definition.displayName = try string(expression, location: location, subject: field)
+            case "description": definition.description = try string(expression, location: location, subject: field)
+            case "phase": definition.phase = try optionalInt(expression, location: location, subject: field)
+            case "owner": definition.owner = try optionalString(expression, location: location, subject: field)
+            case "default": definition.defaultValue = .bool(try bool(expression, location: location, subject: field))
+            case "removalTarget": definition.removalTarget = try optionalString(expression, location: location, subject: field)
+            case "enabledIn":
+                if expression.is(NilLiteralExprSyntax.self) { break }
+                enabledIn = try elements(expression, location: location, subject: field).map { (element) throws(ToolingError) in
+                    try configuration(element, location: location, subject: field)
+                }
+            case "requires", "conflicts":
+                let keys = try elements(expression, location: location, subject: field).map { (element) throws(ToolingError) in
+                    guard let name = caseName(element), let key = cases[name] else {
+                        throw failure(location, field, "expected a case of the flag enum such as .chatViewRedesign, found \(element.trimmedDescription).")
+                    }
+                    return key
+                }
+                if label == "requires" { definition.requires = keys } else { definition.conflicts = keys }
+            case "userTogglable": definition.isUserTogglable = try bool(expression, location: location, subject: field)
+            case "checking": definition.checking = try checking(expression, location: location, subject: field)
+            default:
+                throw failure(location, subject, "unknown FlagMetadata argument '\(label)'.")
+            }
+        }
+        // As `FeatureFlagKey.definition` does.
+        if let enabledIn {
+            definition.followsPhasePolicy = false
+            definition.buildDefaults = Dictionary(
+                uniqueKeysWithValues: BuildConfiguration.allCases.map { ($0, .bool(enabledIn.contains($0))) })
+        }
+        return definition
+    }
+
+    /// A `TypedFlag<Type>(...)` or `FlagDefinition(...)` constant named `name`.
+    func typedFlag(_ call: FunctionCallExprSyntax, name: String, location: String) throws(ToolingError) -> FlagDefinition {
+        let callee = call.calledExpression.trimmedDescription
+        if callee == "FlagDefinition" || callee.hasSuffix(".FlagDefinition") {
+            return try flagDefinition(call, name: name, location: location)
+        }
+        guard let generic = call.calledExpression.as(GenericSpecializationExprSyntax.self),
+            generic.expression.trimmedDescription.hasSuffix("TypedFlag"),
+            let argument = generic.genericArgumentClause.arguments.first
+        else {
+            throw failure(location, "'\(name)'", "expected TypedFlag<Type>(...) or FlagDefinition(...), found \(callee)(...).")
+        }
+        let swiftType = argument.argument.trimmedDescription
+        let type = valueType(swiftType)
+        let all = arguments(call)
+        guard let keyArgument = all.first(where: { $0.label == "_" }) else {
+            throw failure(location, "'\(name)'", "missing the key (the first argument).")
+        }
+        let key = try string(keyArgument.expression, location: location, subject: "'\(name)' key")
+        let subject = "'\(key)'"
+        var definition = FlagDefinition(
+            key: key, type: type, default: .null, followsPhasePolicy: false, checking: .userOnly)
+        for (label, expression) in all.dropFirst() {
+            let field = "\(subject) \(label)"
+            switch label {
+            case "default": definition.defaultValue = try value(expression, swiftType: swiftType, location: location, subject: field)
+            case "displayName":
+                if let text = try optionalString(expression, location: location, subject: field) { definition.displayName = text }
+            case "description": definition.description = try string(expression, location: location, subject: field)
+            case "phase": definition.phase = try optionalInt(expression, location: location, subject: field)
+            case "owner": definition.owner = try optionalString(expression, location: location, subject: field)
+            case "removalTarget": definition.removalTarget = try optionalString(expression, location: location, subject: field)
+            case "buildDefaults":
+                definition.buildDefaults = try buildDefaults(expression, swiftType: swiftType, location: location, subject: field)
+            case "userTogglable": definition.isUserTogglable = try bool(expression, location: location, subject: field)
+            case "sensitive": definition.isSensitive = try bool(expression, location: location, subject: field)
+            default: throw failure(location, subject, "unknown TypedFlag argument '\(label)'.")
+            }
+        }
+        guard definition.defaultValue != .null else { throw failure(location, subject, "missing the default: argument.") }
+        return definition
+    }
+
+    private func flagDefinition(_ call: FunctionCallExprSyntax, name: String, location: String) throws(ToolingError) -> FlagDefinition {
+        let all = arguments(call)
+        guard let keyExpression = all.first(where: { $0.label == "key" })?.expression,
+            let typeExpression = all.first(where: { $0.label == "type" })?.expression
+        else { throw failure(location, "'\(name)'", "FlagDefinition needs key: and type: arguments.") }
+        let key = try string(keyExpression, location: location, subject: "'\(name)' key")
+        let subject = "'\(key)'"
+        guard let typeName = caseName(typeExpression), let type = FlagValueType(rawValue: typeName) else {
+            throw failure(location, "\(subject) type", "expected .boolean, .integer, .double, .string or .object.")
+        }
+        var definition = FlagDefinition(key: key, type: type, default: .null)
+        for (label, expression) in all {
+            let field = "\(subject) \(label)"
+            switch label {
+            case "key", "type": break
+            case "default": definition.defaultValue = try flagValue(expression, location: location, subject: field)
+            case "displayName":
+                if let text = try optionalString(expression, location: location, subject: field) { definition.displayName = text }
+            case "description": definition.description = try string(expression, location: location, subject: field)
+            case "phase": definition.phase = try optionalInt(expression, location: location, subject: field)
+            case "owner": definition.owner = try optionalString(expression, location: location, subject: field)
+            case "removalTarget": definition.removalTarget = try optionalString(expression, location: location, subject: field)
+            case "buildDefaults":
+                definition.buildDefaults = try buildDefaults(expression, swiftType: nil, location: location, subject: field)
+            case "followsPhasePolicy": definition.followsPhasePolicy = try bool(expression, location: location, subject: field)
+            case "requires", "conflicts":
+                let keys = try elements(expression, location: location, subject: field).map { (element) throws(ToolingError) in
+                    try string(element, location: location, subject: field)
+                }
+                if label == "requires" { definition.requires = keys } else { definition.conflicts = keys }
+            case "isUserTogglable": definition.isUserTogglable = try bool(expression, location: location, subject: field)
+            case "checking": definition.checking = try checking(expression, location: location, subject: field)
+            case "isSensitive": definition.isSensitive = try bool(expression, location: location, subject: field)
+            default: throw failure(location, subject, "unknown FlagDefinition argument '\(label)'.")
+            }
+        }
+        guard definition.defaultValue != .null else { throw failure(location, subject, "missing the default: argument.") }
+        return definition
+    }
+
+    // MARK: - Values
+
+    /// The flag value type of a `TypedFlag`'s Swift type.
+    private func valueType(_ swiftType: String) -> FlagValueType {
+        switch swiftType {
+        case "Bool": .boolean
+        case "Int": .integer
+        case "Double": .double
+        case "String": .string
+        default: index.stringEnums[swiftType] != nil ? .string : .object
+        }
+    }
+
+    /// A value of a `TypedFlag<swiftType>`, as its `flagValue`.
+    private func value(_ expression: ExprSyntax, swiftType: String?, location: String, subject: String) throws(ToolingError) -> FlagValue {
+        if let swiftType, let raws = index.stringEnums[swiftType] {
+            guard let name = caseName(expression), let raw = raws[name] else {
+                throw failure(location, subject, "expected a case of \(swiftType) such as .\(raws.keys.sorted().first ?? "value"), found \(expression.trimmedDescription).")
+            }
+            return .string(raw)
+        }
+        let value = try flagValue(expression, location: location, subject: subject)
+        if swiftType == "Double", case .int(let number) = value { return .double(Double(number)) }
+        return value
+    }
+
+    /// A literal as a `FlagValue`; `Type(label: value, ...)` becomes an object keyed by the labels.
+    private func flagValue(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> FlagValue {
+        if let literal = expression.as(IntegerLiteralExprSyntax.self), let number = Int(literal.literal.text.filter { $0 != "_" }) {
+            return .int(number)
+        }
+        if let literal = expression.as(FloatLiteralExprSyntax.self), let number = Double(literal.literal.text.filter { $0 != "_" }) {
+            return .double(number)
+        }
+        if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
+            switch try flagValue(prefix.expression, location: location, subject: subject) {
+            case .int(let number): return .int(-number)
+            case .double(let number): return .double(-number)
+            default: break
+            }
+        }
+        if let literal = expression.as(BooleanLiteralExprSyntax.self) { return .bool(literal.literal.tokenKind == .keyword(.true)) }
+        if expression.is(NilLiteralExprSyntax.self) { return .null }
+        if expression.is(StringLiteralExprSyntax.self) { return .string(try string(expression, location: location, subject: subject)) }
+        if let array = expression.as(ArrayExprSyntax.self) {
+            var values: [FlagValue] = []
+            for element in array.elements { values.append(try flagValue(element.expression, location: location, subject: subject)) }
+            return .array(values)
+        }
+        if let dictionary = expression.as(DictionaryExprSyntax.self) {
+            var members: [String: FlagValue] = [:]
+            if case .elements(let elements) = dictionary.content {
+                for element in elements {
+                    let key = try string(element.key, location: location, subject: subject)
+                    members[key] = try flagValue(element.value, location: location, subject: subject)
+                }
+            }
+            return .object(members)
+        }
+        if let call = expression.as(FunctionCallExprSyntax.self), call.trailingClosure == nil,
+            call.calledExpression.trimmedDescription.split(separator: ".").last?.first?.isUppercase == true,
+            call.arguments.allSatisfy({ $0.label != nil })
+        {
+            var members: [String: FlagValue] = [:]
+            for argument in call.arguments {
+                members[argument.label!.text] = try flagValue(argument.expression, location: location, subject: subject)
+            }
+            return .object(members)
+        }
+        throw failure(
+            location, subject,
+            "\(expression.trimmedDescription) is not a literal; flags export reads literal values only (numbers, strings, Booleans, arrays, dictionaries, enum cases, Type(label: value) calls).")
+    }
+
+    private func buildDefaults(
+        _ expression: ExprSyntax, swiftType: String?, location: String, subject: String
+    ) throws(ToolingError) -> [BuildConfiguration: FlagValue] {
+        guard let dictionary = expression.as(DictionaryExprSyntax.self) else {
+            throw failure(location, subject, "expected a dictionary literal such as [.debug: 10], found \(expression.trimmedDescription).")
+        }
+        var result: [BuildConfiguration: FlagValue] = [:]
+        if case .elements(let elements) = dictionary.content {
+            for element in elements {
+                result[try configuration(element.key, location: location, subject: subject)] =
+                    try value(element.value, swiftType: swiftType, location: location, subject: subject)
+            }
+        }
+        return result
+    }
+
+    private func elements(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> [ExprSyntax] {
+        guard let array = expression.as(ArrayExprSyntax.self) else {
+            throw failure(location, subject, "expected an array literal, found \(expression.trimmedDescription).")
+        }
+        return array.elements.map(\.expression)
+    }
+
+    /// `.name` or `Type.name`, without backticks.
+    private func caseName(_ expression: ExprSyntax) -> String? {
+        expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text.filter { $0 != "`" }
+    }
+
+    private func configuration(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> BuildConfiguration {
+        guard let name = caseName(expression), let configuration = BuildConfiguration(rawValue: name) else {
+            throw failure(location, subject, "expected a build configuration (.debug, .alpha, .internal, .release), found \(expression.trimmedDescription).")
+        }
+        return configuration
+    }
+
+    private func checking(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> CheckingMode {
+        guard let name = caseName(expression), let mode = CheckingMode(rawValue: name) else {
+            throw failure(location, subject, "expected .buildOnly, .userOnly or .buildAndUser, found \(expression.trimmedDescription).")
+        }
+        return mode
+    }
+
+    private func string(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> String {
+        guard let literal = expression.as(StringLiteralExprSyntax.self), literal.openingPounds == nil,
+            let text = literal.simpleText
+        else {
+            throw failure(location, subject, "expected a string literal without interpolation, found \(expression.trimmedDescription).")
+        }
+        return Self.unescaped(text)
+    }
+
+    /// The characters a string literal's escapes stand for (`\\n`, `\\"`, `\\u{1F600}`…).
+    static func unescaped(_ text: String) -> String {
+        guard text.contains("\\") else { return text }
+        var output = ""
+        var characters = text.makeIterator()
+        while let character = characters.next() {
+            guard character == "\\", let escape = characters.next() else {
+                output.append(character)
+                continue
+            }
+            switch escape {
+            case "n": output.append("\n")
+            case "t": output.append("\t")
+            case "r": output.append("\r")
+            case "0": output.append("\0")
+            case "u":
+                var hex = ""
+                while let next = characters.next(), next != "}" {
+                    if next != "{" { hex.append(next) }
+                }
+                if let code = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(code) { output.unicodeScalars.append(scalar) }
+            default: output.append(escape)
+            }
+        }
+        return output
+    }
+
+    private func optionalString(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> String? {
+        expression.is(NilLiteralExprSyntax.self) ? nil : try string(expression, location: location, subject: subject)
+    }
+
+    private func optionalInt(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> Int? {
+        if expression.is(NilLiteralExprSyntax.self) { return nil }
+        guard case .int(let number) = try flagValue(expression, location: location, subject: subject) else {
+            // A literal of another kind.
+            throw failure(location, subject, "expected a whole number, found \(expression.trimmedDescription).")
+        }
+        return number
+    }
+
+    private func bool(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> Bool {
+        guard let literal = expression.as(BooleanLiteralExprSyntax.self) else {
+            throw failure(location, subject, "expected true or false, found \(expression.trimmedDescription).")
+        }
+        return literal.literal.tokenKind == .keyword(.true)
+    }
+}
