@@ -85,7 +85,7 @@ let package = Package(
         .plugin(name: "FlagsGeneratePlugin", capability: .buildTool(), dependencies: ["flags"]),
 
         // Examples.
-        .target(name: "ExampleFlags", dependencies: ["FeatureFlags"], path: "Examples/ExampleFlags"),
+        .target(name: "ExampleFlags", dependencies: ["FeatureFlags", "FeatureFlagsRemote"], path: "Examples/ExampleFlags"),
         .executableTarget(
             name: "FeatureFlagsDemo",
             dependencies: ["FeatureFlags", "ExampleFlags"],
