@@ -71,7 +71,7 @@ public struct FlagDebugRowView: View {
                 get: { row.value },
                 set: { value in setOverride(parsing: FlagDebugModel.editText(value)) })) {
                 ForEach(values, id: \.self) { value in
-                    Text(FlagDebugModel.display(value)).tag(value)
+                    Text(FlagDebugModel.display(value, sensitive: row.isSensitive)).tag(value)
                 }
             }
             .labelsHidden()
