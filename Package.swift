@@ -85,7 +85,7 @@ let package = Package(
         .plugin(name: "FlagsGeneratePlugin", capability: .buildTool(), dependencies: ["flags"]),
 
         // Examples.
-        .target(name: "ExampleFlags", dependencies: ["FeatureFlags"], path: "Examples/ExampleFlags"),
+        .target(name: "ExampleFlags", dependencies: ["FeatureFlags", "FeatureFlagsRemote"], path: "Examples/ExampleFlags"),
         .executableTarget(
             name: "FeatureFlagsDemo",
             dependencies: ["FeatureFlags", "ExampleFlags"],
@@ -94,7 +94,9 @@ let package = Package(
         // The README's snippets, extracted by scripts/readme_snippets.py so they keep compiling.
         .executableTarget(
             name: "ReadmeSnippets",
-            dependencies: ["FeatureFlags", "FeatureFlagsTesting", "FeatureFlagsTargeting", "FlagEvaluation"],
+            dependencies: [
+                "FeatureFlags", "FeatureFlagsRemote", "FeatureFlagsTesting", "FeatureFlagsTargeting", "FlagEvaluation",
+            ],
             path: "Examples/ReadmeSnippets"
         ),
         // Compile-time gating: phase 2 code is compiled only in debug builds.

@@ -151,7 +151,7 @@ public enum AppFlag: String, CaseIterable, FeatureFlagKey {
     public static let typedFlags: [any FlagDefinitionConvertible] = [
         AppConfig.pageSize, AppConfig.streamFlushInterval, AppConfig.onboardingVariant,
         AppConfig.composerStyle, AppConfig.retryPolicy,
-    ]
+    ] + AppRuntimeConfiguration.flags
 }
 
 /// How the message composer looks.

@@ -90,9 +90,6 @@ struct AppEnvironmentTests {
     }
 
     @Test func choosingAnEnvironmentIsAValueOperation() {
-        #expect(environments.environment(named: "stage").name == .stage)
-        #expect(environments.environment(named: "nonsense").name == .prod)
-        #expect(environments.environment(named: nil, fallback: .dev).name == .dev)
         #expect(environments.dev.defaultLogLevel == .debug)
         #expect(environments.prod.defaultLogLevel == .notice)
         #expect(environments.prod.userAgent == "com.example/1.0 (7)")

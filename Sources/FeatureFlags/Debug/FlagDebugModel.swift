@@ -9,18 +9,40 @@
 ///     print(row.displayName, row.displayValue, row.layer, row.isOverridden ? "•" : "")
 /// }
 /// try menu.toggle("chat_view_redesign")
+/// try menu.setOverride(parsing: "25", forKey: "page_size")   // typed fields, validated
 /// menu.resetAll()
 /// ```
+///
+/// Enum-like values get a picker when the app declares their cases with ``FlagChoices``; the
+/// remote loader's state appears in ``status`` when the app passes it as `remote`.
 public struct FlagDebugModel: Sendable {
     /// The engine the menu reads and writes.
     public let engine: FlagEngine
+    /// The declared choices by key, normalised to each flag's type.
+    let choices: [String: [FlagValue]]
+    /// The remote loader's reporter, if the app gave one.
+    let remote: (any FlagDebugRemoteStatusReporting)?
 
-    public init(engine: FlagEngine) {
+    /// A menu over an engine.
+    ///
+    /// - Parameters:
+    ///   - choices: the values enum-like flags may take, for pickers. Choices for an unknown key,
+    ///     or values of the wrong type, are left out with a warning in the engine's log.
+    ///   - remote: the remote loader, so ``status`` shows its state, last fetch and error.
+    public init(
+        engine: FlagEngine, choices: [FlagChoices] = [], remote: (any FlagDebugRemoteStatusReporting)? = nil
+    ) {
         self.engine = engine
+        self.choices = Self.checked(choices, in: engine)
+        self.remote = remote
     }
 
-    public init<Key>(_ flags: FeatureFlagManager<Key>) {
-        self.engine = flags.engine
+    /// A menu over the app's flags; see ``init(engine:choices:remote:)``.
+    public init<Key>(
+        _ flags: FeatureFlagManager<Key>, choices: [FlagChoices] = [],
+        remote: (any FlagDebugRemoteStatusReporting)? = nil
+    ) {
+        self.init(engine: flags.engine, choices: choices, remote: remote)
     }
 
     /// The phases present in the registry, ascending, for a phase picker.
@@ -50,7 +72,13 @@ public struct FlagDebugModel: Sendable {
                 displayValue: Self.display(value, sensitive: definition.isSensitive),
                 layer: table.layers[index], isOverridden: overrides[definition.key] != nil && canOverride,
                 canOverride: canOverride, isUserTogglable: definition.isUserTogglable,
-                note: table.adjustments[index])
+                note: table.adjustments[index], isSensitive: definition.isSensitive,
+                userPreference: table.inputs.userPreferences[index],
+                displayUserPreference: table.inputs.userPreferences[index].map {
+                    Self.display($0, sensitive: definition.isSensitive)
+                },
+                editor: editor(for: definition),
+                editText: definition.isSensitive ? "" : Self.editText(value))
         }
     }
 

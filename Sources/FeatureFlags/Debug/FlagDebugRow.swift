@@ -23,4 +23,15 @@ public struct FlagDebugRow: Sendable, Hashable, Identifiable {
     public let isUserTogglable: Bool
     /// Why the value is what it is (a dependency or conflict turning it off, for example).
     public let note: String?
+    /// Whether the value must never be shown or logged.
+    public let isSensitive: Bool
+    /// The user's preference, for user-togglable flags that have one.
+    public let userPreference: FlagValue?
+    /// The preference as the menu shows it (`<REDACTED>` for sensitive values).
+    public let displayUserPreference: String?
+    /// How the menu edits the value.
+    public let editor: FlagDebugEditor
+    /// The value as an editor field starts out: the text ``FlagDebugModel/setOverride(parsing:forKey:)``
+    /// takes back. Empty for sensitive values, which are never shown.
+    public let editText: String
 }

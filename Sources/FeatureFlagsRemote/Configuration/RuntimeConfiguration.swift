@@ -1,80 +1,44 @@
 import FeatureFlags
 
-/// The runtime configuration at one instant, in groups: `config.auth.magicLinkResendCooldown`.
+/// An app's own runtime configuration: a value type, grouped as the app likes, whose members are
+/// read from ``TypedFlag``s the app declares and registers.
 ///
-/// Built from a ``FeatureFlagManager`` instance or one of its snapshots, whose registry includes
-/// ``RuntimeConfigurationFlags/all``. A value missing from the registry reads as its declared
-/// default.
+/// The library provides the mechanism; the groups and keys are the app's. Each value resolves
+/// through the same layers as every flag (code default, build configuration, remote, user
+/// preference, override).
 ///
 /// ```swift
-/// let config = RuntimeConfiguration(flags.snapshot)
-/// resendButton.cooldown = config.auth.magicLinkResendCooldown   // Duration
+/// struct AppRuntimeConfiguration: RuntimeConfiguration {
+///     struct Auth: Sendable, Hashable { var resendCooldown: Duration }
+///     var auth: Auth
+///
+///     static let resendCooldown = TypedFlag<Int>("auth.resend_cooldown_seconds", default: 60)
+///     static let flags: [any FlagDefinitionConvertible] = [resendCooldown]
+///
+///     init(reading values: some RuntimeConfigurationReading) {
+///         auth = Auth(resendCooldown: .seconds(max(0, values.value(Self.resendCooldown))))
+///     }
+/// }
+///
+/// // Register the values with the app's flags:
+/// //     static let typedFlags = AppRuntimeConfiguration.flags + […]
+/// let config = flags.snapshot.configuration(AppRuntimeConfiguration.self)
 /// ```
-public struct RuntimeConfiguration: Sendable, Hashable {
-    /// Sign-in settings.
-    public struct Auth: Sendable, Hashable {
-        /// How long before a magic link can be sent again.
-        public var magicLinkResendCooldown: Duration
-    }
+///
+/// A value whose flag is missing from the registry reads as its declared default;
+/// ``RuntimeConfigurationProvider`` reports such flags when it is created.
+public protocol RuntimeConfiguration: Sendable, Equatable {
+    /// Every typed value the configuration reads, for the app's ``FeatureFlagKey/typedFlags``.
+    static var flags: [any FlagDefinitionConvertible] { get }
 
-    /// Cue list settings.
-    public struct Cues: Sendable, Hashable {
-        /// Items fetched per page.
-        public var pageSize: Int
-    }
-
-    /// Analytics settings.
-    public struct Analytics: Sendable, Hashable {
-        /// Whether session replay is recorded.
-        public var sessionReplayEnabled: Bool
-        /// Whether first-party events are sent.
-        public var firstPartyEventsEnabled: Bool
-        /// Time between uploads.
-        public var flushInterval: Duration
-    }
-
-    /// Developer tool settings.
-    public struct DevTools: Sendable, Hashable {
-        /// Whether the developer menu can be opened.
-        public var isDeveloperMenuAvailable: Bool
-        /// The most requests the network console keeps.
-        public var networkConsoleLogLimit: Int
-    }
-
-    public var auth: Auth
-    public var cues: Cues
-    public var analytics: Analytics
-    public var devTools: DevTools
-
-    /// Reads every value with `value`, a typed read such as `snapshot.value(_:)`.
-    public init(reading value: (any RuntimeConfigurationReading)) {
-        typealias Flags = RuntimeConfigurationFlags
-        auth = Auth(magicLinkResendCooldown: .seconds(max(0, value.value(Flags.magicLinkResendCooldown))))
-        cues = Cues(pageSize: max(1, value.value(Flags.cuesPageSize)))
-        let flush = value.value(Flags.analyticsFlushInterval)
-        analytics = Analytics(
-            sessionReplayEnabled: value.value(Flags.sessionReplayEnabled),
-            firstPartyEventsEnabled: value.value(Flags.firstPartyEventsEnabled),
-            flushInterval: .milliseconds(Int64((flush.isFinite ? max(0, flush) : 0) * 1000)))
-        devTools = DevTools(
-            isDeveloperMenuAvailable: value.value(Flags.developerMenuAvailable),
-            networkConsoleLogLimit: max(0, value.value(Flags.networkConsoleLogLimit)))
-    }
-
-    /// The configuration in a snapshot.
-    public init<Key>(_ snapshot: FlagSnapshot<Key>) {
-        self.init(reading: snapshot)
-    }
-
-    /// The configuration as the flags resolve it now.
-    public init<Key>(_ flags: FeatureFlagManager<Key>) {
-        self.init(reading: flags)
-    }
+    /// Reads every member from `values`: a ``FlagSnapshot`` (one instant) or a
+    /// ``FeatureFlagManager``.
+    init(reading values: some RuntimeConfigurationReading)
 }
 
 /// Something that reads typed flag values: ``FeatureFlagManager`` and ``FlagSnapshot``.
 public protocol RuntimeConfigurationReading {
-    /// A typed value.
+    /// A typed value; its declared default when the registry does not have it.
     func value<Value>(_ flag: TypedFlag<Value>) -> Value
 }
 
@@ -82,11 +46,23 @@ extension FeatureFlagManager: RuntimeConfigurationReading {}
 extension FlagSnapshot: RuntimeConfigurationReading {}
 
 extension FeatureFlagManager {
-    /// The runtime configuration as resolved now.
-    public var runtimeConfiguration: RuntimeConfiguration { RuntimeConfiguration(reading: snapshot) }
+    /// The app's runtime configuration as resolved now, read from one snapshot.
+    ///
+    /// ```swift
+    /// let config = flags.configuration(AppRuntimeConfiguration.self)
+    /// ```
+    public func configuration<Configuration: RuntimeConfiguration>(
+        _ type: Configuration.Type = Configuration.self
+    ) -> Configuration {
+        Configuration(reading: snapshot)
+    }
 }
 
 extension FlagSnapshot {
-    /// The runtime configuration in this snapshot.
-    public var runtimeConfiguration: RuntimeConfiguration { RuntimeConfiguration(reading: self) }
+    /// The app's runtime configuration in this snapshot.
+    public func configuration<Configuration: RuntimeConfiguration>(
+        _ type: Configuration.Type = Configuration.self
+    ) -> Configuration {
+        Configuration(reading: self)
+    }
 }

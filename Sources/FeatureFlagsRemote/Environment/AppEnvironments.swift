@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The app's three environments, declared once, from which one is chosen at launch.
 ///
@@ -8,7 +9,8 @@ import Foundation
 ///     stage: URL(string: "https://stage.api.example.com")!,
 ///     prod: URL(string: "https://api.example.com")!,
 ///     bundleIdentifier: "com.example.app", appVersion: "3.2.0", build: "412")
-/// let environment = environments.environment(named: ProcessInfo.processInfo.environment["APP_ENV"])
+/// let environment = environments.environment(
+///     named: ProcessInfo.processInfo.environment["APP_ENV"], fallback: .prod)
 /// ```
 public struct AppEnvironments: Sendable, Hashable {
     public var dev: AppEnvironment
@@ -39,9 +41,39 @@ public struct AppEnvironments: Sendable, Hashable {
         }
     }
 
-    /// The environment whose name is `rawName` (`"dev"`, `"stage"`, `"prod"`), or `fallback`
-    /// when it is `nil` or unknown. Never touches the network.
-    public func environment(named rawName: String?, fallback: AppEnvironment.Name = .prod) -> AppEnvironment {
-        self[rawName.flatMap(AppEnvironment.Name.init(rawValue:)) ?? fallback]
+    /// The environment whose name is `rawName` (`"dev"`, `"stage"`, `"prod"`).
+    ///
+    /// ```swift
+    /// let environment = try environments.environment(named: "stage")
+    /// ```
+    ///
+    /// - Throws: ``UnknownEnvironmentError`` naming `rawName` and the known names, for a name
+    ///   that is not one of them (`"staging"`, a typo). Never touches the network.
+    public func environment(named rawName: String) throws(UnknownEnvironmentError) -> AppEnvironment {
+        guard let name = AppEnvironment.Name(rawValue: rawName) else {
+            throw UnknownEnvironmentError(name: rawName)
+        }
+        return self[name]
+    }
+
+    /// The environment whose name is `rawName`, or the `fallback` the caller chooses when it is
+    /// `nil`; an unknown name also falls back, and logs a warning that names it and the known
+    /// names, so a typo in a launch setting doesn't go unnoticed.
+    ///
+    /// ```swift
+    /// let environment = environments.environment(
+    ///     named: ProcessInfo.processInfo.environment["APP_ENV"], fallback: .prod, logger: logger)
+    /// ```
+    public func environment(
+        named rawName: String?, fallback: AppEnvironment.Name, logger: Logger = Logger(label: "feature-flags")
+    ) -> AppEnvironment {
+        guard let rawName else { return self[fallback] }
+        do {
+            return try environment(named: rawName)
+        } catch {
+            logger.warning(
+                "\(error) Using the fallback environment '\(fallback)'.", metadata: ["environment": "\(fallback)"])
+            return self[fallback]
+        }
     }
 }

@@ -11,7 +11,7 @@ enum TestFlag: String, CaseIterable, FeatureFlagKey {
 
     var metadata: FlagMetadata<TestFlag> { FlagMetadata(FlagDefinition.displayName(forKey: rawValue)) }
 
-    static let typedFlags: [any FlagDefinitionConvertible] = RuntimeConfigurationFlags.all + [TestConfig.supportContact]
+    static let typedFlags: [any FlagDefinitionConvertible] = TestRuntimeConfiguration.flags + [TestConfig.supportContact]
 }
 
 enum TestConfig {

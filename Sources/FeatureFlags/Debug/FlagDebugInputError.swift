@@ -1,0 +1,17 @@
+/// Why the debug menu could not use what was typed into a value field, or could not set it.
+///
+/// The message quotes the flag's key and what was typed (`<REDACTED>` for sensitive flags) and
+/// says what the field takes.
+public struct FlagDebugInputError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The flag's key.
+    public let key: String
+    /// One or two sentences for the field's validation message.
+    public let message: String
+
+    public init(key: String, message: String) {
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String { message }
+}
