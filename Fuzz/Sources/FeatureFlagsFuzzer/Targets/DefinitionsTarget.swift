@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Invariants:
 /// - every loaded flag's variants have its variant type, and its default variant (if any) is one
-///   of them;
+///   of them, or an error says it is not;
 /// - an evaluation names the flag it was asked for; an error serves the caller's default;
 /// - a served variant is one of the flag's variants, and the value is that variant's value in the
 ///   requested type;
@@ -47,10 +47,10 @@ enum DefinitionsTarget {
                     variantType(of: value) == flag.variantType,
                     "variant '\(name)' of '\(key)' is \(value.typeName), but the flag's variants are \(flag.variantType)")
             }
-            if let defaultVariant = flag.defaultVariant {
+            if let defaultVariant = flag.defaultVariant, flag.variants[defaultVariant] == nil {
                 Invariant.require(
-                    flag.variants[defaultVariant] != nil,
-                    "'\(key)' has the default variant '\(defaultVariant)', which is not one of its variants")
+                    errors.contains { $0.flagKey == key },
+                    "'\(key)' has the default variant '\(defaultVariant)', which is not one of its variants, and no error says so")
             }
             for context in contexts {
                 for type in EvaluationType.allCases {

@@ -22,6 +22,12 @@ enum ManifestTarget {
         } else {
             var reader = FuzzedDataReader(data)
             guard let manifest = generatedManifest(&reader) else { return }
+            // Known (Findings/manifest-key-with-spaces-in-requires): `requires`/`conflicts` are
+            // written comma-separated and read back split and trimmed.
+            let relationKeys = manifest.flags.flatMap { $0.definition.requires + $0.definition.conflicts }
+            if KnownIssues.skip(relationKeys.contains { $0.contains(",") || $0 != $0.trimmingCharacters(in: .whitespaces) }) {
+                return
+            }
             checkRoundTrip(manifest, origin: "a generated registry")
         }
     }
