@@ -1,0 +1,96 @@
+import FeatureFlags
+import Foundation
+
+/// `-ff.<key> <value>` launch arguments, parsed against ``FuzzFlag/registry`` and given to a
+/// manager. The input is split into arguments at NUL bytes and newlines.
+///
+/// Invariants:
+/// - every override names a flag of the registry and has its type;
+/// - without a `-ff.` argument there are neither overrides nor problems;
+/// - a problem about a sensitive flag never quotes the value it was given;
+/// - an override, written back as argument text (`-ff.key=text` and `-ff.key text`), parses to
+///   the same value;
+/// - a manager configured with the arguments has them as its overrides (in configurations that
+///   permit overrides), and its snapshot keeps every dependency and conflict.
+enum LaunchArgumentsTarget {
+    static func run(_ data: Data) {
+        let arguments = String(decoding: data, as: UTF8.self)
+            .split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\0" || $0 == "\n" })
+            .map(String.init)
+        let registry = FuzzFlag.registry
+        let (overrides, problems) = LaunchArgumentOverrides.parse(arguments, registry: registry)
+
+        if !arguments.contains(where: { $0.hasPrefix(LaunchArgumentOverrides.prefix) }) {
+            Invariant.require(overrides.isEmpty && problems.isEmpty, "arguments without '-ff.' gave overrides or problems")
+        }
+        // Known (Findings/launch-sensitive-value-in-problem): problems quote the value as given.
+        if !KnownIssues.areSkipped { checkRedaction(arguments, problems: problems, registry: registry) }
+
+        for (key, value) in overrides {
+            guard let definition = registry.definition(forKey: key) else {
+                Invariant.fail("the launch arguments gave an override for '\(key)', which is not in the registry")
+            }
+            Invariant.require(
+                value.conforms(to: definition.type), "the launch arguments gave a value of the wrong type for '\(key)'")
+            let text = argumentText(value)
+            let shown = definition.isSensitive ? "<REDACTED>" : text
+            guard let reparsed = LaunchArgumentOverrides.value(from: text, as: definition.type) else {
+                Invariant.fail("the override of '\(key)', written back as '\(shown)', is not a valid \(definition.type)")
+            }
+            Invariant.require(
+                reparsed.isSameJSON(as: value),
+                "the override of '\(key)', written back as '\(shown)', parses to a different value")
+            let joined = LaunchArgumentOverrides.parse(["-ff.\(key)=\(text)"], registry: registry).overrides[key]
+            Invariant.require(
+                joined.map(value.isSameJSON(as:)) ?? false, "'-ff.\(key)=\(shown)' does not give the same override")
+            if !text.hasPrefix(LaunchArgumentOverrides.prefix) {
+                let separate = LaunchArgumentOverrides.parse(["-ff.\(key)", text], registry: registry).overrides[key]
+                Invariant.require(
+                    separate.map(value.isSameJSON(as:)) ?? false, "'-ff.\(key) \(shown)' does not give the same override")
+            }
+        }
+
+        for configuration in BuildConfiguration.allCases {
+            let manager = FeatureFlagManager<FuzzFlag>(
+                FlagSetup(buildConfiguration: configuration, launchArguments: arguments, logger: FuzzFlag.logger))
+            manager.snapshot.checkRelations(registry: registry, after: "launch arguments in \(configuration)")
+            if BuildConfiguration.overridableByDefault.contains(configuration) {
+                let applied = manager.engine.overrides
+                Invariant.require(
+                    applied.count == overrides.count
+                        && applied.allSatisfy { key, value in overrides[key].map(value.isSameJSON(as:)) ?? false },
+                    "the manager's overrides in \(configuration) differ from the parsed launch arguments")
+            }
+        }
+    }
+
+    /// The text of a value as it would be passed on the command line.
+    static func argumentText(_ value: FlagValue) -> String {
+        switch value {
+        case .bool(let flag): flag ? "true" : "false"
+        case .int(let number): String(number)
+        case .double(let number): String(number)
+        case .string(let text): text
+        default: value.jsonString
+        }
+    }
+
+    /// A problem about a sensitive flag must not repeat the value given for it.
+    static func checkRedaction(_ arguments: [String], problems: [String], registry: FlagRegistry) {
+        for (position, argument) in arguments.enumerated() where argument.hasPrefix(LaunchArgumentOverrides.prefix) {
+            var key = String(argument.dropFirst(LaunchArgumentOverrides.prefix.count))
+            var value: String?
+            if let equals = key.firstIndex(of: "=") {
+                value = String(key[key.index(after: equals)...])
+                key = String(key[..<equals])
+            } else if position + 1 < arguments.count {
+                value = arguments[position + 1]
+            }
+            guard let value, value.count >= 4, registry.definition(forKey: key)?.isSensitive == true else { continue }
+            for problem in problems where problem.contains("'\(key)'") || problem.contains(argument) {
+                Invariant.require(
+                    !problem.contains(value), "a launch-argument problem about the sensitive flag '\(key)' quotes its value")
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets (libFuzzer + AddressSanitizer) and runs them on the seed corpus.
+#
+#   ./run.sh TARGET SECONDS        # one target, e.g. ./run.sh json 600
+#   ./run.sh all SECONDS           # every target, SECONDS each
+#   ./run.sh smoke                 # CI: every target for 20 seconds (FUZZ_SMOKE_SECONDS)
+#   ./run.sh --skip-known ...      # skip inputs of known, being-fixed bug classes (README.md)
+#   ./run.sh list                  # the target names
+#
+# Exits non-zero when any target crashes, times out on an input, runs out of memory, leaks or
+# breaks an invariant. Crashing inputs are saved under Fuzz/crashes/<target>/ (git-ignored);
+# reproduce one with ./run.sh TARGET crashes/<target>/<file>. Logs go to .build/fuzz-logs/.
+set -euo pipefail
+cd "$(dirname "$0")"
+fuzz_dir="$(pwd)"
+root_dir="$(cd .. && pwd)"
+
+targets=(json definitions jsonlogic remote manifest launch store snapshot)
+
+# Longest input per target: big enough for the seed files that matter, small enough to keep
+# executions fast.
+max_len() {
+    case "$1" in
+        json | definitions | remote | manifest | store) echo 20000 ;;
+        jsonlogic) echo 4096 ;;
+        launch) echo 1024 ;;
+        snapshot) echo 256 ;;
+    esac
+}
+# The JSON dictionary helps every target whose input is JSON text.
+dictionary() {
+    case "$1" in
+        snapshot) ;;
+        *) echo "-dict=$fuzz_dir/json.dict" ;;
+    esac
+}
+
+skip_known=0
+if [[ "${1:-}" == "--skip-known" ]]; then
+    skip_known=1
+    shift
+fi
+mode="${1:-}"
+case "$mode" in
+    list) printf '%s\n' "${targets[@]}"; exit 0 ;;
+    smoke) seconds="${FUZZ_SMOKE_SECONDS:-20}"; selected=("${targets[@]}") ;;
+    all) seconds="${2:?usage: run.sh all SECONDS}"; selected=("${targets[@]}") ;;
+    "") sed -n '2,13p' "$0"; exit 2 ;;
+    *)
+        if [[ ! " ${targets[*]} " == *" $mode "* ]]; then
+            echo "Unknown target '$mode'; the targets are: ${targets[*]}." >&2
+            exit 2
+        fi
+        seconds="${2:?usage: run.sh TARGET SECONDS (or a crash file to reproduce)}"
+        selected=("$mode")
+        ;;
+esac
+
+# SwiftPM names a path dependency after its folder: when the repository itself sits in a folder
+# named "fuzz" (like this package), the two identities collide, so build from a copy instead.
+package_dir="$fuzz_dir"
+if [[ "$(basename "$root_dir" | tr '[:upper:]' '[:lower:]')" == "fuzz" ]]; then
+    copy="$fuzz_dir/.build/root-copy/swift-feature-flags"
+    mkdir -p "$copy"
+    (cd "$root_dir" && tar --exclude=.build --exclude=.git --exclude=Fuzz/crashes -cf - .) | (cd "$copy" && tar -xf -)
+    package_dir="$copy/Fuzz"
+fi
+
+# The compiler keeps only the last `-sanitize=` flag, and `swift build --sanitize=fuzzer
+# --sanitize=address` passes two in no fixed order, which builds either without coverage or
+# without AddressSanitizer. So: `--sanitize=fuzzer` (SwiftPM then leaves `main` to libFuzzer),
+# then one `-sanitize=fuzzer,address` after it. Both reach every target, so the library's code
+# is instrumented, not only the harness; the check below makes sure.
+build_flags=(
+    --package-path "$package_dir" -c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address
+    --product FeatureFlagsFuzzer
+)
+echo "Building the fuzz targets (release, -sanitize=fuzzer,address)…" >&2
+swift build "${build_flags[@]}" >&2
+binary="$(swift build "${build_flags[@]}" --show-bin-path)/FeatureFlagsFuzzer"
+symbols="$(nm "$binary")"
+if ! grep -q __start___sancov_pcs <<<"$symbols" || ! grep -q __asan_report <<<"$symbols"; then
+    echo "The fuzz binary lacks coverage or AddressSanitizer instrumentation: $binary" >&2
+    exit 1
+fi
+
+python3 "$fuzz_dir/make_seeds.py" "$fuzz_dir/.build/seeds" >&2
+
+export SWIFT_BACKTRACE=enable=no  # the Swift backtracer trips over ASan; libFuzzer prints the stack
+export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
+export LSAN_OPTIONS="suppressions=$fuzz_dir/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
+export FUZZ_SKIP_KNOWN="$skip_known"
+
+mkdir -p "$fuzz_dir/.build/fuzz-logs"
+failed=()
+for target in "${selected[@]}"; do
+    crashes="$fuzz_dir/crashes/$target"
+    mkdir -p "$crashes"
+    log="$fuzz_dir/.build/fuzz-logs/$target.log"
+    if [[ -f "$seconds" ]]; then
+        # Reproduce a saved input.
+        FUZZ_TARGET="$target" "$binary" -timeout=10 -rss_limit_mb=2048 "$seconds"
+        exit $?
+    fi
+    work="$fuzz_dir/.build/corpus/$target"
+    mkdir -p "$work"
+    status=0
+    # $(dictionary) is deliberately unquoted: it is empty for targets without a dictionary.
+    # shellcheck disable=SC2046
+    FUZZ_TARGET="$target" "$binary" "$work" "$fuzz_dir/.build/seeds/$target" \
+        -max_total_time="$seconds" -max_len="$(max_len "$target")" $(dictionary "$target") \
+        -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$crashes/" -print_final_stats=1 \
+        >"$log" 2>&1 || status=$?
+    stats="$(grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log" |
+        sed 's/^stat:://' | tr -s ' ' | tr '\n' ' ' || true)"
+    coverage="$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)"
+    if [[ $status -eq 0 ]]; then
+        echo "PASS $target (${seconds}s): $stats$coverage"
+    else
+        echo "FAIL $target (exit $status): $stats$coverage"
+        grep -E 'INVARIANT VIOLATED|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|SUMMARY|Test unit written' "$log" | head -20
+        echo "  full log: $log"
+        failed+=("$target")
+    fi
+done
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "Failed: ${failed[*]}"
+    exit 1
+fi
