@@ -48,7 +48,7 @@ struct ExamplePackageTests {
             parts.first == """
                 chat: classic
                 guard: off
-                combined: classic-or-offline,neither
+                combined: classic-or-offline,voice
                 ternary: off
                 gated: []
                 styled: [title]
@@ -76,7 +76,7 @@ struct ExamplePackageTests {
             after.first == """
                 chat: redesigned
                 guard: on
-                combined: neither
+                combined: chat+voice,voice
                 ternary: on
                 gated: [banner]
                 styled: [**title**]
@@ -99,7 +99,7 @@ struct ExamplePackageTests {
             import FeatureFlags
 
             let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
-            print(AppFlag.allCases.count, flags.isEnabled(.chatViewRedesign), flags.chatPageSize)
+            print(AppFlag.allCases.count, flags.isEnabled(.chatViewRedesign), flags.pageSize)
 
             """.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
         #expect(try Self.buildAndRun(package) == "32 true 10\n")

@@ -38,15 +38,26 @@ struct LintCommandTests {
         #expect(lines.suffix(2) == ["  ]", "}"])
     }
 
+    /// The example registry's typed values have no description or removal target: warnings only.
     @Test func warningsAlonePass() throws {
+        let path = TestPaths.exampleManifest.path
         let result = try FlagsTool.run(["lint", "--manifest", TestPaths.exampleManifest.path, "--app-version", "2.9"])
         #expect(
             result
                 == FlagsTool.Result(
                     status: 0,
                     standardOutput: """
-                        \(TestPaths.exampleManifest.path):586: warning: [missing-removal-target] 'auth.magic_link_resend_cooldown' has no removal target. Add metadata "removalTarget" so it does not live forever.
-                        0 errors, 1 warning
+                        \(path):572: warning: [missing-removal-target] 'page_size' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):572: warning: [missing-description] 'page_size' has no description. Add metadata "description" saying what it changes.
+                        \(path):586: warning: [missing-removal-target] 'stream_flush_interval' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):586: warning: [missing-description] 'stream_flush_interval' has no description. Add metadata "description" saying what it changes.
+                        \(path):599: warning: [missing-removal-target] 'onboarding_variant' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):599: warning: [missing-description] 'onboarding_variant' has no description. Add metadata "description" saying what it changes.
+                        \(path):612: warning: [missing-removal-target] 'composer_style' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):612: warning: [missing-description] 'composer_style' has no description. Add metadata "description" saying what it changes.
+                        \(path):626: warning: [missing-removal-target] 'retry_policy' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):626: warning: [missing-description] 'retry_policy' has no description. Add metadata "description" saying what it changes.
+                        0 errors, 10 warnings
 
                         """,
                     standardError: ""))

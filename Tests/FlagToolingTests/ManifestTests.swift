@@ -1,3 +1,4 @@
+import ExampleFlags
 import FeatureFlags
 import FeatureFlagsTesting
 import FlagManifest
@@ -6,8 +7,8 @@ import Testing
 
 struct ManifestTests {
     @Test func roundTripKeepsEveryDefinitionField() throws {
-        let registry = try FlagRegistry(ExampleFlag.self)
-        let text = try FlagManifestExport.jsonString(ExampleFlag.self)
+        let registry = try FlagRegistry(AppFlag.self)
+        let text = try FlagManifestExport.jsonString(AppFlag.self)
         let manifest = try ManifestReader().read(text, file: "flags.json")
         #expect(manifest.definitions.map(DefinitionFields.init) == registry.definitions.map(DefinitionFields.init))
         let reimported = try manifest.registry()
@@ -16,21 +17,25 @@ struct ManifestTests {
     }
 
     @Test func exampleManifestIsUpToDate() throws {
-        let expected = try FlagManifestExport.jsonString(ExampleFlag.self, flagSetID: "example-app")
+        let expected = try FlagManifestExport.jsonString(AppFlag.self, flagSetID: "example-app")
         if ProcessInfo.processInfo.environment["FLAGS_UPDATE_EXAMPLES"] == "1" {
             try expected.write(to: TestPaths.exampleManifest, atomically: true, encoding: .utf8)
         }
         let onDisk = try String(contentsOf: TestPaths.exampleManifest, encoding: .utf8)
-        #expect(onDisk == expected, "Regenerate Examples/Manifest/flags.json from ExampleFlag.")
+        #expect(onDisk == expected, "Regenerate Examples/Manifest/flags.json from ExampleFlags.AppFlag.")
     }
 
     @Test func booleanFlagsUseOnAndOffVariants() throws {
         let manifest = try ManifestReader().read(
-            try FlagManifestExport.jsonString(ExampleFlag.self), file: "flags.json")
+            try FlagManifestExport.jsonString(AppFlag.self), file: "flags.json")
         let text = manifest.jsonString()
         #expect(text.contains(#""variants": {\#n        "on": true,\#n        "off": false\#n      },"#))
         #expect(text.contains(#""default": {"attempts":3,"backoffSeconds":1.5}"#))
-        #expect(text.contains(#""default.debug": "{\"attempts\":1,\"backoffSeconds\":0}""#))
+        // Object build defaults travel as JSON text.
+        let retry = TypedFlag<RetryPolicy>(
+            "retry", default: RetryPolicy(attempts: 3, backoffSeconds: 1.5),
+            buildDefaults: [.debug: RetryPolicy(attempts: 1, backoffSeconds: 0)])
+        #expect(Manifest(definitions: [retry.definition]).jsonString().contains(#""default.debug": "{\"attempts\":1,\"backoffSeconds\":0}""#))
     }
 
     @Test func typeIsInferredFromThePlainFlagdFormat() throws {

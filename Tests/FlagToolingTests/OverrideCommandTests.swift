@@ -45,8 +45,9 @@ struct OverrideCommandTests {
                     status: 0,
                     standardOutput: """
                         [
-                          {"displayName":"Message retry","key":"message_retry","layer":"default","overridden":false,"owner":"messaging","phase":7,"reason":"DEFAULT","type":"boolean","value":false},
-                          {"displayName":"Network retry policy","key":"network.retry_policy","layer":"default","overridden":false,"owner":"platform","reason":"DEFAULT","type":"object","value":{"attempts":3,"backoffSeconds":1.5}}
+                          {"displayName":"Stream interactions","key":"stream_interactions","layer":"default","overridden":false,"owner":"messaging","phase":3,"reason":"DEFAULT","type":"boolean","value":false},
+                          {"displayName":"Message retry","key":"message_retry","layer":"default","overridden":false,"owner":"messaging","phase":7,"reason":"DEFAULT","type":"boolean","value":true},
+                          {"displayName":"Send retry policy","key":"retry_policy","layer":"default","overridden":false,"owner":"messaging","reason":"DEFAULT","type":"object","value":{"attempts":3,"backoffSeconds":1.5}}
                         ]
 
                         """,
@@ -54,19 +55,19 @@ struct OverrideCommandTests {
     }
 
     @Test func setGetClearAndResetWorkOnTheFile() throws {
-        #expect(try flags("set", "chat.page_size", "25").standardOutput == "chat.page_size = 25 (override)\n")
-        #expect(try flags("set", "chat.composer_placeholder", "Say hi").standardOutput
-            == "chat.composer_placeholder = \"Say hi\" (override)\n")
+        #expect(try flags("set", "page_size", "25").standardOutput == "page_size = 25 (override)\n")
+        #expect(try flags("set", "onboarding_variant", "Say hi").standardOutput
+            == "onboarding_variant = \"Say hi\" (override)\n")
         #expect(try String(contentsOfFile: overrides, encoding: .utf8)
-            == #"{"chat.composer_placeholder":"Say hi","chat.page_size":25}"# + "\n")
+            == #"{"onboarding_variant":"Say hi","page_size":25}"# + "\n")
         #expect(
-            try flags("get", "chat.page_size")
+            try flags("get", "page_size")
                 == FlagsTool.Result(
                     status: 0,
                     standardOutput: """
-                        chat.page_size = 25
-                          Chat page size: Messages loaded per page.
-                          type integer, owner performance, remove by 4.0
+                        page_size = 25
+                          Session list page size
+                          type integer, owner performance
                           winning layer: override (STATIC), overridden
                             default: 50 (shadowed)
                             build: 10 (shadowed)
@@ -76,19 +77,19 @@ struct OverrideCommandTests {
 
                         """,
                     standardError: ""))
-        #expect(try flags("clear", "chat.page_size").standardOutput == "chat.page_size = 10 (build)\n")
+        #expect(try flags("clear", "page_size").standardOutput == "page_size = 10 (build)\n")
         #expect(try flags("reset").standardOutput == "Removed 1 override.\n")
         #expect(try String(contentsOfFile: overrides, encoding: .utf8) == "{}\n")
     }
 
     @Test func getExplainsEveryLayerAsJSON() throws {
-        _ = try flags("set", "voice_input", "true", "--configuration", "release")
-        _ = try flags("set", "voice_input", "true")
+        _ = try flags("set", "voice_input", "false", "--configuration", "release")
+        _ = try flags("set", "voice_input", "false")
         #expect(
             try flags("get", "voice_input", "--configuration", "release", "--format", "json")
                 == FlagsTool.Result(
                     status: 0,
-                    standardOutput: #"{"displayName":"Voice input","key":"voice_input","layer":"default","layers":[{"layer":"default","status":"selected","value":false},{"layer":"build","status":"unset"},{"layer":"remote","status":"unset"},{"layer":"user","status":"unset"},{"layer":"override","reason":"overrides are not permitted in release","status":"ignored","value":true}],"overridden":true,"owner":"messaging","phase":7,"reason":"DEFAULT","type":"boolean","value":false}"# + "\n",
+                    standardOutput: #"{"displayName":"Voice input","key":"voice_input","layer":"default","layers":[{"layer":"default","status":"selected","value":true},{"layer":"build","status":"unset"},{"layer":"remote","status":"unset"},{"layer":"user","status":"unset"},{"layer":"override","reason":"overrides are not permitted in release","status":"ignored","value":false}],"overridden":true,"owner":"input","phase":7,"reason":"DEFAULT","type":"boolean","value":true}"# + "\n",
                     standardError: ""))
     }
 
@@ -99,10 +100,10 @@ struct OverrideCommandTests {
                     status: 1, standardOutput: "",
                     standardError: "error: There is no flag 'chat_view_redesig' in the manifest. Did you mean 'chat_view_redesign'?\n"))
         #expect(
-            try flags("set", "chat.page_size", "many")
+            try flags("set", "page_size", "many")
                 == FlagsTool.Result(
                     status: 1, standardOutput: "",
-                    standardError: "error: 'many' is not a valid integer for flag 'chat.page_size'. Use a whole number such as 20.\n"))
+                    standardError: "error: 'many' is not a valid integer for flag 'page_size'. Use a whole number such as 20.\n"))
         #expect(try flags("get", "nope").status == 1)
         #expect(
             try flags("set", "voice_input", "true", "--configuration", "release").standardError
@@ -154,8 +155,8 @@ struct OverrideCommandTests {
     func setAcceptsWhatLaunchArgumentsAccept(text: String, shown: String) throws {
         #expect(try flags("set", "virtualized_scroll", text).standardOutput == "virtualized_scroll = \(shown) (override)\n")
         #expect(
-            try flags("set", "chat.scroll_deceleration", "0.5").standardOutput
-                == "chat.scroll_deceleration = 0.5 (override)\n")
+            try flags("set", "stream_flush_interval", "0.5").standardOutput
+                == "stream_flush_interval = 0.5 (override)\n")
         #expect(
             try flags("set", "virtualized_scroll", "maybe").standardError
                 == "error: 'maybe' is not a valid boolean for flag 'virtualized_scroll'. Use true or false (also YES/NO, 1/0, on/off).\n")
@@ -163,16 +164,16 @@ struct OverrideCommandTests {
 
     /// A key twice in the override file: JSON readers would keep one silently, so every
     /// command that reads the file names the key and both lines, and leaves the file alone.
-    @Test(arguments: [["list"], ["get", "chat.page_size"], ["set", "chat.page_size", "30"]])
+    @Test(arguments: [["list"], ["get", "page_size"], ["set", "page_size", "30"]])
     func duplicateKeyInTheOverrideFileIsReported(command: [String]) throws {
-        let text = "{\n  \"chat.page_size\": 20,\n  \"chat.page_size\": 25\n}\n"
+        let text = "{\n  \"page_size\": 20,\n  \"page_size\": 25\n}\n"
         try text.write(toFile: overrides, atomically: true, encoding: .utf8)
         let result = try flags(command)
         #expect(
             result
                 == FlagsTool.Result(
                     status: 2, standardOutput: "",
-                    standardError: "error: \(overrides):3: the key \"chat.page_size\" appears twice (first on line 2); JSON readers would silently keep only one. Remove one of them.\n"))
+                    standardError: "error: \(overrides):3: the key \"page_size\" appears twice (first on line 2); JSON readers would silently keep only one. Remove one of them.\n"))
         #expect(try String(contentsOfFile: overrides, encoding: .utf8) == text)
     }
 

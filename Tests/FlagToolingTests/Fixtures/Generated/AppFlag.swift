@@ -5,47 +5,47 @@ import FeatureFlags
 
 /// The feature flags declared in flags.json.
 enum AppFlag: String, CaseIterable, FeatureFlagKey {
-    /// Liquid Glass design: Adopt the Liquid Glass materials across the app.
+    /// Liquid Glass design: Adopts the Liquid Glass materials across the app.
     case liquidGlassDesign = "liquid_glass_design"
-    /// Observable migration: Drive screens from @Observable models instead of ObservableObject.
+    /// Observable migration: View models use @Observable instead of ObservableObject.
     case observableMigration = "observable_migration"
-    /// Navigation split view: Use NavigationSplitView for the root navigation.
+    /// Navigation split view: Root navigation built on NavigationSplitView.
     case navigationSplitView = "navigation_split_view"
-    /// Sidebar redesign: The new sidebar with sections and pinned sessions.
+    /// Sidebar redesign: Grouped sidebar with pinned sessions.
     case sidebarRedesign = "sidebar_redesign"
-    /// iPad layouts: Multi-column layouts on iPad.
+    /// iPad layouts: Three-column layouts on iPad.
     case ipadLayouts = "ipad_layouts"
-    /// Chat view redesign: The redesigned conversation screen.
+    /// Chat view redesign: The rebuilt conversation screen.
     case chatViewRedesign = "chat_view_redesign"
-    /// Message card system: Render messages as composable cards.
+    /// Message card system: Messages rendered as composable cards.
     case messageCardSystem = "message_card_system"
-    /// Virtualized scroll: Only lay out the visible messages.
+    /// Virtualized scroll: Lazy, recycled message list for long sessions.
     case virtualizedScroll = "virtualized_scroll"
-    /// Stream interactions: Interact with a reply while it streams in.
+    /// Stream interactions: Stop, retry and branch while a reply streams.
     case streamInteractions = "stream_interactions"
     /// Card status banners: Status banners on message cards.
     case cardStatusBanners = "card_status_banners"
-    /// Subagent breadcrumbs: Show which subagent produced each step.
+    /// Subagent breadcrumbs: Breadcrumbs for nested agent runs.
     case subagentBreadcrumbs = "subagent_breadcrumbs"
-    /// Settings redesign: The grouped, searchable settings screen.
+    /// Settings redesign: Settings rebuilt as a searchable form.
     case settingsRedesign = "settings_redesign"
-    /// Quick settings: A quick settings panel from the toolbar.
+    /// Quick settings: A quick settings popover from the toolbar.
     case quickSettings = "quick_settings"
-    /// Terminal redesign: The new terminal with scrollback search.
+    /// Terminal redesign: The new terminal pane.
     case terminalRedesign = "terminal_redesign"
-    /// File browser redesign: The new file browser with previews.
+    /// File browser redesign: Tree-based file browser.
     case fileBrowserRedesign = "file_browser_redesign"
-    /// Session picker redesign: Search and group sessions in the picker.
+    /// Session picker redesign: Searchable session picker.
     case sessionPickerRedesign = "session_picker_redesign"
-    /// Export and share: Export a session as Markdown or share a link.
+    /// Export and share: Export a session as Markdown or PDF.
     case exportShare = "export_share"
     /// Sheet system: One presentation system for every sheet.
     case sheetSystem = "sheet_system"
-    /// Command picker: Pick slash commands from a sheet.
+    /// Command picker: A command palette over the sheet system.
     case commandPicker = "command_picker"
-    /// Ideas drawer: A drawer of saved prompts and ideas.
+    /// Ideas drawer: A drawer of prompt ideas.
     case ideasDrawer = "ideas_drawer"
-    /// Message retry: Retry a failed message in place.
+    /// Message retry: Retry failed sends automatically.
     case messageRetry = "message_retry"
     /// Smart tool grouping: Collapse runs of tool calls into groups.
     case smartToolGrouping = "smart_tool_grouping"
@@ -53,21 +53,21 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
     case offlineMode = "offline_mode"
     /// Voice input: Dictate messages.
     case voiceInput = "voice_input"
-    /// Interactive widgets: Home screen widgets with buttons.
+    /// Interactive widgets: Home Screen widgets with buttons.
     case interactiveWidgets = "interactive_widgets"
     /// Control Center controls: Controls in Control Center.
     case controlCenter = "control_center"
-    /// Live Activities: Follow a running session on the Lock Screen.
+    /// Live Activities: Show running sessions on the Lock Screen.
     case liveActivities = "live_activities"
     /// App Intents: Expose actions to Shortcuts and Siri.
     case appIntents = "app_intents"
-    /// App Shortcuts: Ready-made shortcuts.
+    /// App Shortcuts: Zero-setup App Shortcuts.
     case appShortcuts = "app_shortcuts"
     /// iCloud sync: Sync sessions through iCloud.
     case icloudSync = "icloud_sync"
     /// Rich notifications: Notifications with previews and actions.
     case richNotifications = "rich_notifications"
-    /// Share extension: Start a session from the share sheet.
+    /// Share extension: Send content to the app from the share sheet.
     case shareExtension = "share_extension"
 
     var metadata: FlagMetadata<AppFlag> {
@@ -75,7 +75,7 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .liquidGlassDesign:
             FlagMetadata(
                 "Liquid Glass design",
-                description: "Adopt the Liquid Glass materials across the app.",
+                description: "Adopts the Liquid Glass materials across the app.",
                 phase: 0,
                 owner: "design-systems",
                 removalTarget: "3.0"
@@ -83,42 +83,41 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .observableMigration:
             FlagMetadata(
                 "Observable migration",
-                description: "Drive screens from @Observable models instead of ObservableObject.",
+                description: "View models use @Observable instead of ObservableObject.",
                 phase: 0,
                 owner: "platform",
-                removalTarget: "3.0",
-                enabledIn: [.debug, .alpha, .`internal`]
+                removalTarget: "3.0"
             )
         case .navigationSplitView:
             FlagMetadata(
                 "Navigation split view",
-                description: "Use NavigationSplitView for the root navigation.",
+                description: "Root navigation built on NavigationSplitView.",
                 phase: 1,
-                owner: "ipad-team",
+                owner: "navigation",
                 removalTarget: "3.0"
             )
         case .sidebarRedesign:
             FlagMetadata(
                 "Sidebar redesign",
-                description: "The new sidebar with sections and pinned sessions.",
+                description: "Grouped sidebar with pinned sessions.",
                 phase: 1,
-                owner: "ipad-team",
+                owner: "navigation",
                 removalTarget: "3.0",
                 requires: [.navigationSplitView]
             )
         case .ipadLayouts:
             FlagMetadata(
                 "iPad layouts",
-                description: "Multi-column layouts on iPad.",
+                description: "Three-column layouts on iPad.",
                 phase: 1,
-                owner: "ipad-team",
+                owner: "navigation",
                 removalTarget: "3.0",
                 requires: [.navigationSplitView]
             )
         case .chatViewRedesign:
             FlagMetadata(
                 "Chat view redesign",
-                description: "The redesigned conversation screen.",
+                description: "The rebuilt conversation screen.",
                 phase: 2,
                 owner: "messaging",
                 removalTarget: "3.0"
@@ -126,7 +125,7 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .messageCardSystem:
             FlagMetadata(
                 "Message card system",
-                description: "Render messages as composable cards.",
+                description: "Messages rendered as composable cards.",
                 phase: 2,
                 owner: "messaging",
                 removalTarget: "3.0",
@@ -135,7 +134,7 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .virtualizedScroll:
             FlagMetadata(
                 "Virtualized scroll",
-                description: "Only lay out the visible messages.",
+                description: "Lazy, recycled message list for long sessions.",
                 phase: 2,
                 owner: "performance",
                 removalTarget: "3.0",
@@ -144,7 +143,7 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .streamInteractions:
             FlagMetadata(
                 "Stream interactions",
-                description: "Interact with a reply while it streams in.",
+                description: "Stop, retry and branch while a reply streams.",
                 phase: 3,
                 owner: "messaging",
                 removalTarget: "3.0"
@@ -161,7 +160,7 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .subagentBreadcrumbs:
             FlagMetadata(
                 "Subagent breadcrumbs",
-                description: "Show which subagent produced each step.",
+                description: "Breadcrumbs for nested agent runs.",
                 phase: 3,
                 owner: "agents",
                 removalTarget: "3.0"
@@ -169,7 +168,7 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .settingsRedesign:
             FlagMetadata(
                 "Settings redesign",
-                description: "The grouped, searchable settings screen.",
+                description: "Settings rebuilt as a searchable form.",
                 phase: 4,
                 owner: "settings",
                 removalTarget: "3.0"
@@ -177,7 +176,7 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .quickSettings:
             FlagMetadata(
                 "Quick settings",
-                description: "A quick settings panel from the toolbar.",
+                description: "A quick settings popover from the toolbar.",
                 phase: 4,
                 owner: "settings",
                 removalTarget: "3.0",
@@ -186,7 +185,7 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .terminalRedesign:
             FlagMetadata(
                 "Terminal redesign",
-                description: "The new terminal with scrollback search.",
+                description: "The new terminal pane.",
                 phase: 5,
                 owner: "tools",
                 removalTarget: "3.0"
@@ -194,7 +193,7 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .fileBrowserRedesign:
             FlagMetadata(
                 "File browser redesign",
-                description: "The new file browser with previews.",
+                description: "Tree-based file browser.",
                 phase: 5,
                 owner: "tools",
                 removalTarget: "3.0"
@@ -202,18 +201,19 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .sessionPickerRedesign:
             FlagMetadata(
                 "Session picker redesign",
-                description: "Search and group sessions in the picker.",
+                description: "Searchable session picker.",
                 phase: 5,
-                owner: "sessions",
+                owner: "tools",
                 removalTarget: "3.0"
             )
         case .exportShare:
             FlagMetadata(
                 "Export and share",
-                description: "Export a session as Markdown or share a link.",
+                description: "Export a session as Markdown or PDF.",
                 phase: 5,
-                owner: "sessions",
-                removalTarget: "3.0"
+                owner: "tools",
+                removalTarget: "3.0",
+                enabledIn: [.debug, .alpha, .`internal`]
             )
         case .sheetSystem:
             FlagMetadata(
@@ -226,16 +226,16 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .commandPicker:
             FlagMetadata(
                 "Command picker",
-                description: "Pick slash commands from a sheet.",
+                description: "A command palette over the sheet system.",
                 phase: 6,
-                owner: "tools",
+                owner: "design-systems",
                 removalTarget: "3.0",
                 requires: [.sheetSystem]
             )
         case .ideasDrawer:
             FlagMetadata(
                 "Ideas drawer",
-                description: "A drawer of saved prompts and ideas.",
+                description: "A drawer of prompt ideas.",
                 phase: 6,
                 owner: "growth",
                 removalTarget: "3.0"
@@ -243,9 +243,10 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         case .messageRetry:
             FlagMetadata(
                 "Message retry",
-                description: "Retry a failed message in place.",
+                description: "Retry failed sends automatically.",
                 phase: 7,
                 owner: "messaging",
+                default: true,
                 removalTarget: "3.0"
             )
         case .smartToolGrouping:
@@ -264,23 +265,25 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
                 owner: "sync",
                 removalTarget: "3.0",
                 conflicts: [.icloudSync],
-                userTogglable: true
+                userTogglable: true,
+                checking: .userOnly
             )
         case .voiceInput:
             FlagMetadata(
                 "Voice input",
                 description: "Dictate messages.",
                 phase: 7,
-                owner: "messaging",
+                owner: "input",
+                default: true,
                 removalTarget: "3.0",
                 userTogglable: true
             )
         case .interactiveWidgets:
             FlagMetadata(
                 "Interactive widgets",
-                description: "Home screen widgets with buttons.",
+                description: "Home Screen widgets with buttons.",
                 phase: 8,
-                owner: "extensions",
+                owner: "system-integration",
                 removalTarget: "3.0",
                 requires: [.appIntents]
             )
@@ -289,16 +292,16 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
                 "Control Center controls",
                 description: "Controls in Control Center.",
                 phase: 8,
-                owner: "extensions",
+                owner: "system-integration",
                 removalTarget: "3.0",
                 requires: [.appIntents]
             )
         case .liveActivities:
             FlagMetadata(
                 "Live Activities",
-                description: "Follow a running session on the Lock Screen.",
+                description: "Show running sessions on the Lock Screen.",
                 phase: 8,
-                owner: "extensions",
+                owner: "system-integration",
                 removalTarget: "3.0"
             )
         case .appIntents:
@@ -306,15 +309,15 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
                 "App Intents",
                 description: "Expose actions to Shortcuts and Siri.",
                 phase: 8,
-                owner: "extensions",
+                owner: "system-integration",
                 removalTarget: "3.0"
             )
         case .appShortcuts:
             FlagMetadata(
                 "App Shortcuts",
-                description: "Ready-made shortcuts.",
+                description: "Zero-setup App Shortcuts.",
                 phase: 8,
-                owner: "extensions",
+                owner: "system-integration",
                 removalTarget: "3.0",
                 requires: [.appIntents]
             )
@@ -324,111 +327,101 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
                 description: "Sync sessions through iCloud.",
                 phase: 8,
                 owner: "sync",
-                removalTarget: "3.0"
+                removalTarget: "3.0",
+                conflicts: [.offlineMode]
             )
         case .richNotifications:
             FlagMetadata(
                 "Rich notifications",
                 description: "Notifications with previews and actions.",
                 phase: 8,
-                owner: "extensions",
+                owner: "system-integration",
                 removalTarget: "3.0",
                 userTogglable: true
             )
         case .shareExtension:
             FlagMetadata(
                 "Share extension",
-                description: "Start a session from the share sheet.",
+                description: "Send content to the app from the share sheet.",
                 phase: 8,
-                owner: "extensions",
+                owner: "system-integration",
                 removalTarget: "3.0"
             )
         }
     }
 
     static let typedFlags: [any FlagDefinitionConvertible] = [
-        AppFlagValues.chatPageSize,
-        AppFlagValues.authMagicLinkResendCooldown,
-        AppFlagValues.chatScrollDeceleration,
-        AppFlagValues.chatComposerPlaceholder,
-        AppFlagValues.networkRetryPolicy,
+        AppFlagValues.pageSize,
+        AppFlagValues.streamFlushInterval,
+        AppFlagValues.onboardingVariant,
+        AppFlagValues.composerStyle,
+        AppFlagValues.retryPolicy,
     ]
 }
 
 /// The typed (non-Boolean) values declared in flags.json.
 enum AppFlagValues {
-    /// Chat page size: Messages loaded per page.
-    static let chatPageSize = TypedFlag<Int>(
-        "chat.page_size",
+    /// Session list page size
+    static let pageSize = TypedFlag<Int>(
+        "page_size",
         default: 50,
-        displayName: "Chat page size",
-        description: "Messages loaded per page.",
+        displayName: "Session list page size",
         owner: "performance",
-        removalTarget: "4.0",
         buildDefaults: [.debug: 10]
     )
 
-    /// Magic link resend cooldown (s): Seconds before a magic link can be sent again.
-    static let authMagicLinkResendCooldown = TypedFlag<Int>(
-        "auth.magic_link_resend_cooldown",
-        default: 60,
-        displayName: "Magic link resend cooldown (s)",
-        description: "Seconds before a magic link can be sent again.",
-        owner: "identity",
-        buildDefaults: [.debug: 5]
+    /// Stream flush interval (s)
+    static let streamFlushInterval = TypedFlag<Double>(
+        "stream_flush_interval",
+        default: 0.05,
+        displayName: "Stream flush interval (s)",
+        owner: "messaging"
     )
 
-    /// Chat scroll deceleration: Deceleration rate of the message list.
-    static let chatScrollDeceleration = TypedFlag<Double>(
-        "chat.scroll_deceleration",
-        default: 0.998,
-        displayName: "Chat scroll deceleration",
-        description: "Deceleration rate of the message list.",
-        owner: "performance",
-        removalTarget: "4.0"
+    /// Onboarding variant
+    static let onboardingVariant = TypedFlag<String>(
+        "onboarding_variant",
+        default: "classic",
+        displayName: "Onboarding variant",
+        owner: "growth"
     )
 
-    /// Chat composer placeholder: Placeholder of the message composer.
-    static let chatComposerPlaceholder = TypedFlag<String>(
-        "chat.composer_placeholder",
-        default: "Message",
-        displayName: "Chat composer placeholder",
-        description: "Placeholder of the message composer.",
+    /// Composer style
+    static let composerStyle = TypedFlag<String>(
+        "composer_style",
+        default: "classic",
+        displayName: "Composer style",
         owner: "messaging",
-        removalTarget: "4.0",
         userTogglable: true
     )
 
-    /// Network retry policy: How failed requests are retried.
-    static let networkRetryPolicy = FlagDefinition(
-        key: "network.retry_policy",
+    /// Send retry policy
+    static let retryPolicy = FlagDefinition(
+        key: "retry_policy",
         type: .object,
         default: ["attempts": 3, "backoffSeconds": 1.5],
-        displayName: "Network retry policy",
-        description: "How failed requests are retried.",
-        owner: "platform",
-        removalTarget: "4.0",
-        buildDefaults: [.debug: ["attempts": 1, "backoffSeconds": 0]],
+        displayName: "Send retry policy",
+        owner: "messaging",
         followsPhasePolicy: false,
         checking: .userOnly
     )
 }
 
 extension FeatureFlagManager where Key == AppFlag {
-    /// Chat page size: Messages loaded per page.
-    var chatPageSize: Int { value(AppFlagValues.chatPageSize) }
+    /// Session list page size
+    var pageSize: Int { value(AppFlagValues.pageSize) }
 
-    /// Magic link resend cooldown (s): Seconds before a magic link can be sent again.
-    var authMagicLinkResendCooldown: Int { value(AppFlagValues.authMagicLinkResendCooldown) }
+    /// Stream flush interval (s)
+    var streamFlushInterval: Double { value(AppFlagValues.streamFlushInterval) }
 
-    /// Chat scroll deceleration: Deceleration rate of the message list.
-    var chatScrollDeceleration: Double { value(AppFlagValues.chatScrollDeceleration) }
+    /// Onboarding variant
+    var onboardingVariant: String { value(AppFlagValues.onboardingVariant) }
 
-    /// Chat composer placeholder: Placeholder of the message composer.
-    var chatComposerPlaceholder: String { value(AppFlagValues.chatComposerPlaceholder) }
+    /// Composer style
+    var composerStyle: String { value(AppFlagValues.composerStyle) }
 
-    /// Network retry policy: How failed requests are retried.
-    var networkRetryPolicy: FlagValue {
-        engine.value(forKey: "network.retry_policy") ?? AppFlagValues.networkRetryPolicy.defaultValue
+    /// Send retry policy
+    var retryPolicy: FlagValue {
+        engine.value(forKey: "retry_policy") ?? AppFlagValues.retryPolicy.defaultValue
     }
 }
