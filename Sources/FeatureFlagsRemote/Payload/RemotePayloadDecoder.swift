@@ -50,7 +50,7 @@ public enum RemotePayloadDecoder {
         do {
             root = try FlagValue(jsonData: data)
         } catch {
-            throw RemoteLoadError(.invalidJSON, message: "The \(format) payload is not valid JSON.")
+            throw RemoteLoadError(.invalidJSON, message: "The \(format) payload is not valid JSON: \(error)")
         }
         switch format {
         case .appConfig: return try decodeAppConfig(root, registry: registry)
