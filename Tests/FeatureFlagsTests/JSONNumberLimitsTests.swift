@@ -81,6 +81,16 @@ struct JSONNumberLimitsTests {
         }
     }
 
+    @Test func theDecodableConformanceRefusesNonFiniteNumbers() throws {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        for text in [#"["inf"]"#, #"["nan"]"#, #"{"a": "-inf"}"#] {
+            #expect(throws: DecodingError.self, "\(text)") { try decoder.decode(FlagValue.self, from: Data(text.utf8)) }
+        }
+        #expect(try decoder.decode(FlagValue.self, from: Data("[1.5]".utf8)) == [1.5])
+    }
+
     @Test func aStoreRoundTripKeepsEveryValue() throws {
         let directory = TemporaryDirectory()
         let store = JSONFileFlagStore(directory: directory.url)

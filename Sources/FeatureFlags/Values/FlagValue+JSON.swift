@@ -2,6 +2,10 @@ import Foundation
 internal import JSONSyntax
 
 extension FlagValue: Codable {
+    /// Decodes any JSON value, trying `Bool`, `Int`, `Double` and `String` in turn.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for an infinite or NaN number, which a decoder
+    ///   with a `nonConformingFloatDecodingStrategy` can produce.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -11,6 +15,12 @@ extension FlagValue: Codable {
         } else if let value = try? container.decode(Int.self) {
             self = .int(value)
         } else if let value = try? container.decode(Double.self) {
+            // A decoder may produce infinity or NaN (a `nonConformingFloatDecodingStrategy`, or
+            // a number too large); no flag accepts them and JSON cannot write them back.
+            guard value.isFinite else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "The number \(value) is not finite; flag values must be finite.")
+            }
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
