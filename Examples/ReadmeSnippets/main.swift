@@ -37,7 +37,7 @@ enum ComposerStyle: String, FlagValueConvertible {
 }
 
 enum Config {
-    static let pageSize = TypedFlag<Int>("page_size", default: 50, owner: "performance",
+    static let pageSize = TypedFlag<Int>("page_size", default: 50, range: 1...500, owner: "performance",
                                          buildDefaults: [.debug: 10])
     static let composer = TypedFlag<ComposerStyle>("composer_style", default: .classic)
 }

@@ -28,10 +28,13 @@ struct JSONValueTests {
     }
 
     @Test func integersStayExact() throws {
-        let value = try JSONValue(parsing: "[9007199254740993, 1.0, 12345678901234567890]")
+        let value = try JSONValue(parsing: "[9007199254740993, 1.0, 12345678901234567890.0]")
         #expect(value.arrayValue?[0] == .int(9_007_199_254_740_993))
         if case .double? = value.arrayValue?[1] {} else { Issue.record("1.0 keeps its floating-point case") }
-        if case .double? = value.arrayValue?[2] {} else { Issue.record("integers beyond Int become doubles") }
+        if case .double? = value.arrayValue?[2] {} else { Issue.record("a fraction makes a double at any size") }
+        #expect(throws: JSONParseError.self, "integers beyond Int are refused, not rounded") {
+            try JSONValue(parsing: "12345678901234567890")
+        }
         #expect(JSONValue.int(1) == .double(1.0))
         #expect(JSONValue.double(1.0).intValue == 1)
         #expect(JSONValue.double(1.5).intValue == nil)

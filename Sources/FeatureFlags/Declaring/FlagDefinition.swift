@@ -34,8 +34,14 @@ public struct FlagDefinition: Sendable {
     public var checking: CheckingMode
     /// Whether the value must never appear in logs.
     public var isSensitive: Bool
+    /// The values a numeric flag accepts, if it declares bounds; others are refused like a value
+    /// of the wrong type.
+    public var range: FlagValueRange?
     /// Decodes values of `object` flags once per change into their Swift type.
     var decoder: FlagValueDecoder?
+    /// What a ``TypedFlag`` checks beyond the type: that the value decodes to its Swift type and
+    /// passes its `validate` closure.
+    var check: FlagValueCheck?
 
     public init(
         key: String,
@@ -52,7 +58,8 @@ public struct FlagDefinition: Sendable {
         conflicts: [String] = [],
         isUserTogglable: Bool = false,
         checking: CheckingMode = .buildAndUser,
-        isSensitive: Bool = false
+        isSensitive: Bool = false,
+        range: FlagValueRange? = nil
     ) {
         self.key = key
         self.type = type
@@ -69,6 +76,7 @@ public struct FlagDefinition: Sendable {
         self.isUserTogglable = isUserTogglable
         self.checking = checking
         self.isSensitive = isSensitive
+        self.range = range
     }
 
     /// A readable name made from a key: `chat_view_redesign` becomes "Chat view redesign".
@@ -96,5 +104,14 @@ struct FlagValueDecoder: Sendable {
 
     init(_ decode: @escaping @Sendable (FlagValue) -> (any Sendable)?) {
         self.decode = decode
+    }
+}
+
+/// A typed flag's own check of a value of the right JSON type: `nil` when the value is fine.
+struct FlagValueCheck: Sendable {
+    let problem: @Sendable (FlagValue) -> FlagValueRejection.Kind?
+
+    init(_ problem: @escaping @Sendable (FlagValue) -> FlagValueRejection.Kind?) {
+        self.problem = problem
     }
 }

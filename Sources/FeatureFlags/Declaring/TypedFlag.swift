@@ -15,6 +15,16 @@ import Synchronization
 ///
 /// let seconds = flags.value(AppConfig.magicLinkCooldown)   // Int
 /// ```
+///
+/// Integer and double flags can declare a `range`, and any flag a `validate` closure. A remote
+/// value, override or user preference outside them, or one that does not decode to `Value`, is
+/// refused like a value of the wrong type: the layer below wins and the refusal is reported.
+/// The default and build defaults must pass too, or building the registry fails.
+///
+/// ```swift
+/// static let pageSize = TypedFlag<Int>("page_size", default: 50, range: 1...500)
+/// static let greeting = TypedFlag<String>("greeting", default: "Hi", validate: { !$0.isEmpty })
+/// ```
 public struct TypedFlag<Value: FlagValueConvertible>: Sendable, FlagDefinitionConvertible {
     /// The key used in stores, payloads and manifests.
     public let key: String
@@ -36,7 +46,28 @@ public struct TypedFlag<Value: FlagValueConvertible>: Sendable, FlagDefinitionCo
         removalTarget: String? = nil,
         buildDefaults: [BuildConfiguration: Value] = [:],
         userTogglable isUserTogglable: Bool = false,
-        sensitive isSensitive: Bool = false
+        sensitive isSensitive: Bool = false,
+        validate: (@Sendable (Value) -> Bool)? = nil
+    ) {
+        self.init(
+            key, default: defaultValue, displayName: displayName, description: description, phase: phase, owner: owner,
+            removalTarget: removalTarget, buildDefaults: buildDefaults, userTogglable: isUserTogglable,
+            sensitive: isSensitive, range: nil, validate: validate)
+    }
+
+    init(
+        _ key: String,
+        default defaultValue: Value,
+        displayName: String?,
+        description: String,
+        phase: Int?,
+        owner: String?,
+        removalTarget: String?,
+        buildDefaults: [BuildConfiguration: Value],
+        userTogglable isUserTogglable: Bool,
+        sensitive isSensitive: Bool,
+        range: FlagValueRange?,
+        validate: (@Sendable (Value) -> Bool)?
     ) {
         self.key = key
         self.defaultValue = defaultValue
@@ -53,10 +84,72 @@ public struct TypedFlag<Value: FlagValueConvertible>: Sendable, FlagDefinitionCo
             followsPhasePolicy: false,
             isUserTogglable: isUserTogglable,
             checking: .userOnly,
-            isSensitive: isSensitive
+            isSensitive: isSensitive,
+            range: range
         )
         definition.decoder = FlagValueDecoder { Value(flagValue: $0) }
+        definition.check = FlagValueCheck { flagValue in
+            guard let value = Value(flagValue: flagValue) else {
+                return .undecodable(typeName: String(describing: Value.self))
+            }
+            if let validate, !validate(value) { return .failedValidation }
+            return nil
+        }
         self.definition = definition
+    }
+}
+
+extension TypedFlag where Value == Int {
+    /// An integer flag that accepts only values in `range`.
+    ///
+    /// ```swift
+    /// static let pageSize = TypedFlag<Int>("page_size", default: 50, range: 1...500)
+    /// ```
+    public init(
+        _ key: String,
+        default defaultValue: Int,
+        range: ClosedRange<Int>,
+        displayName: String? = nil,
+        description: String = "",
+        phase: Int? = nil,
+        owner: String? = nil,
+        removalTarget: String? = nil,
+        buildDefaults: [BuildConfiguration: Int] = [:],
+        userTogglable isUserTogglable: Bool = false,
+        sensitive isSensitive: Bool = false,
+        validate: (@Sendable (Int) -> Bool)? = nil
+    ) {
+        self.init(
+            key, default: defaultValue, displayName: displayName, description: description, phase: phase, owner: owner,
+            removalTarget: removalTarget, buildDefaults: buildDefaults, userTogglable: isUserTogglable,
+            sensitive: isSensitive, range: .integer(range), validate: validate)
+    }
+}
+
+extension TypedFlag where Value == Double {
+    /// A double flag that accepts only values in `range`.
+    ///
+    /// ```swift
+    /// static let backoff = TypedFlag<Double>("retry_backoff", default: 1.5, range: 0.1...30)
+    /// ```
+    public init(
+        _ key: String,
+        default defaultValue: Double,
+        range: ClosedRange<Double>,
+        displayName: String? = nil,
+        description: String = "",
+        phase: Int? = nil,
+        owner: String? = nil,
+        removalTarget: String? = nil,
+        buildDefaults: [BuildConfiguration: Double] = [:],
+        userTogglable isUserTogglable: Bool = false,
+        sensitive isSensitive: Bool = false,
+        validate: (@Sendable (Double) -> Bool)? = nil
+    ) {
+        self.init(
+            key, default: defaultValue, displayName: displayName, description: description, phase: phase, owner: owner,
+            removalTarget: removalTarget, buildDefaults: buildDefaults, userTogglable: isUserTogglable,
+            sensitive: isSensitive, range: .double(range), validate: validate)
     }
 }
 

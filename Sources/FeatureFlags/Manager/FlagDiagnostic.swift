@@ -39,6 +39,8 @@ public struct FlagOverrideError: Error, Sendable, Hashable, CustomStringConverti
     enum Kind: Sendable, Hashable {
         case unknownFlag(String)
         case typeMismatch(key: String, expected: FlagValueType, value: String)
+        /// A value of the right type that the flag refuses (range, validation, decoding).
+        case rejected(key: String, reason: String)
         case notPermitted(key: String, configuration: BuildConfiguration?)
         case notUserTogglable(String)
     }
@@ -51,6 +53,8 @@ public struct FlagOverrideError: Error, Sendable, Hashable, CustomStringConverti
             "There is no flag '\(key)'. Check the key against the registry (`flags list`)."
         case .typeMismatch(let key, let expected, let value):
             "Flag '\(key)' is \(expected), so it cannot be set to \(value)."
+        case .rejected(let key, let reason):
+            "Flag '\(key)' cannot be set: \(reason)."
         case .notPermitted(let key, let configuration?):
             "Cannot override '\(key)': overrides are not permitted in \(configuration) builds."
         case .notPermitted(let key, nil):

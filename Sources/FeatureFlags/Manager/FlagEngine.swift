@@ -302,12 +302,15 @@ public final class FlagEngine: Sendable {
         guard let index = registry.index(ofKey: key) else { throw FlagOverrideError(kind: .unknownFlag(key)) }
         guard let value else { return (index, nil) }
         let definition = registry.definitions[index]
-        guard let normalized = value.normalized(to: definition.type) else {
+        switch definition.accepting(value) {
+        case .success(let normalized):
+            return (index, normalized)
+        case .failure(let rejection) where rejection.isTypeMismatch:
             throw FlagOverrideError(
-                kind: .typeMismatch(
-                    key: key, expected: definition.type, value: definition.isSensitive ? "<REDACTED>" : value.jsonString))
+                kind: .typeMismatch(key: key, expected: definition.type, value: definition.shown(value)))
+        case .failure(let rejection):
+            throw FlagOverrideError(kind: .rejected(key: key, reason: rejection.description))
         }
-        return (index, normalized)
     }
 
     private func persist(
@@ -344,11 +347,12 @@ public final class FlagEngine: Sendable {
         var pruned = false
         for (key, value) in stored.sorted(by: { $0.key < $1.key }) {
             let definition = registry.definition(forKey: key)
-            let normalized = definition.flatMap { value.normalized(to: $0.type) }
+            let accepted = definition.map { $0.accepting(value) }
+            let normalized = try? accepted?.get()
             let problem: String? =
                 if let definition {
-                    if normalized == nil {
-                        "it is not \(definition.type.nameWithArticle)"
+                    if case .failure(let rejection)? = accepted {
+                        rejection.isTypeMismatch ? "it is not \(definition.type.nameWithArticle)" : "\(rejection)"
                     } else if onlyUserTogglable, !definition.isUserTogglable {
                         "the flag is not user-togglable"
                     } else {
@@ -459,15 +463,15 @@ public final class FlagEngine: Sendable {
                         message: "Ignored the \(values.source) value for '\(key)': there is no such flag."))
                 continue
             }
-            let type = registry.definitions[index].type
-            guard let normalized = remote.value.normalized(to: type) else {
-                let shown = registry.definitions[index].isSensitive ? "<REDACTED>" : remote.value.jsonString
+            let normalized: FlagValue
+            switch registry.definitions[index].accepting(remote.value) {
+            case .success(let accepted):
+                normalized = accepted
+            case .failure(let rejection):
                 ignored.append(
                     FlagDiagnostic(
                         kind: .ignoredRemoteValue, key: key,
-                        message:
-                            "Ignored the \(values.source) value for '\(key)': expected \(type), got \(shown)."
-                    ))
+                        message: "Ignored the \(values.source) value for '\(key)': \(rejection)."))
                 continue
             }
             var fitted = remote

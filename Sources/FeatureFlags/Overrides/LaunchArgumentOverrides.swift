@@ -1,3 +1,5 @@
+internal import JSONSyntax
+
 /// Reads overrides from launch arguments, so UI tests and Xcode schemes can set flags without
 /// code: `-ff.chat_view_redesign YES -ff.page_size 20`.
 ///
@@ -6,9 +8,11 @@
 /// app.launchArguments += ["-ff.chat_view_redesign", "YES"]
 /// ```
 ///
-/// Booleans accept `YES`/`NO`, `true`/`false`, `1`/`0` and `on`/`off`; numbers and strings are
-/// taken as written; `object` flags take JSON. Launch-argument overrides apply for this launch
-/// only and are never written to the override store.
+/// Booleans accept `YES`/`NO`, `true`/`false`, `1`/`0` and `on`/`off`; numbers are read as JSON
+/// numbers (so `nan`, `inf`, `1e400` and integers beyond 64 bits are refused); strings are taken
+/// as written; `object` flags take JSON. A value must also pass the flag's range and validation.
+/// Launch-argument overrides apply for this launch only and are never written to the override
+/// store. Messages about a sensitive flag show its value as `<REDACTED>`.
 public enum LaunchArgumentOverrides {
     /// The prefix that marks a flag argument.
     public static let prefix = "-ff."
@@ -42,34 +46,74 @@ public enum LaunchArgumentOverrides {
                 problems.append("Launch argument '\(argument)' has no value; it was ignored.")
                 continue
             }
-            guard let value = value(from: text, as: definition.type) else {
+            let written = argument.contains("=") ? argument : "\(argument) \(text)"
+            let shownArgument = definition.isSensitive ? "\(prefix)\(key) <REDACTED>" : written
+            let value: FlagValue
+            switch parsedValue(from: text, as: definition.type) {
+            case .success(let parsed):
+                value = parsed
+            case .failure(let problem):
+                let detail = problem.map { " (\(definition.isSensitive ? "<REDACTED>" : $0))" } ?? ""
                 problems.append(
-                    "Launch argument '\(argument) \(text)' is not a valid \(definition.type) for '\(key)'; it was ignored.")
+                    "Launch argument '\(shownArgument)' is not a valid \(definition.type) for '\(key)'\(detail); it was ignored.")
                 continue
             }
-            overrides[key] = value
+            switch definition.accepting(value) {
+            case .success(let accepted):
+                overrides[key] = accepted
+            case .failure(let rejection):
+                problems.append("Launch argument '\(shownArgument)' does not fit '\(key)': \(rejection); it was ignored.")
+            }
+            continue
         }
         return (overrides, problems)
     }
 
     /// Parses one argument value as a value of `type`, or `nil` when it is not one.
     public static func value(from text: String, as type: FlagValueType) -> FlagValue? {
+        try? parsedValue(from: text, as: type).get()
+    }
+
+    /// One argument value as a value of `type`, or what is wrong with it (`nil` when there is
+    /// nothing to add to "not a valid …").
+    static func parsedValue(from text: String, as type: FlagValueType) -> Result<FlagValue, ArgumentProblem> {
         switch type {
         case .boolean:
             switch text.lowercased() {
-            case "yes", "true", "1", "on": return .bool(true)
-            case "no", "false", "0", "off": return .bool(false)
-            default: return nil
+            case "yes", "true", "1", "on": return .success(.bool(true))
+            case "no", "false", "0", "off": return .success(.bool(false))
+            default: return .failure(ArgumentProblem(nil))
             }
-        case .integer:
-            return Int(text).map(FlagValue.int)
-        case .double:
-            return Double(text).map(FlagValue.double)
+        case .integer, .double:
+            // The JSON number grammar, with its limits: no `nan` or `inf`, integers within 64
+            // bits, doubles finite and not rounded to zero.
+            do {
+                let value = try FlagValue(json: text)
+                guard let number = value.normalized(to: type) else { return .failure(ArgumentProblem(nil)) }
+                return .success(number)
+            } catch {
+                // Say why a number was refused (out of range); other text is simply no number.
+                let reason = (error as? JSONSyntaxError)?.reason
+                let isNumber = reason.map { $0.hasPrefix("integer ") || $0.hasPrefix("number ") } ?? false
+                return .failure(ArgumentProblem(isNumber ? reason : nil))
+            }
         case .string:
-            return .string(text)
+            return .success(.string(text))
         case .object:
-            guard let value = try? FlagValue(json: text), value.valueType == .object else { return nil }
-            return value
+            do {
+                let value = try FlagValue(json: text)
+                guard value.valueType == .object else { return .failure(ArgumentProblem(nil)) }
+                return .success(value)
+            } catch {
+                return .failure(ArgumentProblem("\(error)"))
+            }
         }
+    }
+
+    /// Why an argument value could not be read, when there is more to say than its type.
+    struct ArgumentProblem: Error {
+        let detail: String?
+        init(_ detail: String?) { self.detail = detail }
+        func map(_ transform: (String) -> String) -> String? { detail.map(transform) }
     }
 }

@@ -6,8 +6,9 @@ private let registryIdentities = Atomic<Int>(0)
 /// The validated, ordered set of flag definitions that resolution works over.
 ///
 /// Building a registry checks every declaration once: unique keys, defaults of the declared
-/// type, dependencies and conflicts that name known Boolean flags, no flag both requiring and
-/// conflicting with another, and no dependency cycles.
+/// type that are finite and pass the flag's range and validation, dependencies and conflicts
+/// that name known Boolean flags, no flag both requiring and conflicting with another, and no
+/// dependency cycles.
 ///
 /// ```swift
 /// let registry = try FlagRegistry(AppFlag.self)
@@ -43,18 +44,7 @@ public struct FlagRegistry: Sendable {
             guard indexByKey.updateValue(index, forKey: key) == nil else {
                 throw FlagRegistryError(kind: .duplicateKey(key))
             }
-            let type = definitions[index].type
-            guard definitions[index].defaultValue.conforms(to: type) else {
-                throw FlagRegistryError(
-                    kind: .defaultTypeMismatch(key: key, type: type, value: definitions[index].defaultValue.jsonString))
-            }
-            for configuration in BuildConfiguration.allCases {
-                if let value = definitions[index].buildDefaults[configuration], !value.conforms(to: type) {
-                    throw FlagRegistryError(
-                        kind: .buildDefaultTypeMismatch(
-                            key: key, configuration: configuration, type: type, value: value.jsonString))
-                }
-            }
+            try Self.checkDefaults(of: definitions[index])
         }
 
         var required = Array(repeating: [Int](), count: definitions.count)
@@ -138,34 +128,71 @@ public struct FlagRegistry: Sendable {
         indexByKey[key].map { definitions[$0] }
     }
 
+    /// Checks that the code default and every build default are values the flag accepts.
+    private static func checkDefaults(of definition: FlagDefinition) throws(FlagRegistryError) {
+        let key = definition.key
+        let type = definition.type
+        if let range = definition.range, range.valueType != type {
+            throw FlagRegistryError(kind: .rangeTypeMismatch(key: key, type: type, range: range.description))
+        }
+        if case .failure(let rejection) = definition.accepting(definition.defaultValue) {
+            throw FlagRegistryError(
+                kind: rejection.isTypeMismatch
+                    ? .defaultTypeMismatch(key: key, type: type, value: definition.shown(definition.defaultValue))
+                    : .invalidDefault(key: key, configuration: nil, reason: rejection.description))
+        }
+        for configuration in BuildConfiguration.allCases {
+            guard let value = definition.buildDefaults[configuration],
+                case .failure(let rejection) = definition.accepting(value)
+            else { continue }
+            throw FlagRegistryError(
+                kind: rejection.isTypeMismatch
+                    ? .buildDefaultTypeMismatch(
+                        key: key, configuration: configuration, type: type, value: definition.shown(value))
+                    : .invalidDefault(key: key, configuration: configuration, reason: rejection.description))
+        }
+    }
+
     /// Depth-first topological order of the flags that take part in dependencies, ties in
     /// declaration order; throws the first cycle found.
+    ///
+    /// Iterative, with an explicit stack, so that a long `requires` chain (tens of thousands of
+    /// flags, as generated registries can have) cannot overflow the thread's stack.
     private static func dependencyOrder(
         required: [[Int]], definitions: [FlagDefinition]
     ) throws(FlagRegistryError) -> [Int] {
         enum Mark { case unvisited, visiting, done }
         var marks = Array(repeating: Mark.unvisited, count: required.count)
         var order: [Int] = []
-        var path: [Int] = []
+        // The path from the root being visited: each flag with the position of the next flag it
+        // requires that is still to be visited.
+        var path: [(index: Int, next: Int)] = []
 
-        func visit(_ index: Int) throws(FlagRegistryError) {
-            switch marks[index] {
-            case .done: return
-            case .visiting:
-                let start = path.firstIndex(of: index) ?? 0
-                let cycle = (path[start...] + [index]).map { definitions[$0].key }
-                throw FlagRegistryError(kind: .dependencyCycle(Array(cycle)))
-            case .unvisited:
-                marks[index] = .visiting
-                path.append(index)
-                for other in required[index] { try visit(other) }
-                path.removeLast()
-                marks[index] = .done
-                order.append(index)
+        for root in required.indices where definitions[root].type == .boolean && marks[root] == .unvisited {
+            marks[root] = .visiting
+            path.append((root, 0))
+            while let top = path.last {
+                let (index, next) = top
+                guard next < required[index].count else {
+                    path.removeLast()
+                    marks[index] = .done
+                    order.append(index)
+                    continue
+                }
+                path[path.count - 1].next = next + 1
+                let other = required[index][next]
+                switch marks[other] {
+                case .done:
+                    continue
+                case .visiting:
+                    let start = path.firstIndex { $0.index == other } ?? 0
+                    let cycle = (path[start...].map(\.index) + [other]).map { definitions[$0].key }
+                    throw FlagRegistryError(kind: .dependencyCycle(cycle))
+                case .unvisited:
+                    marks[other] = .visiting
+                    path.append((other, 0))
+                }
             }
-        }
-        for index in required.indices where definitions[index].type == .boolean {
-            try visit(index)
         }
         return order
     }

@@ -1,12 +1,16 @@
 /// A mistake in a flag registry, found when the registry is built.
 ///
-/// Each message names the flags involved and says how to fix the declaration.
+/// Each message names the flags involved and says how to fix the declaration. Values of flags
+/// marked sensitive print as `<REDACTED>`.
 public struct FlagRegistryError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case emptyKey(index: Int)
         case duplicateKey(String)
         case defaultTypeMismatch(key: String, type: FlagValueType, value: String)
         case buildDefaultTypeMismatch(key: String, configuration: BuildConfiguration, type: FlagValueType, value: String)
+        /// `configuration` is `nil` for the code default.
+        case invalidDefault(key: String, configuration: BuildConfiguration?, reason: String)
+        case rangeTypeMismatch(key: String, type: FlagValueType, range: String)
         case unknownReference(key: String, relation: String, missing: String)
         case selfReference(key: String, relation: String)
         case nonBooleanRelation(key: String, relation: String, other: String)
@@ -22,6 +26,7 @@ public struct FlagRegistryError: Error, Sendable, Hashable, CustomStringConverti
         case .emptyKey: []
         case .duplicateKey(let key), .selfReference(let key, _): [key]
         case .defaultTypeMismatch(let key, _, _), .buildDefaultTypeMismatch(let key, _, _, _): [key]
+        case .invalidDefault(let key, _, _), .rangeTypeMismatch(let key, _, _): [key]
         case .unknownReference(let key, _, let missing): [key, missing]
         case .nonBooleanRelation(let key, _, let other), .requiresAndConflicts(let key, let other): [key, other]
         case .dependencyCycle(let keys): keys
@@ -38,6 +43,12 @@ public struct FlagRegistryError: Error, Sendable, Hashable, CustomStringConverti
             "Flag '\(key)' is declared as \(type) but its default \(value) is not. Change the default or the type."
         case .buildDefaultTypeMismatch(let key, let configuration, let type, let value):
             "Flag '\(key)' is declared as \(type) but its \(configuration) default \(value) is not. Change that default."
+        case .invalidDefault(let key, nil, let reason):
+            "Flag '\(key)' has a default its own declaration refuses: \(reason). Change the default, or the flag's range or validation."
+        case .invalidDefault(let key, let configuration?, let reason):
+            "Flag '\(key)' has a \(configuration) default its own declaration refuses: \(reason). Change that default, or the flag's range or validation."
+        case .rangeTypeMismatch(let key, let type, let range):
+            "Flag '\(key)' is declared as \(type) but has the range \(range), which is for another type. Declare a range of the flag's type."
         case .unknownReference(let key, let relation, let missing):
             "Flag '\(key)' \(relation) '\(missing)', which is not in the registry. Declare '\(missing)' or remove it from '\(key)'."
         case .selfReference(let key, let relation):

@@ -1,4 +1,7 @@
 /// One value from a remote provider.
+///
+/// It does not know whether its flag is sensitive, so its descriptions (`print`, `dump`, string
+/// interpolation) show the value as `<REDACTED>`; read ``value`` to see it.
 public struct RemoteFlagValue: Sendable, Hashable {
     /// The value.
     public var value: FlagValue
@@ -15,6 +18,9 @@ public struct RemoteFlagValue: Sendable, Hashable {
 }
 
 /// A set of values from a remote provider: what feeds the remote layer.
+///
+/// Its descriptions (`print`, `dump`, string interpolation) list the keys and never the values,
+/// which may belong to sensitive flags.
 public struct RemoteFlagValues: Sendable, Hashable {
     /// The values by flag key.
     public var values: [String: RemoteFlagValue]
@@ -34,4 +40,38 @@ public struct RemoteFlagValues: Sendable, Hashable {
 
     /// No values.
     public static let empty = RemoteFlagValues()
+}
+
+extension RemoteFlagValue: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `RemoteFlagValue(<REDACTED>, variant: "on", reason: TARGETING_MATCH)`.
+    public var description: String {
+        var text = "RemoteFlagValue(<REDACTED>"
+        if let variant { text += ", variant: \(FlagValue.string(variant).jsonString)" }
+        return text + ", reason: \(reason))"
+    }
+
+    public var debugDescription: String { description }
+
+    /// Keeps the value out of `dump` and debugger summaries.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["value": "<REDACTED>", "variant": variant as Any, "reason": reason])
+    }
+}
+
+extension RemoteFlagValues: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `RemoteFlagValues(source: app_config, 2 values: dark_mode, page_size)`, keys sorted; the
+    /// values are left out.
+    public var description: String {
+        let keys = values.keys.sorted()
+        let shown = keys.prefix(20).joined(separator: ", ") + (keys.count > 20 ? ", …" : "")
+        let count = keys.count == 1 ? "1 value" : "\(keys.count) values"
+        return "RemoteFlagValues(source: \(source), \(count)\(keys.isEmpty ? "" : ": " + shown))"
+    }
+
+    public var debugDescription: String { description }
+
+    /// Keeps the values out of `dump` and debugger summaries.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["source": source, "keys": values.keys.sorted()])
+    }
 }

@@ -6,6 +6,9 @@
 /// print(details.layer, details.reason, details.message ?? "")
 /// for report in details.layers { print(report) }
 /// ```
+///
+/// For a flag marked sensitive, every description (`print`, string interpolation, `dump`) shows
+/// the value as `<REDACTED>`; read ``value`` to use it.
 public struct FlagEvaluationDetails: Sendable, Hashable, CustomStringConvertible {
     /// The flag's key.
     public let key: String
@@ -88,5 +91,29 @@ public struct FlagLayerReport: Sendable, Hashable, CustomStringConvertible {
         case .unset: return "\(layer): —"
         case .ignored(let why): return "\(layer): \(shown) (ignored: \(why))"
         }
+    }
+}
+
+extension FlagEvaluationDetails: CustomReflectable {
+    /// Keeps the value of a sensitive flag out of `dump` and debugger summaries.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "key": key, "value": isSensitive ? "<REDACTED>" as Any : value as Any, "variant": variant as Any,
+                "layer": layer, "reason": reason, "errorCode": errorCode as Any, "message": message as Any,
+                "layers": layers, "isSensitive": isSensitive,
+            ])
+    }
+}
+
+extension FlagLayerReport: CustomReflectable {
+    /// Keeps the value of a sensitive flag out of `dump` and debugger summaries.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "layer": layer, "value": isSensitive ? "<REDACTED>" as Any : value as Any, "status": status,
+            ])
     }
 }

@@ -49,7 +49,7 @@ final class ResolvedFlagTable: Sendable {
             } else if value == nil {
                 status = .unset
             } else if layer > winner {
-                status = .ignored("the result is \(values[index].jsonString)")
+                status = .ignored("the result is \(definition.shown(values[index]))")
             } else {
                 status = .shadowed
             }

@@ -2,6 +2,10 @@ import Foundation
 internal import JSONSyntax
 
 extension FlagValue: Codable {
+    /// Decodes any JSON value, trying `Bool`, `Int`, `Double` and `String` in turn.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for an infinite or NaN number, which a decoder
+    ///   with a `nonConformingFloatDecodingStrategy` can produce.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -11,6 +15,12 @@ extension FlagValue: Codable {
         } else if let value = try? container.decode(Int.self) {
             self = .int(value)
         } else if let value = try? container.decode(Double.self) {
+            // A decoder may produce infinity or NaN (a `nonConformingFloatDecodingStrategy`, or
+            // a number too large); no flag accepts them and JSON cannot write them back.
+            guard value.isFinite else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "The number \(value) is not finite; flag values must be finite.")
+            }
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
@@ -40,6 +50,11 @@ extension FlagValue: Codable {
 
 extension FlagValue {
     /// The value as compact JSON text with object keys sorted, so output is deterministic.
+    ///
+    /// Reading the text back (``init(json:)``) gives the same value: integers are written
+    /// without a fraction, doubles in their shortest exact form with a fraction or an exponent
+    /// (`2.0`, `-0.0`, `5e-324`, `1.7976931348623157e+308`). JSON has no infinity or NaN, so a
+    /// non-finite double, which no reader and no flag accepts, is written as `null`.
     public var jsonString: String {
         var output = ""
         writeJSON(to: &output)
@@ -52,13 +67,9 @@ extension FlagValue {
         case .bool(let value): output += value ? "true" : "false"
         case .int(let value): output += String(value)
         case .double(let value):
-            if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
-                output += String(Int(value))
-            } else if value.isFinite {
-                output += String(value)
-            } else {
-                output += "null"
-            }
+            // Swift's description is the shortest text that reads back as the same double, and
+            // always has a fraction or an exponent, so the parser reads it as a double again.
+            output += value.isFinite ? value.description : "null"
         case .string(let value): Self.writeJSONString(value, to: &output)
         case .array(let values):
             output += "["

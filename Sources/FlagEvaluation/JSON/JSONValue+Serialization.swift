@@ -19,7 +19,7 @@ extension JSONValue {
         do {
             return try JSONParser<JSONValueTreeBuilder>.parse(bytes)
         } catch {
-            throw JSONParseError(reason: error.reason, line: error.line, column: error.column)
+            throw JSONParseError(reason: error.reasonWithPath, line: error.line, column: error.column)
         }
     }
 
