@@ -231,12 +231,12 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     public func loadFlags() async throws -> RemoteFlagValues {
         readCacheIfNeeded()
         let now = clock.now
-        let fresh = state.withLock { state -> (RemoteCacheEntry, RemoteFlagValues)? in
+        let fresh = state.withLock { state -> (Date, RemoteFlagValues)? in
             guard let entry = state.entry, !entry.isExpired(at: now) else { return nil }
-            return (entry, state.snapshot.values)
+            return (max(entry.expiresAt, state.notBefore ?? entry.expiresAt), state.snapshot.values)
         }
-        if let (entry, values) = fresh {
-            schedule(at: entry.expiresAt)
+        if let (next, values) = fresh {
+            schedule(at: next)
             return values
         }
         switch await fetch(.launch) {
@@ -376,6 +376,11 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                     state.snapshot.ignoredCount = listed.ignoredCount
                     state.snapshot.fetchedAt = entry.writtenAt
                     state.snapshot.expiresAt = entry.expiresAt
+                    // A Retry-After from an earlier launch still holds.
+                    if let notBefore = entry.notBefore, notBefore > now {
+                        state.notBefore = notBefore
+                        state.snapshot.nextRefreshAt = notBefore
+                    }
                 }
             }
         }
@@ -416,12 +421,15 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     private func performFetch(_ trigger: RefreshTrigger) async -> FetchOutcome {
         let now = clock.now
-        let gate = state.withLock { state -> (RemoteLoadError?, RemoteCacheEntry?) in
+        // A request the schedule made (launch, TTL expiry, a retry) that must wait is
+        // rescheduled for the end of the wait.
+        let scheduled = trigger == .launch || trigger == .timeToLiveExpired || trigger == .retry
+        let gate = state.withLock { state -> (RemoteLoadError?, RemoteCacheEntry?, Date?) in
             if state.stopped {
                 return (
                     state.snapshot.lastError
                         ?? RemoteLoadError(.unauthorized, message: "Refreshing stopped after the server refused the app."),
-                    nil
+                    nil, nil
                 )
             }
             if let notBefore = state.notBefore, now < notBefore {
@@ -430,7 +438,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                         .rateLimited, statusCode: 429,
                         message:
                             "The server asked for no request for another \(Int(notBefore.timeIntervalSince(now).rounded(.up))) seconds."
-                    ), nil
+                    ), nil, scheduled ? notBefore : nil
                 )
             }
             if let retryAt = state.retryAt, now < retryAt {
@@ -440,7 +448,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                             .backingOff,
                             message:
                                 "Not sent: retrying in \(Int(retryAt.timeIntervalSince(now).rounded(.up))) seconds, after \(state.failures) failed attempts."
-                        ), nil
+                        ), nil, scheduled ? retryAt : nil
                     )
                 }
                 state.userSkippedWait = true
@@ -448,10 +456,11 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                 // The wait is over: a new step, whose one early user refresh is still to come.
                 state.userSkippedWait = false
             }
-            return (nil, state.entry)
+            return (nil, state.entry, nil)
         }
         if let error = gate.0 {
             logger.debug("Skipped a remote configuration refresh", metadata: ["trigger": "\(trigger.rawValue)", "reason": "\(error.code)"])
+            if let wait = gate.2 { schedule(at: wait) }
             return state.withLock { .failed(error, hasValues: $0.entry != nil, values: $0.snapshot.values) }
         }
         let cached = gate.1
@@ -611,6 +620,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         let now = clock.now
         var entry = cached
         entry.writtenAt = now
+        entry.notBefore = nil
         writeCache(entry)
         logger.debug("Remote configuration not modified", metadata: ["trigger": "\(trigger.rawValue)"])
         let values = mutate { state -> RemoteFlagValues in
@@ -643,17 +653,26 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     private func failed(_ error: RemoteLoadError, trigger: RefreshTrigger, retryAt: Date? = nil) -> FetchOutcome {
         let now = clock.now
-        let (next, outcome) = mutate { state -> (Date, FetchOutcome) in
+        let (next, outcome, persisted) = mutate { state -> (Date, FetchOutcome, RemoteCacheEntry?) in
             state.failures += 1
             let next = retryAt ?? now.addingTimeInterval(configuration.retryPolicy.delay(afterFailures: state.failures))
-            if error.code == .rateLimited { state.notBefore = next } else { state.retryAt = next }
+            var persisted: RemoteCacheEntry?
+            if error.code == .rateLimited {
+                state.notBefore = next
+                // Kept with the cache, so that a relaunch before it sends nothing either.
+                state.entry?.notBefore = next
+                persisted = state.entry
+            } else {
+                state.retryAt = next
+            }
             let hasValues = state.entry != nil
             state.snapshot.status = hasValues ? .stale : .error(error)
             state.snapshot.notice = hasValues ? nil : RemoteNotice(kind: .usingDefaults)
             state.snapshot.lastError = error
             state.snapshot.nextRefreshAt = next
-            return (next, .failed(error, hasValues: hasValues, values: state.snapshot.values))
+            return (next, .failed(error, hasValues: hasValues, values: state.snapshot.values), persisted)
         }
+        if let persisted { writeCache(persisted) }
         logger.warning(
             "Remote configuration refresh failed",
             metadata: [
