@@ -79,7 +79,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     /// The cache file, when there is a cache directory.
     public let cacheFile: RemoteCacheFile?
 
-    private let transport: any HTTPTransport
+    private let fetcher: RemoteFetcher
     private let clock: any RefreshClock
     private let logger: Logger
     private let cacheKey: String
@@ -145,7 +145,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     ) {
         self.configuration = configuration
         self.registry = registry
-        self.transport = transport
+        self.fetcher = RemoteFetcher(configuration: configuration, transport: transport, clock: clock)
         self.clock = clock
         self.logger = logger
         let format = configuration.source.format
@@ -465,100 +465,32 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         }
         let cached = gate.1
 
-        let request = makeRequest(etag: cached?.etag)
         logger.debug(
             "Requesting remote configuration",
             metadata: [
                 "environment": "\(configuration.environment)", "endpoint": "\(configuration.source.endpoint)",
                 "trigger": "\(trigger.rawValue)", "conditional": "\(cached?.etag != nil)",
             ])
-        let response: RemoteHTTPResponse
-        do {
-            let transport = self.transport
-            let limit = configuration.maximumPayloadSize
-            response = try await Timeout.run(seconds: configuration.requestTimeout, clock: clock) {
-                try await Self.receive(request, over: transport, maximumPayloadSize: limit)
-            }
-        } catch let error as RemoteLoadError {
-            return failed(error, trigger: trigger)
-        } catch {
-            return failed(
-                RemoteLoadError(.connectionFailed, message: "The connection failed or broke off before the response was complete."),
-                trigger: trigger)
-        }
-
-        let status = response.statusCode
-        switch status {
-        case 304:
+        switch await fetcher.fetch(etag: cached?.etag) {
+        case .notModified:
             guard let cached else {
                 return failed(
                     RemoteLoadError(.notModifiedWithoutCache, statusCode: 304, message: "A 304 arrived with nothing cached to keep."),
                     trigger: trigger)
             }
             return notModified(cached, trigger: trigger)
-        case 200..<300:
-            let contentType = response.value(forHeaderField: "Content-Type")?.lowercased() ?? ""
-            guard contentType.contains("json") else {
-                return failed(
-                    RemoteLoadError(
-                        .unexpectedContentType, statusCode: status,
-                        message: "The response is not JSON (Content-Type '\(contentType.prefix(64))')."),
-                    trigger: trigger)
-            }
+        case .payload(let response):
             do {
                 let decoded = try decode(response.body)
                 return updated(decoded, response: response, trigger: trigger)
             } catch {
                 return failed(error, trigger: trigger)
             }
-        case 401, 403:
-            return stop(
-                RemoteLoadError(
-                    .unauthorized, statusCode: status,
-                    message: "The server refused the app (\(status)); refreshing stopped until it is set up again."))
-        case 429:
-            let retryAt = response.value(forHeaderField: "Retry-After").flatMap { RetryAfter.date(from: $0, now: clock.now) }
-            return failed(
-                RemoteLoadError(.rateLimited, statusCode: 429, message: "The server is rate limiting the app (429)."),
-                trigger: trigger, retryAt: retryAt)
-        case 500..<600:
-            return failed(
-                RemoteLoadError(.serverError, statusCode: status, message: "The server failed (\(status))."), trigger: trigger)
-        default:
-            return failed(
-                RemoteLoadError(.unexpectedStatus, statusCode: status, message: "The server answered \(status)."),
-                trigger: trigger)
+        case .refused(let error):
+            return stop(error)
+        case .failed(let error, let retryAt):
+            return failed(error, trigger: trigger, retryAt: retryAt)
         }
-    }
-
-    /// Sends `request` and reads the body only of a JSON success, and only up to
-    /// `maximumPayloadSize`: other bodies are never read.
-    private static func receive(
-        _ request: RemoteHTTPRequest, over transport: any HTTPTransport, maximumPayloadSize: Int
-    ) async throws -> RemoteHTTPResponse {
-        let head = try await transport.send(request)
-        let isJSON = head.value(forHeaderField: "Content-Type")?.lowercased().contains("json") ?? false
-        guard (200..<300).contains(head.statusCode), isJSON else {
-            return RemoteHTTPResponse(statusCode: head.statusCode, headerFields: head.headerFields)
-        }
-        let body = try await BoundedBodyReader.read(head, limit: maximumPayloadSize)
-        return RemoteHTTPResponse(statusCode: head.statusCode, headerFields: head.headerFields, body: body)
-    }
-
-    private func makeRequest(etag: String?) -> RemoteHTTPRequest {
-        var headers = configuration.headerFields
-        headers["Accept"] = "application/json"
-        headers["User-Agent"] = configuration.environment.userAgent
-        if let etag { headers["If-None-Match"] = etag }
-        var body: Data?
-        if case .ofrep(let context) = configuration.source {
-            headers["Content-Type"] = "application/json"
-            body = Data(FlagValue.object(["context": context.jsonObject]).jsonString.utf8)
-        }
-        return RemoteHTTPRequest(
-            method: configuration.source.endpoint.method,
-            url: configuration.environment.url(for: configuration.source.endpoint),
-            headerFields: headers, body: body, timeout: configuration.requestTimeout + 5)
     }
 
     private func decode(_ data: Data) throws(RemoteLoadError) -> DecodedRemotePayload {
