@@ -84,6 +84,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     private let logger: Logger
     private let cacheKey: String
     private let state = Locked(State())
+    private let publisher = RemoteSnapshotPublisher()
+    private let scheduler: RefreshScheduler
     /// Held while the cache file is read once, so that concurrent first reads wait for it.
     private let cacheReadGate = Locked(false)
 
@@ -100,29 +102,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         var userSkippedWait = false
         var stopped = false
         var inFlight: Task<FetchOutcome, Never>?
-        var timer: Task<Void, Never>?
-        var valueSubscribers: [UInt64: AsyncStream<RemoteFlagValues>.Continuation] = [:]
-        var snapshotSubscribers: [UInt64: AsyncStream<RemoteConfigurationSnapshot>.Continuation] = [:]
-        var statusSubscribers: [UInt64: AsyncStream<RemoteStatus>.Continuation] = [:]
-        var nextID: UInt64 = 0
         var decodeCount = 0
-        /// Background values produced while nobody listened (between `loadFlags()` returning
-        /// and the manager subscribing), handed to the next subscriber.
-        var undelivered: RemoteFlagValues?
-
-        mutating func publish(_ values: RemoteFlagValues) {
-            if valueSubscribers.isEmpty {
-                undelivered = values
-            } else {
-                undelivered = nil
-                for continuation in valueSubscribers.values { continuation.yield(values) }
-            }
-        }
-
-        mutating func makeID() -> UInt64 {
-            defer { nextID += 1 }
-            return nextID
-        }
     }
 
     private enum FetchOutcome: Sendable {
@@ -148,6 +128,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         self.fetcher = RemoteFetcher(configuration: configuration, transport: transport, clock: clock)
         self.clock = clock
         self.logger = logger
+        self.scheduler = RefreshScheduler(clock: clock)
         let format = configuration.source.format
         self.cacheFile = configuration.cacheDirectory.map {
             RemoteCacheFile(directory: $0, environment: configuration.environment.name, format: format)
@@ -158,17 +139,9 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     }
 
     deinit {
-        let (timer, inFlight, values, snapshots, statuses) = state.withLock { state in
-            (
-                state.timer, state.inFlight, Array(state.valueSubscribers.values),
-                Array(state.snapshotSubscribers.values), Array(state.statusSubscribers.values)
-            )
-        }
-        timer?.cancel()
-        inFlight?.cancel()
-        for continuation in values { continuation.finish() }
-        for continuation in snapshots { continuation.finish() }
-        for continuation in statuses { continuation.finish() }
+        scheduler.cancel()
+        state.withLock { $0.inFlight }?.cancel()
+        publisher.finishAll()
     }
 
     // MARK: - State
@@ -186,33 +159,12 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     /// Snapshots: the current one first, then one per change (values, status, schedule).
     /// Slow consumers see the newest.
     public func snapshots() -> AsyncStream<RemoteConfigurationSnapshot> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: RemoteConfigurationSnapshot.self, bufferingPolicy: .bufferingNewest(1))
-        let id = state.withLock { state in
-            let id = state.makeID()
-            state.snapshotSubscribers[id] = continuation
-            continuation.yield(state.snapshot)
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.snapshotSubscribers.removeValue(forKey: id) }
-        }
-        return stream
+        state.withLock { publisher.snapshots(current: $0.snapshot) }
     }
 
     /// Status events: the current status first, then one per change.
     public func statusUpdates() -> AsyncStream<RemoteStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: RemoteStatus.self, bufferingPolicy: .bufferingNewest(8))
-        let id = state.withLock { state in
-            let id = state.makeID()
-            state.statusSubscribers[id] = continuation
-            continuation.yield(state.snapshot.status)
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.statusSubscribers.removeValue(forKey: id) }
-        }
-        return stream
+        state.withLock { publisher.statuses(current: $0.snapshot.status) }
     }
 
     // MARK: - RemoteFlagProvider
@@ -276,20 +228,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     /// Values from background refreshes (TTL expiry, retries, foreground), for the manager.
     public func updates() -> AsyncStream<RemoteFlagValues> {
-        let (stream, continuation) = AsyncStream.makeStream(of: RemoteFlagValues.self, bufferingPolicy: .bufferingNewest(1))
-        let id = state.withLock { state in
-            let id = state.makeID()
-            state.valueSubscribers[id] = continuation
-            if let undelivered = state.undelivered {
-                state.undelivered = nil
-                continuation.yield(undelivered)
-            }
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.valueSubscribers.removeValue(forKey: id) }
-        }
-        return stream
+        publisher.values()
     }
 
     // MARK: - Triggers
@@ -527,7 +466,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.snapshot = RemoteConfigurationSnapshot(
                 values: values, status: .ready, ignored: decoded.ignored, cacheProblem: state.snapshot.cacheProblem,
                 fetchedAt: now, expiresAt: entry.expiresAt, nextRefreshAt: entry.expiresAt)
-            if trigger.isBackground { state.publish(values) } else { state.undelivered = nil }
+            if trigger.isBackground { publisher.publish(values) } else { publisher.discardUndelivered() }
         }
         schedule(at: entry.expiresAt)
         return .updated(values)
@@ -569,7 +508,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                     return value
                 }
                 state.snapshot.values = values
-                if trigger.isBackground { state.publish(values) }
+                if trigger.isBackground { publisher.publish(values) }
             }
             state.snapshot.status = .ready
             state.snapshot.notice = nil
@@ -617,18 +556,16 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     }
 
     private func stop(_ error: RemoteLoadError) -> FetchOutcome {
-        let (timer, outcome) = mutate { state -> (Task<Void, Never>?, FetchOutcome) in
+        let outcome = mutate { state -> FetchOutcome in
             state.stopped = true
-            let timer = state.timer
-            state.timer = nil
+            scheduler.cancel()
             let hasValues = state.entry != nil
             state.snapshot.status = .fatal(error)
             state.snapshot.notice = RemoteNotice(kind: hasValues ? .updatesStopped : .usingDefaults)
             state.snapshot.lastError = error
             state.snapshot.nextRefreshAt = nil
-            return (timer, .failed(error, hasValues: hasValues, values: state.snapshot.values))
+            return .failed(error, hasValues: hasValues, values: state.snapshot.values)
         }
-        timer?.cancel()
         logger.error(
             "The server refused the app; remote configuration refresh stopped",
             metadata: ["environment": "\(configuration.environment)", "status": "\(error.statusCode ?? 0)"])
@@ -637,30 +574,19 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     // MARK: - Scheduling
 
-    /// Replaces the pending timer with one that refreshes at `date` (TTL expiry or a retry).
+    /// Replaces the pending timer with one that refreshes at `date` (TTL expiry or a retry),
+    /// unless refreshing has stopped.
     private func schedule(at date: Date) {
-        let clock = self.clock
-        let task = Task { [weak self] in
-            do {
-                try await clock.sleep(until: date)
-            } catch {
-                return
-            }
-            guard let self, !Task.isCancelled else { return }
-            let trigger: RefreshTrigger = self.state.withLock { $0.failures > 0 } ? .retry : .timeToLiveExpired
-            _ = await self.fetch(trigger)
-        }
-        let previous = mutate { state -> Task<Void, Never>? in
-            guard !state.stopped else {
-                task.cancel()
-                return nil
-            }
-            let previous = state.timer
-            state.timer = task
+        mutate { state in
+            guard !state.stopped else { return }
             state.snapshot.nextRefreshAt = date
-            return previous
+            // Under the state lock, so that the last schedule is the one that stays.
+            scheduler.schedule(at: date) { [weak self] in
+                guard let self else { return }
+                let trigger: RefreshTrigger = self.state.withLock { $0.failures > 0 } ? .retry : .timeToLiveExpired
+                _ = await self.fetch(trigger)
+            }
         }
-        previous?.cancel()
     }
 
     // MARK: - Publishing
@@ -671,10 +597,9 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             let before = state.snapshot
             let result = body(&state)
             guard state.snapshot != before else { return (result, nil) }
-            for continuation in state.snapshotSubscribers.values { continuation.yield(state.snapshot) }
-            guard state.snapshot.status != before.status else { return (result, nil) }
-            for continuation in state.statusSubscribers.values { continuation.yield(state.snapshot.status) }
-            return (result, (before.status, state.snapshot.status))
+            let statusChanged = state.snapshot.status != before.status
+            publisher.changed(state.snapshot, statusChanged: statusChanged)
+            return (result, statusChanged ? (before.status, state.snapshot.status) : nil)
         }
         if let (from, to) = change {
             logger.info("Remote configuration status changed", metadata: ["from": "\(from.name)", "to": "\(to)"])
