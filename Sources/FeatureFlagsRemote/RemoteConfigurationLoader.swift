@@ -77,12 +77,12 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     /// The registry payloads are validated against.
     public let registry: FlagRegistry
     /// The cache file, when there is a cache directory.
-    public let cacheFile: RemoteCacheFile?
+    public var cacheFile: RemoteCacheFile? { cache.file }
 
     private let fetcher: RemoteFetcher
     private let clock: any RefreshClock
     private let logger: Logger
-    private let cacheKey: String
+    private let cache: RemoteCacheStore
     private let state = Locked(State())
     private let publisher = RemoteSnapshotPublisher()
     private let scheduler: RefreshScheduler
@@ -129,13 +129,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         self.clock = clock
         self.logger = logger
         self.scheduler = RefreshScheduler(clock: clock)
-        let format = configuration.source.format
-        self.cacheFile = configuration.cacheDirectory.map {
-            RemoteCacheFile(directory: $0, environment: configuration.environment.name, format: format)
-        }
-        var identity = "\(configuration.environment.name)|\(configuration.environment.baseURL.absoluteString)|\(format)"
-        if case .ofrep(let context) = configuration.source { identity += "|" + context.jsonObject.jsonString }
-        self.cacheKey = Self.hash(identity)
+        self.cache = RemoteCacheStore(configuration: configuration, logger: logger)
     }
 
     deinit {
@@ -275,29 +269,13 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         cacheReadGate.withLock { done in
             guard !done else { return }
             done = true
-            guard let cacheFile else { return }
             let now = clock.now
-            switch cacheFile.read(now: now) {
-            case .missing:
-                logger.debug("No remote configuration cache yet", metadata: ["environment": "\(configuration.environment)"])
-            case .corrupt(let reason, let movedTo):
-                reportCorruptCache(reason, movedTo: movedTo)
-            case .entry(let entry):
-                guard entry.cacheKey == cacheKey, entry.format == configuration.source.format else {
-                    logger.info(
-                        "Ignored the remote configuration cache: it was made for another environment or context",
-                        metadata: ["environment": "\(configuration.environment)"])
-                    return
-                }
-                let decoded: DecodedRemotePayload
-                do throws(RemoteLoadError) {
-                    decoded = try decode(entry.payload)
-                } catch {
-                    reportCorruptCache(
-                        "The cached payload is not readable (\(error.code)).",
-                        movedTo: cacheFile.moveAside(now: now))
-                    return
-                }
+            switch cache.load(now: now, decode: decode) {
+            case .nothing:
+                return
+            case .problem(let reason):
+                mutate { $0.snapshot.cacheProblem = reason }
+            case .entry(let entry, let decoded):
                 let expired = entry.isExpired(at: now)
                 let reason: FlagReason = expired ? .stale : .cached
                 let values = RemoteFlagValues(
@@ -322,22 +300,6 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                     }
                 }
             }
-        }
-    }
-
-    private func reportCorruptCache(_ reason: String, movedTo: URL?) {
-        logger.warning(
-            "The remote configuration cache was unreadable and was moved aside",
-            metadata: ["reason": "\(reason)", "movedTo": "\(movedTo?.lastPathComponent ?? "(not moved)")"])
-        mutate { $0.snapshot.cacheProblem = reason }
-    }
-
-    private func writeCache(_ entry: RemoteCacheEntry) {
-        guard let cacheFile else { return }
-        do {
-            try cacheFile.write(entry)
-        } catch {
-            logger.warning("The remote configuration cache could not be written", metadata: ["reason": "\(error)"])
         }
     }
 
@@ -447,8 +409,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             payload: response.body, format: configuration.source.format, etag: response.value(forHeaderField: "ETag"),
             writtenAt: now,
             ttl: RemoteDurationLimits.clamp(decoded.ttl ?? configuration.defaultTTL, to: RemoteDurationLimits.timeToLive),
-            cacheKey: cacheKey)
-        writeCache(entry)
+            cacheKey: cache.key)
+        cache.save(entry)
         logIgnored(decoded.ignored)
         let values = RemoteFlagValues(decoded.values, source: configuration.source.format.rawValue)
         logger.info(
@@ -492,7 +454,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         var entry = cached
         entry.writtenAt = now
         entry.notBefore = nil
-        writeCache(entry)
+        cache.save(entry)
         logger.debug("Remote configuration not modified", metadata: ["trigger": "\(trigger.rawValue)"])
         let values = mutate { state -> RemoteFlagValues in
             state.entry = entry
@@ -543,7 +505,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.snapshot.nextRefreshAt = next
             return (next, .failed(error, hasValues: hasValues, values: state.snapshot.values), persisted)
         }
-        if let persisted { writeCache(persisted) }
+        if let persisted { cache.save(persisted) }
         logger.warning(
             "Remote configuration refresh failed",
             metadata: [
@@ -605,16 +567,6 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             logger.info("Remote configuration status changed", metadata: ["from": "\(from.name)", "to": "\(to)"])
         }
         return result
-    }
-
-    /// FNV-1a, 64 bits, as hex: a stable, non-reversible tag for the cache key.
-    static func hash(_ string: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in string.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return String(hash, radix: 16)
     }
 }
 
