@@ -19,59 +19,6 @@ import Logging
 /// refresh runs in the background when the cache is past its time to live. See
 /// <doc:RemoteConfiguration> for the wire formats and the behaviour under every failure.
 public final class RemoteConfigurationLoader: RemoteFlagProvider {
-    /// What to load, from where, and how patiently.
-    public struct Configuration: Sendable {
-        /// The backend.
-        public var environment: AppEnvironment
-        /// The wire format (and, for OFREP, the evaluation context).
-        public var source: RemoteSource
-        /// Where the cache file lives (the app's caches or application support directory), or
-        /// `nil` for no disk cache.
-        public var cacheDirectory: URL?
-        /// Seconds a payload stays fresh when it carries no TTL of its own, held to
-        /// ``RemoteDurationLimits/timeToLive``.
-        public var defaultTTL: TimeInterval
-        /// Seconds a request may take before it counts as timed out.
-        public var requestTimeout: TimeInterval
-        /// Backoff after server errors, timeouts and connection failures.
-        public var retryPolicy: RefreshRetryPolicy
-        /// The largest body accepted, in bytes.
-        public var maximumPayloadSize: Int
-        /// Extra header fields for every request (an API key header for an OFREP server, say).
-        /// Never logged or cached.
-        public var headerFields: [String: String]
-
-        public init(
-            environment: AppEnvironment,
-            source: RemoteSource = .appConfig,
-            cacheDirectory: URL?,
-            defaultTTL: TimeInterval = 300,
-            requestTimeout: TimeInterval = 15,
-            retryPolicy: RefreshRetryPolicy = RefreshRetryPolicy(),
-            maximumPayloadSize: Int = 16 * 1024 * 1024,
-            headerFields: [String: String] = [:]
-        ) {
-            self.environment = environment
-            self.source = source
-            self.cacheDirectory = cacheDirectory
-            self.defaultTTL = defaultTTL
-            self.requestTimeout = requestTimeout
-            self.retryPolicy = retryPolicy
-            self.maximumPayloadSize = maximumPayloadSize
-            self.headerFields = headerFields
-        }
-    }
-
-    /// What started a refresh, for logs.
-    public enum RefreshTrigger: String, Sendable {
-        case launch
-        case foreground
-        case timeToLiveExpired = "ttl"
-        case retry
-        case manual
-        case userInitiated = "user"
-    }
-
     /// The configuration.
     public let configuration: Configuration
     /// The registry payloads are validated against.
@@ -567,16 +514,5 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             logger.info("Remote configuration status changed", metadata: ["from": "\(from.name)", "to": "\(to)"])
         }
         return result
-    }
-}
-
-extension RemoteConfigurationLoader.RefreshTrigger {
-    /// Whether new values go to ``RemoteConfigurationLoader/updates()`` rather than back to a
-    /// caller.
-    var isBackground: Bool {
-        switch self {
-        case .foreground, .timeToLiveExpired, .retry: true
-        case .launch, .manual, .userInitiated: false
-        }
     }
 }
