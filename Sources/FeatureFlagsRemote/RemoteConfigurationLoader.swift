@@ -19,71 +19,20 @@ import Logging
 /// refresh runs in the background when the cache is past its time to live. See
 /// <doc:RemoteConfiguration> for the wire formats and the behaviour under every failure.
 public final class RemoteConfigurationLoader: RemoteFlagProvider {
-    /// What to load, from where, and how patiently.
-    public struct Configuration: Sendable {
-        /// The backend.
-        public var environment: AppEnvironment
-        /// The wire format (and, for OFREP, the evaluation context).
-        public var source: RemoteSource
-        /// Where the cache file lives (the app's caches or application support directory), or
-        /// `nil` for no disk cache.
-        public var cacheDirectory: URL?
-        /// Seconds a payload stays fresh when it carries no TTL of its own, held to
-        /// ``RemoteDurationLimits/timeToLive``.
-        public var defaultTTL: TimeInterval
-        /// Seconds a request may take before it counts as timed out.
-        public var requestTimeout: TimeInterval
-        /// Backoff after server errors, timeouts and connection failures.
-        public var retryPolicy: RefreshRetryPolicy
-        /// The largest body accepted, in bytes.
-        public var maximumPayloadSize: Int
-        /// Extra header fields for every request (an API key header for an OFREP server, say).
-        /// Never logged or cached.
-        public var headerFields: [String: String]
-
-        public init(
-            environment: AppEnvironment,
-            source: RemoteSource = .appConfig,
-            cacheDirectory: URL?,
-            defaultTTL: TimeInterval = 300,
-            requestTimeout: TimeInterval = 15,
-            retryPolicy: RefreshRetryPolicy = RefreshRetryPolicy(),
-            maximumPayloadSize: Int = 16 * 1024 * 1024,
-            headerFields: [String: String] = [:]
-        ) {
-            self.environment = environment
-            self.source = source
-            self.cacheDirectory = cacheDirectory
-            self.defaultTTL = defaultTTL
-            self.requestTimeout = requestTimeout
-            self.retryPolicy = retryPolicy
-            self.maximumPayloadSize = maximumPayloadSize
-            self.headerFields = headerFields
-        }
-    }
-
-    /// What started a refresh, for logs.
-    public enum RefreshTrigger: String, Sendable {
-        case launch
-        case foreground
-        case timeToLiveExpired = "ttl"
-        case retry
-        case manual
-        case userInitiated = "user"
-    }
-
     /// The configuration.
     public let configuration: Configuration
     /// The registry payloads are validated against.
     public let registry: FlagRegistry
     /// The cache file, when there is a cache directory.
-    public let cacheFile: RemoteCacheFile?
+    public var cacheFile: RemoteCacheFile? { cache.file }
 
-    private let transport: any HTTPTransport
+    private let fetcher: RemoteFetcher
     private let clock: any RefreshClock
     private let logger: Logger
-    private let cacheKey: String
+    private let cache: RemoteCacheStore
     private let state = Locked(State())
+    private let publisher = RemoteSnapshotPublisher()
+    private let scheduler: RefreshScheduler
     /// Held while the cache file is read once, so that concurrent first reads wait for it.
     private let cacheReadGate = Locked(false)
 
@@ -100,29 +49,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         var userSkippedWait = false
         var stopped = false
         var inFlight: Task<FetchOutcome, Never>?
-        var timer: Task<Void, Never>?
-        var valueSubscribers: [UInt64: AsyncStream<RemoteFlagValues>.Continuation] = [:]
-        var snapshotSubscribers: [UInt64: AsyncStream<RemoteConfigurationSnapshot>.Continuation] = [:]
-        var statusSubscribers: [UInt64: AsyncStream<RemoteStatus>.Continuation] = [:]
-        var nextID: UInt64 = 0
         var decodeCount = 0
-        /// Background values produced while nobody listened (between `loadFlags()` returning
-        /// and the manager subscribing), handed to the next subscriber.
-        var undelivered: RemoteFlagValues?
-
-        mutating func publish(_ values: RemoteFlagValues) {
-            if valueSubscribers.isEmpty {
-                undelivered = values
-            } else {
-                undelivered = nil
-                for continuation in valueSubscribers.values { continuation.yield(values) }
-            }
-        }
-
-        mutating func makeID() -> UInt64 {
-            defer { nextID += 1 }
-            return nextID
-        }
     }
 
     private enum FetchOutcome: Sendable {
@@ -145,30 +72,17 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     ) {
         self.configuration = configuration
         self.registry = registry
-        self.transport = transport
+        self.fetcher = RemoteFetcher(configuration: configuration, transport: transport, clock: clock)
         self.clock = clock
         self.logger = logger
-        let format = configuration.source.format
-        self.cacheFile = configuration.cacheDirectory.map {
-            RemoteCacheFile(directory: $0, environment: configuration.environment.name, format: format)
-        }
-        var identity = "\(configuration.environment.name)|\(configuration.environment.baseURL.absoluteString)|\(format)"
-        if case .ofrep(let context) = configuration.source { identity += "|" + context.jsonObject.jsonString }
-        self.cacheKey = Self.hash(identity)
+        self.scheduler = RefreshScheduler(clock: clock)
+        self.cache = RemoteCacheStore(configuration: configuration, logger: logger)
     }
 
     deinit {
-        let (timer, inFlight, values, snapshots, statuses) = state.withLock { state in
-            (
-                state.timer, state.inFlight, Array(state.valueSubscribers.values),
-                Array(state.snapshotSubscribers.values), Array(state.statusSubscribers.values)
-            )
-        }
-        timer?.cancel()
-        inFlight?.cancel()
-        for continuation in values { continuation.finish() }
-        for continuation in snapshots { continuation.finish() }
-        for continuation in statuses { continuation.finish() }
+        scheduler.cancel()
+        state.withLock { $0.inFlight }?.cancel()
+        publisher.finishAll()
     }
 
     // MARK: - State
@@ -186,33 +100,12 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     /// Snapshots: the current one first, then one per change (values, status, schedule).
     /// Slow consumers see the newest.
     public func snapshots() -> AsyncStream<RemoteConfigurationSnapshot> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: RemoteConfigurationSnapshot.self, bufferingPolicy: .bufferingNewest(1))
-        let id = state.withLock { state in
-            let id = state.makeID()
-            state.snapshotSubscribers[id] = continuation
-            continuation.yield(state.snapshot)
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.snapshotSubscribers.removeValue(forKey: id) }
-        }
-        return stream
+        state.withLock { publisher.snapshots(current: $0.snapshot) }
     }
 
     /// Status events: the current status first, then one per change.
     public func statusUpdates() -> AsyncStream<RemoteStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: RemoteStatus.self, bufferingPolicy: .bufferingNewest(8))
-        let id = state.withLock { state in
-            let id = state.makeID()
-            state.statusSubscribers[id] = continuation
-            continuation.yield(state.snapshot.status)
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.statusSubscribers.removeValue(forKey: id) }
-        }
-        return stream
+        state.withLock { publisher.statuses(current: $0.snapshot.status) }
     }
 
     // MARK: - RemoteFlagProvider
@@ -231,12 +124,12 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     public func loadFlags() async throws -> RemoteFlagValues {
         readCacheIfNeeded()
         let now = clock.now
-        let fresh = state.withLock { state -> (RemoteCacheEntry, RemoteFlagValues)? in
+        let fresh = state.withLock { state -> (Date, RemoteFlagValues)? in
             guard let entry = state.entry, !entry.isExpired(at: now) else { return nil }
-            return (entry, state.snapshot.values)
+            return (max(entry.expiresAt, state.notBefore ?? entry.expiresAt), state.snapshot.values)
         }
-        if let (entry, values) = fresh {
-            schedule(at: entry.expiresAt)
+        if let (next, values) = fresh {
+            schedule(at: next)
             return values
         }
         switch await fetch(.launch) {
@@ -276,20 +169,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     /// Values from background refreshes (TTL expiry, retries, foreground), for the manager.
     public func updates() -> AsyncStream<RemoteFlagValues> {
-        let (stream, continuation) = AsyncStream.makeStream(of: RemoteFlagValues.self, bufferingPolicy: .bufferingNewest(1))
-        let id = state.withLock { state in
-            let id = state.makeID()
-            state.valueSubscribers[id] = continuation
-            if let undelivered = state.undelivered {
-                state.undelivered = nil
-                continuation.yield(undelivered)
-            }
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.valueSubscribers.removeValue(forKey: id) }
-        }
-        return stream
+        publisher.values()
     }
 
     // MARK: - Triggers
@@ -336,29 +216,13 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         cacheReadGate.withLock { done in
             guard !done else { return }
             done = true
-            guard let cacheFile else { return }
             let now = clock.now
-            switch cacheFile.read(now: now) {
-            case .missing:
-                logger.debug("No remote configuration cache yet", metadata: ["environment": "\(configuration.environment)"])
-            case .corrupt(let reason, let movedTo):
-                reportCorruptCache(reason, movedTo: movedTo)
-            case .entry(let entry):
-                guard entry.cacheKey == cacheKey, entry.format == configuration.source.format else {
-                    logger.info(
-                        "Ignored the remote configuration cache: it was made for another environment or context",
-                        metadata: ["environment": "\(configuration.environment)"])
-                    return
-                }
-                let decoded: DecodedRemotePayload
-                do throws(RemoteLoadError) {
-                    decoded = try decode(entry.payload)
-                } catch {
-                    reportCorruptCache(
-                        "The cached payload is not readable (\(error.code)).",
-                        movedTo: cacheFile.moveAside(now: now))
-                    return
-                }
+            switch cache.load(now: now, decode: decode) {
+            case .nothing:
+                return
+            case .problem(let reason):
+                mutate { $0.snapshot.cacheProblem = reason }
+            case .entry(let entry, let decoded):
                 let expired = entry.isExpired(at: now)
                 let reason: FlagReason = expired ? .stale : .cached
                 let values = RemoteFlagValues(
@@ -376,24 +240,13 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                     state.snapshot.ignoredCount = listed.ignoredCount
                     state.snapshot.fetchedAt = entry.writtenAt
                     state.snapshot.expiresAt = entry.expiresAt
+                    // A Retry-After from an earlier launch still holds.
+                    if let notBefore = entry.notBefore, notBefore > now {
+                        state.notBefore = notBefore
+                        state.snapshot.nextRefreshAt = notBefore
+                    }
                 }
             }
-        }
-    }
-
-    private func reportCorruptCache(_ reason: String, movedTo: URL?) {
-        logger.warning(
-            "The remote configuration cache was unreadable and was moved aside",
-            metadata: ["reason": "\(reason)", "movedTo": "\(movedTo?.lastPathComponent ?? "(not moved)")"])
-        mutate { $0.snapshot.cacheProblem = reason }
-    }
-
-    private func writeCache(_ entry: RemoteCacheEntry) {
-        guard let cacheFile else { return }
-        do {
-            try cacheFile.write(entry)
-        } catch {
-            logger.warning("The remote configuration cache could not be written", metadata: ["reason": "\(error)"])
         }
     }
 
@@ -416,12 +269,15 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     private func performFetch(_ trigger: RefreshTrigger) async -> FetchOutcome {
         let now = clock.now
-        let gate = state.withLock { state -> (RemoteLoadError?, RemoteCacheEntry?) in
+        // A request the schedule made (launch, TTL expiry, a retry) that must wait is
+        // rescheduled for the end of the wait.
+        let scheduled = trigger == .launch || trigger == .timeToLiveExpired || trigger == .retry
+        let gate = state.withLock { state -> (RemoteLoadError?, RemoteCacheEntry?, Date?) in
             if state.stopped {
                 return (
                     state.snapshot.lastError
                         ?? RemoteLoadError(.unauthorized, message: "Refreshing stopped after the server refused the app."),
-                    nil
+                    nil, nil
                 )
             }
             if let notBefore = state.notBefore, now < notBefore {
@@ -430,7 +286,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                         .rateLimited, statusCode: 429,
                         message:
                             "The server asked for no request for another \(Int(notBefore.timeIntervalSince(now).rounded(.up))) seconds."
-                    ), nil
+                    ), nil, scheduled ? notBefore : nil
                 )
             }
             if let retryAt = state.retryAt, now < retryAt {
@@ -440,7 +296,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                             .backingOff,
                             message:
                                 "Not sent: retrying in \(Int(retryAt.timeIntervalSince(now).rounded(.up))) seconds, after \(state.failures) failed attempts."
-                        ), nil
+                        ), nil, scheduled ? retryAt : nil
                     )
                 }
                 state.userSkippedWait = true
@@ -448,108 +304,41 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                 // The wait is over: a new step, whose one early user refresh is still to come.
                 state.userSkippedWait = false
             }
-            return (nil, state.entry)
+            return (nil, state.entry, nil)
         }
         if let error = gate.0 {
             logger.debug("Skipped a remote configuration refresh", metadata: ["trigger": "\(trigger.rawValue)", "reason": "\(error.code)"])
+            if let wait = gate.2 { schedule(at: wait) }
             return state.withLock { .failed(error, hasValues: $0.entry != nil, values: $0.snapshot.values) }
         }
         let cached = gate.1
 
-        let request = makeRequest(etag: cached?.etag)
         logger.debug(
             "Requesting remote configuration",
             metadata: [
                 "environment": "\(configuration.environment)", "endpoint": "\(configuration.source.endpoint)",
                 "trigger": "\(trigger.rawValue)", "conditional": "\(cached?.etag != nil)",
             ])
-        let response: RemoteHTTPResponse
-        do {
-            let transport = self.transport
-            let limit = configuration.maximumPayloadSize
-            response = try await Timeout.run(seconds: configuration.requestTimeout, clock: clock) {
-                try await Self.receive(request, over: transport, maximumPayloadSize: limit)
-            }
-        } catch let error as RemoteLoadError {
-            return failed(error, trigger: trigger)
-        } catch {
-            return failed(
-                RemoteLoadError(.connectionFailed, message: "The connection failed or broke off before the response was complete."),
-                trigger: trigger)
-        }
-
-        let status = response.statusCode
-        switch status {
-        case 304:
+        switch await fetcher.fetch(etag: cached?.etag) {
+        case .notModified:
             guard let cached else {
                 return failed(
                     RemoteLoadError(.notModifiedWithoutCache, statusCode: 304, message: "A 304 arrived with nothing cached to keep."),
                     trigger: trigger)
             }
             return notModified(cached, trigger: trigger)
-        case 200..<300:
-            let contentType = response.value(forHeaderField: "Content-Type")?.lowercased() ?? ""
-            guard contentType.contains("json") else {
-                return failed(
-                    RemoteLoadError(
-                        .unexpectedContentType, statusCode: status,
-                        message: "The response is not JSON (Content-Type '\(contentType.prefix(64))')."),
-                    trigger: trigger)
-            }
+        case .payload(let response):
             do {
                 let decoded = try decode(response.body)
                 return updated(decoded, response: response, trigger: trigger)
             } catch {
                 return failed(error, trigger: trigger)
             }
-        case 401, 403:
-            return stop(
-                RemoteLoadError(
-                    .unauthorized, statusCode: status,
-                    message: "The server refused the app (\(status)); refreshing stopped until it is set up again."))
-        case 429:
-            let retryAt = response.value(forHeaderField: "Retry-After").flatMap { RetryAfter.date(from: $0, now: clock.now) }
-            return failed(
-                RemoteLoadError(.rateLimited, statusCode: 429, message: "The server is rate limiting the app (429)."),
-                trigger: trigger, retryAt: retryAt)
-        case 500..<600:
-            return failed(
-                RemoteLoadError(.serverError, statusCode: status, message: "The server failed (\(status))."), trigger: trigger)
-        default:
-            return failed(
-                RemoteLoadError(.unexpectedStatus, statusCode: status, message: "The server answered \(status)."),
-                trigger: trigger)
+        case .refused(let error):
+            return stop(error)
+        case .failed(let error, let retryAt):
+            return failed(error, trigger: trigger, retryAt: retryAt)
         }
-    }
-
-    /// Sends `request` and reads the body only of a JSON success, and only up to
-    /// `maximumPayloadSize`: other bodies are never read.
-    private static func receive(
-        _ request: RemoteHTTPRequest, over transport: any HTTPTransport, maximumPayloadSize: Int
-    ) async throws -> RemoteHTTPResponse {
-        let head = try await transport.send(request)
-        let isJSON = head.value(forHeaderField: "Content-Type")?.lowercased().contains("json") ?? false
-        guard (200..<300).contains(head.statusCode), isJSON else {
-            return RemoteHTTPResponse(statusCode: head.statusCode, headerFields: head.headerFields)
-        }
-        let body = try await BoundedBodyReader.read(head, limit: maximumPayloadSize)
-        return RemoteHTTPResponse(statusCode: head.statusCode, headerFields: head.headerFields, body: body)
-    }
-
-    private func makeRequest(etag: String?) -> RemoteHTTPRequest {
-        var headers = configuration.headerFields
-        headers["Accept"] = "application/json"
-        headers["User-Agent"] = configuration.environment.userAgent
-        if let etag { headers["If-None-Match"] = etag }
-        var body: Data?
-        if case .ofrep(let context) = configuration.source {
-            headers["Content-Type"] = "application/json"
-            body = Data(FlagValue.object(["context": context.jsonObject]).jsonString.utf8)
-        }
-        return RemoteHTTPRequest(
-            method: configuration.source.endpoint.method,
-            url: configuration.environment.url(for: configuration.source.endpoint),
-            headerFields: headers, body: body, timeout: configuration.requestTimeout + 5)
     }
 
     private func decode(_ data: Data) throws(RemoteLoadError) -> DecodedRemotePayload {
@@ -567,8 +356,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             payload: response.body, format: configuration.source.format, etag: response.value(forHeaderField: "ETag"),
             writtenAt: now,
             ttl: RemoteDurationLimits.clamp(decoded.ttl ?? configuration.defaultTTL, to: RemoteDurationLimits.timeToLive),
-            cacheKey: cacheKey)
-        writeCache(entry)
+            cacheKey: cache.key)
+        cache.save(entry)
         logIgnored(decoded.ignored)
         let values = RemoteFlagValues(decoded.values, source: configuration.source.format.rawValue)
         logger.info(
@@ -586,7 +375,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.snapshot = RemoteConfigurationSnapshot(
                 values: values, status: .ready, ignored: decoded.ignored, cacheProblem: state.snapshot.cacheProblem,
                 fetchedAt: now, expiresAt: entry.expiresAt, nextRefreshAt: entry.expiresAt)
-            if trigger.isBackground { state.publish(values) } else { state.undelivered = nil }
+            if trigger.isBackground { publisher.publish(values) } else { publisher.discardUndelivered() }
         }
         schedule(at: entry.expiresAt)
         return .updated(values)
@@ -611,7 +400,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         let now = clock.now
         var entry = cached
         entry.writtenAt = now
-        writeCache(entry)
+        entry.notBefore = nil
+        cache.save(entry)
         logger.debug("Remote configuration not modified", metadata: ["trigger": "\(trigger.rawValue)"])
         let values = mutate { state -> RemoteFlagValues in
             state.entry = entry
@@ -627,7 +417,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                     return value
                 }
                 state.snapshot.values = values
-                if trigger.isBackground { state.publish(values) }
+                if trigger.isBackground { publisher.publish(values) }
             }
             state.snapshot.status = .ready
             state.snapshot.notice = nil
@@ -643,17 +433,26 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     private func failed(_ error: RemoteLoadError, trigger: RefreshTrigger, retryAt: Date? = nil) -> FetchOutcome {
         let now = clock.now
-        let (next, outcome) = mutate { state -> (Date, FetchOutcome) in
+        let (next, outcome, persisted) = mutate { state -> (Date, FetchOutcome, RemoteCacheEntry?) in
             state.failures += 1
             let next = retryAt ?? now.addingTimeInterval(configuration.retryPolicy.delay(afterFailures: state.failures))
-            if error.code == .rateLimited { state.notBefore = next } else { state.retryAt = next }
+            var persisted: RemoteCacheEntry?
+            if error.code == .rateLimited {
+                state.notBefore = next
+                // Kept with the cache, so that a relaunch before it sends nothing either.
+                state.entry?.notBefore = next
+                persisted = state.entry
+            } else {
+                state.retryAt = next
+            }
             let hasValues = state.entry != nil
             state.snapshot.status = hasValues ? .stale : .error(error)
             state.snapshot.notice = hasValues ? nil : RemoteNotice(kind: .usingDefaults)
             state.snapshot.lastError = error
             state.snapshot.nextRefreshAt = next
-            return (next, .failed(error, hasValues: hasValues, values: state.snapshot.values))
+            return (next, .failed(error, hasValues: hasValues, values: state.snapshot.values), persisted)
         }
+        if let persisted { cache.save(persisted) }
         logger.warning(
             "Remote configuration refresh failed",
             metadata: [
@@ -666,18 +465,16 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     }
 
     private func stop(_ error: RemoteLoadError) -> FetchOutcome {
-        let (timer, outcome) = mutate { state -> (Task<Void, Never>?, FetchOutcome) in
+        let outcome = mutate { state -> FetchOutcome in
             state.stopped = true
-            let timer = state.timer
-            state.timer = nil
+            scheduler.cancel()
             let hasValues = state.entry != nil
             state.snapshot.status = .fatal(error)
             state.snapshot.notice = RemoteNotice(kind: hasValues ? .updatesStopped : .usingDefaults)
             state.snapshot.lastError = error
             state.snapshot.nextRefreshAt = nil
-            return (timer, .failed(error, hasValues: hasValues, values: state.snapshot.values))
+            return .failed(error, hasValues: hasValues, values: state.snapshot.values)
         }
-        timer?.cancel()
         logger.error(
             "The server refused the app; remote configuration refresh stopped",
             metadata: ["environment": "\(configuration.environment)", "status": "\(error.statusCode ?? 0)"])
@@ -686,30 +483,19 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     // MARK: - Scheduling
 
-    /// Replaces the pending timer with one that refreshes at `date` (TTL expiry or a retry).
+    /// Replaces the pending timer with one that refreshes at `date` (TTL expiry or a retry),
+    /// unless refreshing has stopped.
     private func schedule(at date: Date) {
-        let clock = self.clock
-        let task = Task { [weak self] in
-            do {
-                try await clock.sleep(until: date)
-            } catch {
-                return
-            }
-            guard let self, !Task.isCancelled else { return }
-            let trigger: RefreshTrigger = self.state.withLock { $0.failures > 0 } ? .retry : .timeToLiveExpired
-            _ = await self.fetch(trigger)
-        }
-        let previous = mutate { state -> Task<Void, Never>? in
-            guard !state.stopped else {
-                task.cancel()
-                return nil
-            }
-            let previous = state.timer
-            state.timer = task
+        mutate { state in
+            guard !state.stopped else { return }
             state.snapshot.nextRefreshAt = date
-            return previous
+            // Under the state lock, so that the last schedule is the one that stays.
+            scheduler.schedule(at: date) { [weak self] in
+                guard let self else { return }
+                let trigger: RefreshTrigger = self.state.withLock { $0.failures > 0 } ? .retry : .timeToLiveExpired
+                _ = await self.fetch(trigger)
+            }
         }
-        previous?.cancel()
     }
 
     // MARK: - Publishing
@@ -720,35 +506,13 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             let before = state.snapshot
             let result = body(&state)
             guard state.snapshot != before else { return (result, nil) }
-            for continuation in state.snapshotSubscribers.values { continuation.yield(state.snapshot) }
-            guard state.snapshot.status != before.status else { return (result, nil) }
-            for continuation in state.statusSubscribers.values { continuation.yield(state.snapshot.status) }
-            return (result, (before.status, state.snapshot.status))
+            let statusChanged = state.snapshot.status != before.status
+            publisher.changed(state.snapshot, statusChanged: statusChanged)
+            return (result, statusChanged ? (before.status, state.snapshot.status) : nil)
         }
         if let (from, to) = change {
             logger.info("Remote configuration status changed", metadata: ["from": "\(from.name)", "to": "\(to)"])
         }
         return result
-    }
-
-    /// FNV-1a, 64 bits, as hex: a stable, non-reversible tag for the cache key.
-    static func hash(_ string: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in string.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return String(hash, radix: 16)
-    }
-}
-
-extension RemoteConfigurationLoader.RefreshTrigger {
-    /// Whether new values go to ``RemoteConfigurationLoader/updates()`` rather than back to a
-    /// caller.
-    var isBackground: Bool {
-        switch self {
-        case .foreground, .timeToLiveExpired, .retry: true
-        case .launch, .manual, .userInitiated: false
-        }
     }
 }

@@ -52,7 +52,6 @@ struct RedirectTransportTests {
 
     @Test func aRedirectToAnotherOriginIsRefusedAndNoCredentialsReachIt() async throws {
         let other = try await TestHTTPServer.start { _ in .json(Payloads.appConfig()) }
-        defer { Task { await other.shutdown() } }
         let target = other.baseURL.appendingPathComponent("rpc/app_config").absoluteString
         try await Fixture.run(.respond(status: 302, headers: [("Location", target)])) { fixture in
             let loader = fixture.loader(headerFields: Self.credentials)

@@ -16,10 +16,15 @@ public struct RemoteCacheEntry: Sendable, Hashable {
     /// A hash of the environment, format and evaluation context it was fetched for; an entry for
     /// another context is not used.
     public var cacheKey: String
+    /// The server's `Retry-After` moment (a 429), kept so that a relaunch before it sends
+    /// nothing; at most ``RemoteDurationLimits/retryAfter`` ahead.
+    public var notBefore: Date?
 
     public init(
-        payload: Data, format: RemotePayloadFormat, etag: String?, writtenAt: Date, ttl: TimeInterval, cacheKey: String
+        payload: Data, format: RemotePayloadFormat, etag: String?, writtenAt: Date, ttl: TimeInterval, cacheKey: String,
+        notBefore: Date? = nil
     ) {
+        self.notBefore = notBefore
         self.payload = payload
         self.format = format
         self.etag = etag

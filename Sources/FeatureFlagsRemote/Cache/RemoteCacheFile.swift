@@ -2,7 +2,8 @@ import FeatureFlags
 import Foundation
 
 /// The on-disk cache: one file holding a one-line JSON header (format, cache key, ETag, write
-/// time, TTL, payload length) followed by the payload bytes.
+/// time, TTL, payload length, and the server's `Retry-After` moment while it lasts) followed by
+/// the payload bytes.
 ///
 /// Writes are atomic (a temporary file beside it, `<name>.tmp-<random>`, renamed over the old
 /// one; leftovers of a killed process are removed on the next read) and, on Apple platforms, use
@@ -46,6 +47,8 @@ public struct RemoteCacheFile: Sendable {
         var writtenAt: Double
         var ttlSeconds: Double
         var payloadLength: Int
+        /// The server's `Retry-After` moment, in seconds from 1970, while it lasts.
+        var notBefore: Double?
     }
 
     /// Reads the entry synchronously, after removing temporary files an interrupted write left.
@@ -59,7 +62,7 @@ public struct RemoteCacheFile: Sendable {
             if !FileManager.default.fileExists(atPath: url.path) { return .missing }
             return .corrupt(reason: "The cache file could not be read.", movedTo: nil)
         }
-        switch Self.decode(data) {
+        switch Self.decode(data, now: now) {
         case .success(let entry):
             return .entry(entry)
         case .failure(let reason):
@@ -71,7 +74,8 @@ public struct RemoteCacheFile: Sendable {
     public func write(_ entry: RemoteCacheEntry) throws {
         let header = Header(
             version: Self.currentVersion, format: entry.format, cacheKey: entry.cacheKey, etag: entry.etag,
-            writtenAt: entry.writtenAt.timeIntervalSince1970, ttlSeconds: entry.ttl, payloadLength: entry.payload.count)
+            writtenAt: entry.writtenAt.timeIntervalSince1970, ttlSeconds: entry.ttl, payloadLength: entry.payload.count,
+            notBefore: entry.notBefore?.timeIntervalSince1970)
         var data = try JSONEncoder().encode(header)
         data.append(0x0A)
         data.append(entry.payload)
@@ -92,7 +96,7 @@ public struct RemoteCacheFile: Sendable {
         case failure(String)
     }
 
-    static func decode(_ data: Data) -> DecodeResult {
+    static func decode(_ data: Data, now: Date) -> DecodeResult {
         guard let newline = data.firstIndex(of: 0x0A) else {
             return .failure("The cache file has no header.")
         }
@@ -110,6 +114,14 @@ public struct RemoteCacheFile: Sendable {
         guard header.writtenAt.isFinite, abs(header.writtenAt) < maximumTimestamp else {
             return .failure("The cache file's 'writtenAt' (\(header.writtenAt)) is not a usable time.")
         }
+        if let notBefore = header.notBefore {
+            let wait = notBefore - now.timeIntervalSince1970
+            guard wait.isFinite, wait <= RemoteDurationLimits.retryAfter.upperBound else {
+                return .failure(
+                    "The cache file's 'notBefore' (\(notBefore)) is more than \(Int(RemoteDurationLimits.retryAfter.upperBound)) seconds away."
+                )
+            }
+        }
         let payload = data[data.index(after: newline)...]
         guard payload.count == header.payloadLength else {
             return .failure(
@@ -119,7 +131,7 @@ public struct RemoteCacheFile: Sendable {
             RemoteCacheEntry(
                 payload: Data(payload), format: header.format, etag: header.etag,
                 writtenAt: Date(timeIntervalSince1970: header.writtenAt), ttl: header.ttlSeconds,
-                cacheKey: header.cacheKey))
+                cacheKey: header.cacheKey, notBefore: header.notBefore.map(Date.init(timeIntervalSince1970:))))
     }
 
     func moveAside(now: Date) -> URL? {
