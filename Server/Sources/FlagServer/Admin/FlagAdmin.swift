@@ -11,6 +11,8 @@ public actor FlagAdmin {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let writes: Counter?
+    /// Writes one at a time: the actor is reentrant while a write awaits the store.
+    private let writing = AsyncLock()
     /// The state as last loaded from the store.
     public private(set) var state = ServerState()
 
@@ -28,6 +30,7 @@ public actor FlagAdmin {
 
     /// Reloads everything from the store, publishes it, and announces environments whose
     /// revision changed.
+    /// Call it from a write holding the write lock, or at start.
     public func reload() async throws(StoreError) {
         state = try await store.load()
         let changed = publisher.publish(state, tokens: try await store.tokens())
@@ -47,6 +50,8 @@ public actor FlagAdmin {
     public func write(
         actor: String, reason: String?, _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async throws(AdminError) -> [String: Int] {
+        await writing.lock()
+        defer { writing.unlock() }
         for _ in 0..<3 {
             let changes = try makeChanges(state)
             let next: ServerState
@@ -81,6 +86,8 @@ public actor FlagAdmin {
             throw .notFound("environment \"\(environment)\" does not exist")
         }
         let (token, record) = TokenIssuer.issue(name: name, environment: environment, role: role, at: now())
+        await writing.lock()
+        defer { writing.unlock() }
         do {
             try await store.insertToken(record)
             try await reload()
@@ -92,6 +99,8 @@ public actor FlagAdmin {
 
     /// Revokes a token; it stops working at once.
     public func revokeToken(id: String) async throws(AdminError) {
+        await writing.lock()
+        defer { writing.unlock() }
         do {
             try await store.revokeToken(id: id, at: now())
             try await reload()

@@ -16,6 +16,8 @@ import SQLiteNIO
 /// ```
 public actor SQLiteFlagStore: FlagStore {
     private let connection: SQLiteConnection
+    /// One operation at a time on the connection: the actor is reentrant at every `await`.
+    private let serial = AsyncLock()
 
     /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory database.
     public init(path: String?, logger: Logger = Logger(label: "flag-server.sqlite")) async throws(StoreError) {
@@ -172,6 +174,8 @@ public actor SQLiteFlagStore: FlagStore {
 
     /// Runs `body`, mapping every failure that is not already a ``StoreError`` to one.
     private func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
+        await serial.lock()
+        defer { serial.unlock() }
         do {
             return try await body()
         } catch let error as StoreError {
