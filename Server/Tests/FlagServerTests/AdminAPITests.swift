@@ -191,6 +191,9 @@ struct AdminAPITests {
             #expect(global.status == 403)
             let clientWrites = try await server.request(.GET, "/admin/v1/environments/staging/flags", token: client)
             #expect(clientWrites.status == 403)
+            // Without a token the answer is 401 whatever the body: nothing is read first.
+            let anonymous = try await server.request(.POST, "/admin/v1/tokens", body: "not json")
+            #expect(anonymous.status == 401)
         }
     }
 }

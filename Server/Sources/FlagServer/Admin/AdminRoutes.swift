@@ -203,8 +203,13 @@ struct AdminRoutes: Sendable {
             return JSONBody.response(records.map(AdminResponses.TokenSummary.init))
         }
         group.post("/tokens") { request, _ in
+            let caller = try authenticator.authorize(request, role: .admin, environment: nil)
             let body = try await JSONBody.decode(AdminRequests.CreateToken.self, from: request, limit: limits.maximumAdminBytes)
-            _ = try authenticator.authorize(request, role: .admin, environment: body.environment)
+            guard caller.environment == Self.all || caller.environment == body.environment else {
+                throw APIError(
+                    .forbidden, code: "forbidden",
+                    message: "token \"\(caller.id)\" is for environment \"\(caller.environment)\", not \"\(body.environment)\"")
+            }
             do {
                 let (token, record) = try await admin.createToken(name: body.name, environment: body.environment, role: body.role)
                 return JSONBody.response(
