@@ -1,0 +1,88 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+import struct Foundation.URL
+
+// The flag server: OFREP, app_config and flagd delivery plus a JSON admin API over SQLite.
+// A package of its own so that apps adding the library never resolve or build server dependencies.
+//
+// Run: `swift run flag-server serve` in this folder. Test: `swift test`.
+let package = Package(
+    name: "swift-feature-flags-server",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "flag-server", targets: ["flag-server"]),
+        .library(name: "FlagServer", targets: ["FlagServer"]),
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ]
+)
+
+/// SwiftPM names a path dependency after its folder (`..` is wherever the repository was cloned),
+/// so the root package's identity is computed rather than written down.
+let rootPackage = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
+
+package.targets = [
+    .target(
+        name: "FlagServer",
+        dependencies: [
+            .product(name: "FlagEvaluation", package: rootPackage),
+            .product(name: "FlagManifest", package: rootPackage),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Atomics", package: "swift-atomics"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        resources: [.copy("Resources/openapi.json")]
+    ),
+    .executableTarget(
+        name: "flag-server",
+        dependencies: [
+            "FlagServer",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]
+    ),
+    .testTarget(
+        name: "FlagServerTests",
+        dependencies: [
+            "FlagServer",
+            .product(name: "FlagEvaluation", package: rootPackage),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]
+    ),
+]
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

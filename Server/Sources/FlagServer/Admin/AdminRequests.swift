@@ -1,0 +1,101 @@
+import FlagEvaluation
+import Foundation
+
+/// Request and response bodies of the admin API (see `openapi.json`).
+enum AdminRequests {
+    struct CreateEnvironment: Decodable {
+        var key: String
+        var reason: String?
+    }
+
+    struct PutFlag: Decodable {
+        var type: FlagType
+        var variants: [String: JSONValue]
+        var metadata: FlagMetadata?
+        /// The default variant in environments where the flag is new (else the first variant).
+        var defaultVariant: String?
+        var reason: String?
+    }
+
+    struct PutSettings: Decodable {
+        var enabled: Bool
+        var defaultVariant: String
+        var targeting: JSONValue?
+        var reason: String?
+    }
+
+    struct PutSegment: Decodable {
+        var rule: JSONValue
+        var reason: String?
+    }
+
+    struct Revert: Decodable {
+        var revision: Int
+        var reason: String?
+    }
+
+    struct CreateToken: Decodable {
+        var name: String
+        var environment: String
+        var role: TokenRole
+    }
+}
+
+enum AdminResponses {
+    struct Environment: Encodable {
+        var key: String
+        var revision: Int
+    }
+
+    struct EnvironmentFlag: Encodable {
+        var flag: FlagRecord
+        var settings: FlagSettings
+        var revision: Int
+    }
+
+    struct WriteResult: Encodable {
+        /// The new revision of every environment the write changed.
+        var revisions: [String: Int]
+    }
+
+    struct CreatedToken: Encodable {
+        /// The token text, shown this once.
+        var token: String
+        var record: TokenSummary
+    }
+
+    struct TokenSummary: Encodable {
+        var id: String
+        var name: String
+        var environment: String
+        var role: TokenRole
+        var createdAt: Date
+        var revokedAt: Date?
+
+        init(_ record: TokenRecord) {
+            id = record.id
+            name = record.name
+            environment = record.environment
+            role = record.role
+            createdAt = record.createdAt
+            revokedAt = record.revokedAt
+        }
+    }
+}
+
+extension AdminResponses {
+    /// What an import would change (dry run) or changed.
+    struct ImportResult: Encodable {
+        struct Change: Encodable {
+            var environment: String
+            var subject: AuditEntry.Subject
+            var key: String
+            var before: JSONValue?
+            var after: JSONValue?
+        }
+        var dryRun: Bool
+        var changes: [Change]
+        var problems: [ValidationError]
+        var revisions: [String: Int]
+    }
+}

@@ -1,0 +1,262 @@
+import FlagEvaluation
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The JSON admin API under `/admin/v1`: every read and write of flags, environments, segments,
+/// revisions, audit, revert and tokens. Writes go through ``FlagAdmin``.
+struct AdminRoutes: Sendable {
+    let admin: FlagAdmin
+    let authenticator: RequestAuthenticator
+    let limits: ServerLimits
+
+    static let all = TokenIssuer.allEnvironments
+
+    func register(on router: Router<BasicRequestContext>) {
+        let group = router.group("/admin/v1")
+
+        group.get("/environments") { request, _ in
+            _ = try authenticator.authorize(request, role: .admin, environment: nil)
+            let state = await admin.state
+            return JSONBody.response(state.environments.values.sorted { $0.key < $1.key }.map {
+                AdminResponses.Environment(key: $0.key, revision: $0.revision)
+            })
+        }
+        group.post("/environments") { request, _ in
+            let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
+            let body = try await JSONBody.decode(AdminRequests.CreateEnvironment.self, from: request, limit: limits.maximumAdminBytes)
+            return try await write(token, reason: body.reason, status: .created) { _ in [.createEnvironment(body.key)] }
+        }
+
+        group.get("/flags") { request, _ in
+            _ = try authenticator.authorize(request, role: .admin, environment: nil)
+            return JSONBody.response(await admin.state.flags.values.sorted { $0.key < $1.key })
+        }
+        group.get("/flags/:key") { request, context in
+            _ = try authenticator.authorize(request, role: .admin, environment: nil)
+            let key = try context.parameters.require("key")
+            guard let flag = await admin.state.flags[key] else { throw Self.missing("flag \"\(key)\"") }
+            return JSONBody.response(flag)
+        }
+        group.put("/flags/:key") { request, context in
+            let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
+            let key = try context.parameters.require("key")
+            let body = try await JSONBody.decode(AdminRequests.PutFlag.self, from: request, limit: limits.maximumAdminBytes)
+            let flag = FlagRecord(key: key, type: body.type, variants: body.variants, metadata: body.metadata ?? FlagMetadata())
+            let initial = FlagSettings(
+                enabled: false, defaultVariant: body.defaultVariant ?? body.variants.keys.sorted().first ?? "")
+            return try await write(token, reason: body.reason) { _ in [.putFlag(flag, initialSettings: initial)] }
+        }
+        group.delete("/flags/:key") { request, context in
+            let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
+            let key = try context.parameters.require("key")
+            return try await write(token, reason: request.uri.queryParameters["reason"].map(String.init)) { _ in
+                [.deleteFlag(key)]
+            }
+        }
+
+        group.get("/environments/:environment/flags") { request, context in
+            let environment = try context.parameters.require("environment")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let state = await admin.state
+            guard let env = state.environments[environment] else { throw Self.missing("environment \"\(environment)\"") }
+            return JSONBody.response(state.flags.values.sorted { $0.key < $1.key }.compactMap { flag in
+                env.settings[flag.key].map { AdminResponses.EnvironmentFlag(flag: flag, settings: $0, revision: env.revision) }
+            })
+        }
+        group.get("/environments/:environment/flags/:key") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let state = await admin.state
+            guard let env = state.environments[environment] else { throw Self.missing("environment \"\(environment)\"") }
+            guard let flag = state.flags[key], let settings = env.settings[key] else { throw Self.missing("flag \"\(key)\"") }
+            return JSONBody.response(AdminResponses.EnvironmentFlag(flag: flag, settings: settings, revision: env.revision))
+        }
+        group.put("/environments/:environment/flags/:key/settings") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            let token = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(AdminRequests.PutSettings.self, from: request, limit: limits.maximumAdminBytes)
+            let settings = FlagSettings(enabled: body.enabled, defaultVariant: body.defaultVariant, targeting: body.targeting)
+            return try await write(token, reason: body.reason) { _ in
+                [.putSettings(environment: environment, flag: key, settings)]
+            }
+        }
+        group.post("/environments/:environment/flags/:key/revert") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            let token = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(AdminRequests.Revert.self, from: request, limit: limits.maximumAdminBytes)
+            let history = try await audit(environment: environment, key: key, limit: 10_000)
+            let reason = body.reason ?? "revert \"\(key)\" to revision \(body.revision)"
+            return try await write(token, reason: reason) { state throws(AdminError) in
+                try RevertPlanner.changes(
+                    reverting: key, in: environment, to: body.revision, history: history, state: state)
+            }
+        }
+
+        group.get("/environments/:environment/segments") { request, context in
+            let environment = try context.parameters.require("environment")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            guard let env = await admin.state.environments[environment] else {
+                throw Self.missing("environment \"\(environment)\"")
+            }
+            return JSONBody.response(env.segments)
+        }
+        group.put("/environments/:environment/segments/:key") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            let token = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(AdminRequests.PutSegment.self, from: request, limit: limits.maximumAdminBytes)
+            return try await write(token, reason: body.reason) { _ in
+                [.putSegment(environment: environment, key: key, rule: body.rule)]
+            }
+        }
+        group.delete("/environments/:environment/segments/:key") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            let token = try authenticator.authorize(request, role: .admin, environment: environment)
+            return try await write(token, reason: request.uri.queryParameters["reason"].map(String.init)) { _ in
+                [.deleteSegment(environment: environment, key: key)]
+            }
+        }
+
+        group.get("/environments/:environment/revisions") { request, context in
+            let environment = try context.parameters.require("environment")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let limit = request.uri.queryParameters["limit"].flatMap { Int($0) } ?? 100
+            do {
+                return JSONBody.response(try await admin.store.revisions(environment: environment, limit: min(limit, 1000)))
+            } catch let error as StoreError {
+                throw APIError(AdminError(store: error))
+            }
+        }
+        group.get("/environments/:environment/audit") { request, context in
+            let environment = try context.parameters.require("environment")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let limit = request.uri.queryParameters["limit"].flatMap { Int($0) } ?? 100
+            let key = request.uri.queryParameters["key"].map(String.init)
+            let entries = try await audit(environment: environment, key: key, limit: min(limit, 1000))
+            let flags = await admin.state.flags
+            return JSONBody.response(entries.map { AuditRedaction.redacted($0, flags: flags) })
+        }
+
+        group.get("/environments/:environment/export") { request, context in
+            let environment = try context.parameters.require("environment")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            guard let document = await admin.state.flagdDocument(environment: environment) else {
+                throw Self.missing("environment \"\(environment)\"")
+            }
+            return JSONBody.response(data: Data(document.serialized(prettyPrinted: true).utf8))
+        }
+        group.post("/environments/:environment/import") { request, context in
+            let environment = try context.parameters.require("environment")
+            let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
+            let formatName = request.uri.queryParameters["format"].map(String.init) ?? "flagd"
+            guard let format = FlagdImporter.Format(rawValue: formatName) else {
+                throw APIError(.badRequest, code: "bad_request", message: "format: must be flagd or manifest, got \"\(formatName)\"")
+            }
+            let dryRun = request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false
+            let buffer = try await JSONBody.collect(request, limit: limits.maximumImportBytes)
+            let changes: [StateChange]
+            do {
+                changes = try FlagdImporter.changes(importing: String(buffer: buffer), format: format, into: environment)
+            } catch let error as AdminError {
+                throw APIError(error)
+            }
+            let state = await admin.state
+            guard state.environments[environment] != nil else { throw Self.missing("environment \"\(environment)\"") }
+            let drafts: [AuditDraft]
+            let problems: [ValidationError]
+            do {
+                let (next, audit) = try state.applying(changes)
+                drafts = audit
+                problems = StateValidator.problems(in: next)
+            } catch let error as StoreError {
+                throw APIError(AdminError(store: error))
+            }
+            let planned = drafts.map {
+                AdminResponses.ImportResult.Change(
+                    environment: $0.environment, subject: $0.subject, key: $0.key, before: $0.before, after: $0.after)
+            }
+            if dryRun {
+                return JSONBody.response(
+                    AdminResponses.ImportResult(dryRun: true, changes: planned, problems: problems, revisions: [:]))
+            }
+            let reason = request.uri.queryParameters["reason"].map(String.init) ?? "import (\(format.rawValue))"
+            let revisions: [String: Int]
+            do {
+                revisions = try await admin.write(actor: "token \(token.name) (\(token.id))", reason: reason) { _ in changes }
+            } catch let error as AdminError {
+                throw APIError(error)
+            }
+            return JSONBody.response(
+                AdminResponses.ImportResult(dryRun: false, changes: planned, problems: [], revisions: revisions))
+        }
+
+        group.get("/tokens") { request, _ in
+            let token = try authenticator.authorize(request, role: .admin, environment: nil)
+            let records = authenticator.publisher.current.tokens.values
+                .filter { token.environment == Self.all || $0.environment == token.environment }
+                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+            return JSONBody.response(records.map(AdminResponses.TokenSummary.init))
+        }
+        group.post("/tokens") { request, _ in
+            let caller = try authenticator.authorize(request, role: .admin, environment: nil)
+            let body = try await JSONBody.decode(AdminRequests.CreateToken.self, from: request, limit: limits.maximumAdminBytes)
+            guard caller.environment == Self.all || caller.environment == body.environment else {
+                throw APIError(
+                    .forbidden, code: "forbidden",
+                    message: "token \"\(caller.id)\" is for environment \"\(caller.environment)\", not \"\(body.environment)\"")
+            }
+            do {
+                let (token, record) = try await admin.createToken(name: body.name, environment: body.environment, role: body.role)
+                return JSONBody.response(
+                    AdminResponses.CreatedToken(token: token, record: .init(record)), status: .created)
+            } catch let error as AdminError {
+                throw APIError(error)
+            }
+        }
+        group.delete("/tokens/:id") { request, context in
+            let id = try context.parameters.require("id")
+            guard let record = authenticator.publisher.current.tokens[id] else { throw Self.missing("token \"\(id)\"") }
+            _ = try authenticator.authorize(request, role: .admin, environment: record.environment)
+            do {
+                try await admin.revokeToken(id: id)
+            } catch let error as AdminError {
+                throw APIError(error)
+            }
+            return Response(status: .noContent)
+        }
+    }
+
+    static func missing(_ what: String) -> APIError {
+        APIError(.notFound, code: "not_found", message: "\(what) does not exist")
+    }
+
+    func audit(environment: String, key: String?, limit: Int) async throws -> [AuditEntry] {
+        guard await admin.state.environments[environment] != nil else { throw Self.missing("environment \"\(environment)\"") }
+        do {
+            return try await admin.store.audit(environment: environment, key: key, limit: limit)
+        } catch let error as StoreError {
+            throw APIError(AdminError(store: error))
+        }
+    }
+
+    /// Runs a write as `token`, answering `{"revisions": …}`.
+    func write(
+        _ token: TokenRecord, reason: String?, status: HTTPResponse.Status = .ok,
+        _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
+    ) async throws -> Response {
+        if let reason, reason.utf8.count > 1000 {
+            throw APIError(.badRequest, code: "bad_request", message: "reason: longer than 1000 bytes")
+        }
+        do {
+            let revisions = try await admin.write(actor: "token \(token.name) (\(token.id))", reason: reason, makeChanges)
+            return JSONBody.response(AdminResponses.WriteResult(revisions: revisions), status: status)
+        } catch let error as AdminError {
+            throw APIError(error)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+public import Foundation
+import Logging
+import Prometheus
+
+/// The one write path: every change is validated as the whole state it produces, committed as a
+/// revision with its audit, then compiled, published and announced.
+public actor FlagAdmin {
+    nonisolated public let store: any FlagStore
+    public let publisher: StatePublisher
+    public let events: EventHub
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    private let writes: Counter?
+    /// Writes one at a time: the actor is reentrant while a write awaits the store.
+    private let writing = AsyncLock()
+    /// The state as last loaded from the store.
+    public private(set) var state = ServerState()
+
+    public init(
+        store: any FlagStore, publisher: StatePublisher, events: EventHub, metrics: PrometheusCollectorRegistry? = nil,
+        logger: Logger = Logger(label: "flag-server.admin"), now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.store = store
+        self.publisher = publisher
+        self.events = events
+        self.logger = logger
+        self.now = now
+        writes = metrics?.makeCounter(name: "flag_server_revisions_total", help: "Committed writes.")
+    }
+
+    /// Reloads everything from the store, publishes it, and announces environments whose
+    /// revision changed.
+    /// Call it from a write holding the write lock, or at start.
+    public func reload() async throws(StoreError) {
+        state = try await store.load()
+        let changed = publisher.publish(state, tokens: try await store.tokens())
+        for environment in changed {
+            events.publish(environment: environment, revision: state.environments[environment]?.revision ?? 0)
+        }
+    }
+
+    /// Computes changes from the current state with `makeChanges`, validates and commits them.
+    ///
+    /// If another writer (a replica) committed in between, the state is reloaded and
+    /// `makeChanges` runs again on it, at most three times.
+    ///
+    /// - Returns: The new revisions of the environments that changed (empty if nothing changed).
+    /// - Throws: ``AdminError`` for a refused write; the stored state is unchanged then.
+    @discardableResult
+    public func write(
+        actor: String, reason: String?, _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
+    ) async throws(AdminError) -> [String: Int] {
+        await writing.lock()
+        defer { writing.unlock() }
+        for _ in 0..<3 {
+            let changes = try makeChanges(state)
+            let next: ServerState
+            let drafts: [AuditDraft]
+            do {
+                (next, drafts) = try state.applying(changes)
+            } catch {
+                throw AdminError(store: error)
+            }
+            guard !drafts.isEmpty else { return [:] }
+            let problems = StateValidator.problems(in: next)
+            guard problems.isEmpty else { throw .invalid(problems) }
+            do {
+                let revisions = try await store.commit(
+                    ChangeSet(actor: actor, reason: reason, changes: changes, basedOn: state.revisions), at: now())
+                writes?.increment()
+                logger.info("committed", metadata: ["actor": "\(actor)", "revisions": "\(revisions)"])
+                try await reload()
+                return revisions
+            } catch {
+                guard case .staleRevision = error else { throw AdminError(store: error) }
+                logger.notice("write based on a stale revision; reloading and retrying")
+                do { try await reload() } catch { throw AdminError(store: error) }
+            }
+        }
+        throw .conflict("the state kept changing during the write; retry")
+    }
+
+    /// Stores a new token and publishes it. Returns the token text, shown this once.
+    public func createToken(name: String, environment: String, role: TokenRole) async throws(AdminError) -> (String, TokenRecord) {
+        guard environment == TokenIssuer.allEnvironments || state.environments[environment] != nil else {
+            throw .notFound("environment \"\(environment)\" does not exist")
+        }
+        let (token, record) = TokenIssuer.issue(name: name, environment: environment, role: role, at: now())
+        await writing.lock()
+        defer { writing.unlock() }
+        do {
+            try await store.insertToken(record)
+            try await reload()
+        } catch {
+            throw AdminError(store: error)
+        }
+        return (token, record)
+    }
+
+    /// Revokes a token; it stops working at once.
+    public func revokeToken(id: String) async throws(AdminError) {
+        await writing.lock()
+        defer { writing.unlock() }
+        do {
+            try await store.revokeToken(id: id, at: now())
+            try await reload()
+        } catch {
+            throw AdminError(store: error)
+        }
+    }
+}

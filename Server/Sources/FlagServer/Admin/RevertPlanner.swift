@@ -1,0 +1,32 @@
+import FlagEvaluation
+
+/// Turns "revert flag X in environment E to revision N" into ordinary changes: the flag's
+/// definition and settings as the audit recorded them at N, written as a new revision.
+enum RevertPlanner {
+    /// - Parameter history: The flag's audit entries in the environment, newest first.
+    static func changes(
+        reverting key: String, in environment: String, to revision: Int, history: [AuditEntry], state: ServerState
+    ) throws(AdminError) -> [StateChange] {
+        guard let current = state.environments[environment] else {
+            throw .notFound("environment \"\(environment)\" does not exist")
+        }
+        guard revision >= 1, revision <= current.revision else {
+            throw .badRequest("revision: \(revision) is not a revision of environment \"\(environment)\" (1–\(current.revision))")
+        }
+        let entry = history.first { $0.subject == .flag && $0.key == key && $0.revision <= revision }
+        guard let view = entry?.after, let flagJSON = view["flag"], let settingsJSON = view["settings"] else {
+            throw .conflict(
+                "flag \"\(key)\" did not exist in environment \"\(environment)\" at revision \(revision); delete it instead")
+        }
+        let flag: FlagRecord
+        let settings: FlagSettings
+        do {
+            flag = try flagJSON.decoded(as: FlagRecord.self)
+            settings = try settingsJSON.decoded(as: FlagSettings.self)
+        } catch {
+            throw .internalFailure("the audit entry of \"\(key)\" at revision \(entry?.revision ?? 0) is unreadable: \(error)")
+        }
+        let initial = FlagSettings(enabled: false, defaultVariant: settings.defaultVariant)
+        return [.putFlag(flag, initialSettings: initial), .putSettings(environment: environment, flag: key, settings)]
+    }
+}

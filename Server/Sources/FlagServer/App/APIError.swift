@@ -1,0 +1,50 @@
+public import HTTPTypes
+import Hummingbird
+import Foundation
+
+/// An error answer of the admin API and the delivery endpoints:
+/// `{"error": {"code": …, "message": …, "problems": [...]}}`, where `message` says what and where.
+public struct APIError: HTTPResponseError {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var problems: [ValidationError]
+    public var headers: HTTPFields
+
+    public init(
+        _ status: HTTPResponse.Status, code: String, message: String, problems: [ValidationError] = [],
+        headers: HTTPFields = [:]
+    ) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.problems = problems
+        self.headers = headers
+    }
+
+    init(_ error: AdminError) {
+        switch error {
+        case .invalid(let problems):
+            self.init(.unprocessableContent, code: "invalid", message: error.description, problems: problems)
+        case .notFound(let message): self.init(.notFound, code: "not_found", message: message)
+        case .conflict(let message): self.init(.conflict, code: "conflict", message: message)
+        case .badRequest(let message): self.init(.badRequest, code: "bad_request", message: message)
+        case .internalFailure(let message): self.init(.internalServerError, code: "internal", message: message)
+        }
+    }
+
+    struct Body: Encodable {
+        struct Detail: Encodable {
+            var code: String
+            var message: String
+            var problems: [ValidationError]
+        }
+        var error: Detail
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = JSONBody.response(Body(error: .init(code: code, message: message, problems: problems)), status: status)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+public import Logging
+
+/// How `flag-server serve` runs: from command-line options, falling back to environment
+/// variables, falling back to defaults.
+///
+/// | option | variable | default |
+/// |---|---|---|
+/// | `--host` | `FLAG_SERVER_HOST` | `127.0.0.1` |
+/// | `--port` | `FLAG_SERVER_PORT` | `8080` |
+/// | `--data-directory` | `FLAG_SERVER_DATA_DIRECTORY` | `./flag-server-data` |
+/// | `--database-url` | `FLAG_SERVER_DATABASE_URL` | none (SQLite in the data directory) |
+/// | `--log-level` | `FLAG_SERVER_LOG_LEVEL` | `info` |
+/// | `--ttl-seconds` | `FLAG_SERVER_TTL_SECONDS` | `60` |
+public struct ServerConfiguration: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+    public var dataDirectory: String
+    public var databaseURL: String?
+    public var logLevel: Logger.Level
+    public var ttlSeconds: Int
+
+    /// The SQLite file inside ``dataDirectory``.
+    public var databasePath: String { dataDirectory + "/flags.sqlite" }
+
+    /// Resolves options (`nil` when not given) against `environment`.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the option or variable and the bad value.
+    public init(
+        host: String? = nil, port: Int? = nil, dataDirectory: String? = nil, databaseURL: String? = nil,
+        logLevel: String? = nil, ttlSeconds: Int? = nil, environment: [String: String]
+    ) throws(ConfigurationError) {
+        func integer(_ option: Int?, _ variable: String, default value: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+            let resolved: Int
+            if let option {
+                resolved = option
+            } else if let text = environment[variable] {
+                guard let parsed = Int(text) else { throw ConfigurationError("\(variable)=\(text) is not a whole number") }
+                resolved = parsed
+            } else {
+                resolved = value
+            }
+            guard range.contains(resolved) else {
+                throw ConfigurationError("\(option == nil ? variable : "--" + variable.optionName) must be in \(range.lowerBound)…\(range.upperBound), got \(resolved)")
+            }
+            return resolved
+        }
+        self.host = host ?? environment["FLAG_SERVER_HOST"] ?? "127.0.0.1"
+        self.port = try integer(port, "FLAG_SERVER_PORT", default: 8080, range: 0...65535)
+        self.dataDirectory = dataDirectory ?? environment["FLAG_SERVER_DATA_DIRECTORY"] ?? "./flag-server-data"
+        self.databaseURL = databaseURL ?? environment["FLAG_SERVER_DATABASE_URL"]
+        let levelText = logLevel ?? environment["FLAG_SERVER_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+            throw ConfigurationError(
+                "log level \"\(levelText)\" is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self.logLevel = level
+        self.ttlSeconds = try integer(ttlSeconds, "FLAG_SERVER_TTL_SECONDS", default: 60, range: 0...86_400)
+        if let url = self.databaseURL, !url.isEmpty {
+            throw ConfigurationError(
+                "database URL \"\(Self.redactingCredentials(url))\": PostgreSQL is not supported yet; leave FLAG_SERVER_DATABASE_URL unset to use SQLite in the data directory")
+        }
+    }
+
+    /// `url` with any `user:password@` replaced by `<REDACTED>@`.
+    static func redactingCredentials(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].lastIndex(of: "@") else { return url }
+        return url[..<scheme.upperBound] + "<REDACTED>" + url[at...]
+    }
+}
+
+/// A bad option or environment variable.
+public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension String {
+    /// `FLAG_SERVER_DATA_DIRECTORY` → `data-directory`.
+    fileprivate var optionName: String {
+        dropFirst("FLAG_SERVER_".count).lowercased().replacingOccurrences(of: "_", with: "-")
+    }
+}

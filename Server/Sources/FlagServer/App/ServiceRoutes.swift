@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import Prometheus
+
+/// `GET /health`, `GET /metrics` (Prometheus text) and `GET /openapi.json`.
+struct ServiceRoutes: Sendable {
+    let metrics: PrometheusCollectorRegistry
+    let events: EventHub
+
+    func register(on router: Router<BasicRequestContext>) {
+        let streams = metrics.makeGauge(name: "flag_server_event_streams", help: "Open server-sent-event streams.")
+        router.get("/health") { _, _ in
+            JSONBody.response(["status": "ok"])
+        }
+        router.get("/metrics") { _, _ in
+            streams.set(Double(events.subscriberCount))
+            var bytes: [UInt8] = []
+            metrics.emit(into: &bytes)
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        router.get("/openapi.json") { _, _ in
+            guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json"),
+                let data = try? Data(contentsOf: url)
+            else {
+                throw APIError(.internalServerError, code: "internal", message: "openapi.json is missing from the bundle")
+            }
+            return JSONBody.response(data: data)
+        }
+    }
+}

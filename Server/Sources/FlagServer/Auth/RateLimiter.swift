@@ -1,0 +1,45 @@
+import Synchronization
+
+/// A token bucket per key (token id): `burst` requests at once, refilled at `perSecond`.
+public final class RateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: Double
+    }
+
+    public let perSecond: Double
+    public let burst: Double
+    private let now: @Sendable () -> Double
+    private let buckets = Mutex<[String: Bucket]>([:])
+
+    /// - Parameter now: seconds on a monotonic clock; injected by tests.
+    public init(perSecond: Double, burst: Int, now: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
+        self.perSecond = perSecond
+        self.burst = Double(burst)
+        self.now = now
+    }
+
+    /// Takes one request from `key`'s bucket; `nil` if allowed, else the whole seconds to wait.
+    public func acquire(_ key: String) -> Int? {
+        let time = now()
+        return buckets.withLock { buckets in
+            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: time)
+            bucket.tokens = min(burst, bucket.tokens + (time - bucket.updated) * perSecond)
+            bucket.updated = time
+            defer { buckets[key] = bucket }
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                return nil
+            }
+            return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+        }
+    }
+
+    /// Seconds since the process started, on the monotonic clock.
+    public static let monotonicSeconds: @Sendable () -> Double = {
+        let duration = ContinuousClock.now - processStart
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+private let processStart = ContinuousClock.now

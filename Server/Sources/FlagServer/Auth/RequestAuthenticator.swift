@@ -1,0 +1,67 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+
+/// Finds the token of a request (`Authorization: Bearer …` or `X-API-Key`), checks its role and
+/// environment, and applies the per-token rate limit.
+struct RequestAuthenticator: Sendable {
+    let publisher: StatePublisher
+    let rateLimiter: RateLimiter?
+
+    /// The token record of `request`, allowed `role` in `environment` (or in the token's own
+    /// environment when `environment` is `nil`).
+    ///
+    /// - Throws: ``APIError``: 401 without a valid token, 403 for another environment or a weaker
+    ///   role, 429 with `Retry-After` past the rate limit.
+    func authorize(_ request: Request, role: TokenRole, environment: String?) throws -> TokenRecord {
+        guard let presented = request.headers.bearer?.token ?? request.headers[.apiKey] else {
+            throw APIError(
+                .unauthorized, code: "unauthorized",
+                message: "missing token: send \"Authorization: Bearer <token>\"",
+                headers: [.wwwAuthenticate: "Bearer"])
+        }
+        guard let record = TokenIssuer.verify(presented, in: publisher.current.tokens) else {
+            throw APIError(.unauthorized, code: "unauthorized", message: "unknown token", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        guard record.revokedAt == nil else {
+            throw APIError(
+                .unauthorized, code: "unauthorized", message: "token \"\(record.id)\" was revoked",
+                headers: [.wwwAuthenticate: "Bearer"])
+        }
+        if let retryAfter = rateLimiter?.acquire(record.id) {
+            throw APIError(
+                .tooManyRequests, code: "rate_limited",
+                message: "token \"\(record.id)\" exceeded its rate limit; retry after \(retryAfter) s",
+                headers: [.retryAfter: String(retryAfter)])
+        }
+        guard record.role >= role else {
+            throw APIError(
+                .forbidden, code: "forbidden",
+                message: "token \"\(record.id)\" has role \(record.role.rawValue); this needs \(role.rawValue)")
+        }
+        if let environment, record.environment != TokenIssuer.allEnvironments, record.environment != environment {
+            throw APIError(
+                .forbidden, code: "forbidden",
+                message: "token \"\(record.id)\" is for environment \"\(record.environment)\", not \"\(environment)\"")
+        }
+        return record
+    }
+
+    /// The compiled environment a delivery token reads (its own environment).
+    func environment(of record: TokenRecord) throws -> CompiledEnvironment {
+        guard record.environment != TokenIssuer.allEnvironments else {
+            throw APIError(
+                .forbidden, code: "forbidden",
+                message: "token \"\(record.id)\" is for all environments; delivery needs a token of one environment")
+        }
+        guard let environment = publisher.current.environments[record.environment] else {
+            throw APIError(.notFound, code: "not_found", message: "environment \"\(record.environment)\" does not exist")
+        }
+        return environment
+    }
+}
+
+extension HTTPField.Name {
+    static let apiKey = HTTPField.Name("X-API-Key")!
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+}

@@ -1,0 +1,54 @@
+import FlagEvaluation
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// `GET /ofrep/v1/events`: a server-sent-events stream of the token's environment.
+///
+/// Every committed revision sends `id: <revision>` with `{"type":"refetchEvaluation"}`. A client
+/// reconnecting with `Last-Event-ID` older than the current revision gets one event for the
+/// current revision at once (refetch: it missed something); an up-to-date client gets nothing
+/// until the next write.
+struct EventStreamRoutes: Sendable {
+    let authenticator: RequestAuthenticator
+    let events: EventHub
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/ofrep/v1/events") { request, _ in
+            let token = try authenticator.authorize(request, role: .client, environment: nil)
+            let environment = try authenticator.environment(of: token)
+            // Subscribe before reading the revision, so no write falls between the two.
+            let revisions = events.subscribe(environment: environment.key)
+            let current = authenticator.publisher.current.environments[environment.key]?.revision ?? environment.revision
+            let lastSeen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let missed = request.headers[.lastEventID] != nil && lastSeen != current
+            let body = ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": environment \(environment.key) at revision \(current)\nretry: 2000\n\n"))
+                var sent = current
+                if missed { try await writer.write(Self.event(revision: current)) }
+                // The server waits for open requests when it shuts down gracefully: end the stream
+                // then, or shutdown would wait for clients that never disconnect.
+                try await withGracefulShutdownHandler {
+                    for await revision in revisions where revision > sent {
+                        sent = revision
+                        try await writer.write(Self.event(revision: revision))
+                    }
+                } onGracefulShutdown: {
+                    events.finishAll()
+                }
+                try await writer.finish(nil)
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: body)
+        }
+    }
+
+    static func event(revision: Int) -> ByteBuffer {
+        let data: JSONValue = ["type": "refetchEvaluation", "etag": .string(String(revision))]
+        return ByteBuffer(string: "id: \(revision)\nevent: message\ndata: \(data.serialized())\n\n")
+    }
+}

@@ -1,0 +1,132 @@
+import FlagEvaluation
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `POST /ofrep/v1/evaluate/flags/{key}` and `POST /ofrep/v1/evaluate/flags`.
+struct OFREPRoutes: Sendable {
+    let authenticator: RequestAuthenticator
+    let limits: ServerLimits
+    let now: @Sendable () -> Date
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("/ofrep/v1/evaluate/flags/:key") { request, context in
+            try await evaluateOne(request, key: context.parameters.get("key") ?? "")
+        }
+        router.post("/ofrep/v1/evaluate/flags") { request, _ in
+            try await evaluateAll(request)
+        }
+    }
+
+    /// An OFREP failure body: `{"key"?, "errorCode", "errorDetails"}`.
+    static func failure(_ status: HTTPResponse.Status, key: String?, code: String, details: String) -> Response {
+        var body: [String: JSONValue] = ["errorCode": .string(code), "errorDetails": .string(details)]
+        if let key { body["key"] = .string(key) }
+        return JSONBody.response(data: Data(JSONValue.object(body).serialized().utf8), status: status)
+    }
+
+    enum ContextOutcome {
+        case context(JSONValue)
+        case refused(Response)
+    }
+
+    /// The request's evaluation context, or the failure response to send.
+    func context(of request: Request, key: String?) async throws -> ContextOutcome {
+        let buffer = try await JSONBody.collect(request, limit: limits.maximumEvaluationBytes)
+        let body: JSONValue
+        do {
+            body = buffer.readableBytes == 0 ? .object([:]) : try JSONValue(parsing: buffer.readableBytesView)
+        } catch {
+            return .refused(Self.failure(.badRequest, key: key, code: "PARSE_ERROR", details: "the body is not JSON: \(error)"))
+        }
+        guard case .object = body else {
+            return .refused(Self.failure(.badRequest, key: key, code: "INVALID_CONTEXT", details: "the body must be a JSON object"))
+        }
+        let context = body["context"] ?? .object([:])
+        guard case .object(let members) = context else {
+            return .refused(Self.failure(
+                .badRequest, key: key, code: "INVALID_CONTEXT", details: "\"context\" must be an object, got \(context.typeName)"))
+        }
+        if let targetingKey = members["targetingKey"], targetingKey.stringValue == nil {
+            return .refused(Self.failure(
+                .badRequest, key: key, code: "INVALID_CONTEXT",
+                details: "\"context.targetingKey\" must be a string, got \(targetingKey.typeName)"))
+        }
+        return .context(context)
+    }
+
+    func evaluateOne(_ request: Request, key: String) async throws -> Response {
+        let token = try authenticator.authorize(request, role: .client, environment: nil)
+        let environment = try authenticator.environment(of: token)
+        let context: JSONValue
+        switch try await self.context(of: request, key: key) {
+        case .context(let value): context = value
+        case .refused(let response): return response
+        }
+        guard let type = environment.types[key] else {
+            return Self.failure(.notFound, key: key, code: "FLAG_NOT_FOUND", details: "flag \"\(key)\" was not found")
+        }
+        let result = evaluate(key, type: type, context: context, in: environment)
+        let status: HTTPResponse.Status = result["errorCode"] == nil ? .ok : .badRequest
+        return JSONBody.response(data: Data(result.serialized().utf8), status: status)
+    }
+
+    func evaluateAll(_ request: Request) async throws -> Response {
+        let token = try authenticator.authorize(request, role: .client, environment: nil)
+        let environment = try authenticator.environment(of: token)
+        let context: JSONValue
+        switch try await self.context(of: request, key: nil) {
+        case .context(let value): context = value
+        case .refused(let response): return response
+        }
+        let etag = environment.bulkETag(context: context)
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) == etag
+        }) {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        let flags = environment.sortedKeys.compactMap { key in
+            environment.types[key].map { evaluate(key, type: $0, context: context, in: environment) }
+        }
+        let body: JSONValue = [
+            "flags": .array(flags),
+            "metadata": ["version": .string(String(environment.revision)), "environment": .string(environment.key)],
+            "eventStreams": [
+                ["type": "sse", "endpoint": ["requestUri": "/ofrep/v1/events"], "inactivityDelaySec": 120]
+            ],
+        ]
+        return JSONBody.response(data: Data(body.serialized().utf8), headers: [.eTag: etag])
+    }
+
+    /// One OFREP evaluation entry: a value with reason and variant, a code-default entry (no
+    /// value) for a flag that is off or has nothing to serve, or an error entry.
+    func evaluate(_ key: String, type: FlagType, context: JSONValue, in environment: CompiledEnvironment) -> JSONValue {
+        let result = environment.evaluator.evaluate(
+            flag: key, type: type.evaluationType, default: .null, context: EvaluationContext(json: context), now: now())
+        var entry: [String: JSONValue] = ["key": .string(key)]
+        if let code = result.errorCode {
+            entry["errorCode"] = .string(code.rawValue)
+            entry["errorDetails"] = .string(result.errorMessage ?? code.rawValue)
+        } else {
+            entry["reason"] = .string(result.reason.rawValue)
+            if result.variant != nil, !result.value.isNull {
+                entry["value"] = result.value
+                entry["variant"] = result.variant.map(JSONValue.string)
+            }
+        }
+        if !result.metadata.isEmpty { entry["metadata"] = .object(result.metadata) }
+        return .object(entry)
+    }
+}
+
+extension FlagType {
+    var evaluationType: EvaluationType {
+        switch self {
+        case .boolean: .boolean
+        case .string: .string
+        case .integer: .integer
+        case .float: .float
+        case .object: .object
+        }
+    }
+}

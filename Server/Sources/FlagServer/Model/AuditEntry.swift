@@ -1,0 +1,39 @@
+public import FlagEvaluation
+public import Foundation
+
+/// One append-only history record: what changed in an environment at a revision.
+public struct AuditEntry: Sendable, Hashable, Codable {
+    /// What kind of thing changed.
+    public enum Subject: String, Sendable, Hashable, Codable {
+        case flag, segment, environment
+    }
+
+    public var environment: String
+    /// The environment revision the change produced.
+    public var revision: Int
+    public var time: Date
+    public var actor: String
+    public var reason: String?
+    public var subject: Subject
+    /// The flag, segment or environment key.
+    public var key: String
+    /// The state before the change (`nil` when created). For flags: `{"flag": …, "settings": …}`.
+    public var before: JSONValue?
+    /// The state after the change (`nil` when deleted).
+    public var after: JSONValue?
+
+    public init(
+        environment: String, revision: Int, time: Date, actor: String, reason: String?, subject: Subject, key: String,
+        before: JSONValue?, after: JSONValue?
+    ) {
+        self.environment = environment
+        self.revision = revision
+        self.time = time
+        self.actor = actor
+        self.reason = reason
+        self.subject = subject
+        self.key = key
+        self.before = before
+        self.after = after
+    }
+}

@@ -1,0 +1,45 @@
+public import FlagEvaluation
+
+extension ServerState {
+    /// The environment's flags as a flagd flag-definition document, with the registry metadata in
+    /// each flag's `metadata` as the project's manifest format writes it, and the segments as
+    /// `$evaluators`. Off flags are `DISABLED`.
+    public func flagdDocument(environment key: String) -> JSONValue? {
+        guard let environment = environments[key] else { return nil }
+        var flagsJSON: [String: JSONValue] = [:]
+        for (flagKey, flag) in flags {
+            guard let settings = environment.settings[flagKey] else { continue }
+            var entry: [String: JSONValue] = [
+                "state": .string(settings.enabled ? "ENABLED" : "DISABLED"),
+                "variants": .object(flag.variants),
+                "defaultVariant": .string(settings.defaultVariant),
+                "metadata": .object(flag.manifestMetadata),
+            ]
+            if let targeting = settings.targeting { entry["targeting"] = targeting }
+            flagsJSON[flagKey] = .object(entry)
+        }
+        var document: [String: JSONValue] = [
+            "$schema": "https://flagd.dev/schema/v0/flags.json",
+            "flags": .object(flagsJSON),
+            "metadata": .object(["flagSetId": .string(key), "version": .string(String(environment.revision))]),
+        ]
+        if !environment.segments.isEmpty { document["$evaluators"] = .object(environment.segments) }
+        return .object(document)
+    }
+}
+
+extension FlagRecord {
+    /// The registry fields in the manifest's metadata encoding (flagd allows only scalars).
+    var manifestMetadata: [String: JSONValue] {
+        var metadata: [String: JSONValue] = ["key": .string(key), "type": .string(type.manifestName)]
+        if let value = self.metadata.displayName { metadata["displayName"] = .string(value) }
+        if let value = self.metadata.description { metadata["description"] = .string(value) }
+        if let value = self.metadata.owner { metadata["owner"] = .string(value) }
+        if let value = self.metadata.phase { metadata["phase"] = .int(value) }
+        if let value = self.metadata.removalTarget { metadata["removalTarget"] = .string(value) }
+        if !self.metadata.requires.isEmpty { metadata["requires"] = .string(self.metadata.requires.joined(separator: ",")) }
+        if !self.metadata.conflicts.isEmpty { metadata["conflicts"] = .string(self.metadata.conflicts.joined(separator: ",")) }
+        if self.metadata.sensitive { metadata["sensitive"] = true }
+        return metadata
+    }
+}

@@ -1,0 +1,38 @@
+public import FlagEvaluation
+
+/// One edit of the stored state. A ``ChangeSet`` applies a list of them atomically.
+public enum StateChange: Sendable, Hashable {
+    /// Creates an environment (every existing flag starts off there, on its first variant).
+    case createEnvironment(String)
+    /// Creates or replaces a flag's definition. `initialSettings` applies to environments where
+    /// the flag does not exist yet.
+    case putFlag(FlagRecord, initialSettings: FlagSettings)
+    /// Deletes a flag from every environment.
+    case deleteFlag(String)
+    /// Replaces a flag's settings in one environment.
+    case putSettings(environment: String, flag: String, FlagSettings)
+    /// Creates or replaces a segment (shared rule) in one environment.
+    case putSegment(environment: String, key: String, rule: JSONValue)
+    /// Deletes a segment from one environment.
+    case deleteSegment(environment: String, key: String)
+}
+
+/// A write: changes applied all together or not at all, based on known revisions.
+public struct ChangeSet: Sendable, Hashable {
+    /// Who writes: a token name or a user.
+    public var actor: String
+    /// Why, as the writer said.
+    public var reason: String?
+    public var changes: [StateChange]
+    /// The revision of each environment the write was computed from. The store refuses the write
+    /// (``StoreError/staleRevision(environment:expected:actual:)``) if any has moved on, so two
+    /// writers never lose each other's change.
+    public var basedOn: [String: Int]
+
+    public init(actor: String, reason: String? = nil, changes: [StateChange], basedOn: [String: Int]) {
+        self.actor = actor
+        self.reason = reason
+        self.changes = changes
+        self.basedOn = basedOn
+    }
+}

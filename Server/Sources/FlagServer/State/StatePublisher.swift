@@ -1,0 +1,41 @@
+import Atomics
+public import FlagEvaluation
+
+/// Holds the current ``ServingState`` and swaps it atomically after each committed write.
+///
+/// Readers call ``current`` (one atomic load, no lock, no database); the writer compiles the new
+/// state first and publishes it whole, so a request sees one revision or the next, never a mix.
+public final class StatePublisher: Sendable {
+    private let state: ManagedAtomic<ServingState>
+    /// The `ttlSeconds` `app_config` advertises.
+    public let ttlSeconds: Int
+
+    public init(ttlSeconds: Int) {
+        self.ttlSeconds = ttlSeconds
+        state = ManagedAtomic(ServingState(environments: [:], tokens: [:]))
+    }
+
+    /// The state requests read.
+    public var current: ServingState { state.load(ordering: .acquiring) }
+
+    /// Publishes `server`'s environments and `tokens`, recompiling only environments whose
+    /// revision changed. Returns the keys of the environments that changed.
+    @discardableResult
+    public func publish(_ server: ServerState, tokens: [TokenRecord]) -> [String] {
+        let old = current
+        var environments: [String: CompiledEnvironment] = [:]
+        var changed: [String] = []
+        for key in server.environments.keys {
+            if let compiled = old.environments[key], compiled.revision == server.environments[key]?.revision {
+                environments[key] = compiled
+            } else if let compiled = CompiledEnvironment(state: server, environment: key, ttlSeconds: ttlSeconds) {
+                environments[key] = compiled
+                changed.append(key)
+            }
+        }
+        let next = ServingState(
+            environments: environments, tokens: Dictionary(tokens.map { ($0.id, $0) }, uniquingKeysWith: { $1 }))
+        state.store(next, ordering: .releasing)
+        return changed.sorted()
+    }
+}

@@ -1,0 +1,45 @@
+public import Foundation
+
+/// Where the server keeps flags, environments, segments, history and tokens.
+///
+/// Every implementation passes the same compatibility suite (`FlagStoreCompatibilityTests`).
+/// Writes are transactions: ``commit(_:at:)`` checks ``ChangeSet/basedOn`` against the current
+/// revisions inside the transaction, so replicas sharing one database never lose each other's
+/// write; the stale writer reloads and retries.
+public protocol FlagStore: Sendable {
+    /// Creates or upgrades the schema to the newest migration. Safe to call on every start.
+    func migrate() async throws(StoreError)
+
+    /// The applied schema version.
+    func schemaVersion() async throws(StoreError) -> Int
+
+    /// The whole current state (definitions and every environment).
+    func load() async throws(StoreError) -> ServerState
+
+    /// Applies `changes` atomically, bumps the revision of every environment they change, and
+    /// appends their audit entries.
+    ///
+    /// - Returns: The new revision of every environment the write changed.
+    /// - Throws: ``StoreError/staleRevision(environment:expected:actual:)`` if an environment has
+    ///   moved past ``ChangeSet/basedOn``; nothing is written then.
+    @discardableResult
+    func commit(_ changes: ChangeSet, at time: Date) async throws(StoreError) -> [String: Int]
+
+    /// The revisions of `environment`, newest first.
+    func revisions(environment: String, limit: Int) async throws(StoreError) -> [RevisionRecord]
+
+    /// Audit entries of `environment`, newest first, optionally of one flag or segment key.
+    func audit(environment: String, key: String?, limit: Int) async throws(StoreError) -> [AuditEntry]
+
+    /// Every token, revoked ones included.
+    func tokens() async throws(StoreError) -> [TokenRecord]
+
+    /// Stores a new token.
+    func insertToken(_ token: TokenRecord) async throws(StoreError)
+
+    /// Closes the store; call it once, after the last use.
+    func close() async
+
+    /// Marks a token revoked; revoked tokens stay listed for the record.
+    func revokeToken(id: String, at time: Date) async throws(StoreError)
+}

@@ -1,0 +1,300 @@
+import FlagEvaluation
+public import Foundation
+import Logging
+import SQLiteNIO
+
+/// The embedded store: one SQLite file, no setup.
+///
+/// The database runs in WAL mode with `synchronous=FULL`, so a committed revision survives a
+/// crash of the process or the machine and the file always opens. Writes take SQLite's write lock
+/// first (`BEGIN IMMEDIATE`), so several processes sharing the file serialize their writes and
+/// the revision check of ``commit(_:at:)`` holds.
+///
+/// ```swift
+/// let store = try await SQLiteFlagStore(path: "data/flags.sqlite")
+/// try await store.migrate()
+/// ```
+public actor SQLiteFlagStore: FlagStore {
+    private let connection: SQLiteConnection
+    /// One operation at a time on the connection: the actor is reentrant at every `await`.
+    private let serial = AsyncLock()
+
+    /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory database.
+    public init(path: String?, logger: Logger = Logger(label: "flag-server.sqlite")) async throws(StoreError) {
+        do {
+            connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: logger)
+            if path != nil {
+                _ = try await connection.query("PRAGMA journal_mode=WAL")
+            }
+            _ = try await connection.query("PRAGMA synchronous=FULL")
+            _ = try await connection.query("PRAGMA busy_timeout=5000")
+            _ = try await connection.query("PRAGMA foreign_keys=ON")
+        } catch {
+            throw .database("cannot open \(path ?? ":memory:"): \(error)")
+        }
+    }
+
+    /// Closes the database.
+    public func close() async {
+        try? await connection.close()
+    }
+
+    public func migrate() async throws(StoreError) {
+        try await run {
+            _ = try await connection.query(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY NOT NULL, applied_at REAL NOT NULL)")
+            let current = try await currentVersion()
+            for migration in SQLiteMigrations.all where migration.version > current {
+                try await transaction {
+                    for statement in migration.statements {
+                        _ = try await connection.query(statement)
+                    }
+                    _ = try await connection.query(
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                        [.integer(migration.version), .float(Date().timeIntervalSince1970)])
+                }
+            }
+        }
+    }
+
+    public func schemaVersion() async throws(StoreError) -> Int {
+        try await run { try await currentVersion() }
+    }
+
+    public func load() async throws(StoreError) -> ServerState {
+        try await run { try await readState() }
+    }
+
+    @discardableResult
+    public func commit(_ changes: ChangeSet, at time: Date) async throws(StoreError) -> [String: Int] {
+        try await run {
+            try await transaction {
+                let state = try await readState()
+                for (environment, expected) in changes.basedOn.sorted(by: { $0.key < $1.key }) {
+                    let actual = state.environments[environment]?.revision ?? 0
+                    guard actual == expected else {
+                        throw StoreError.staleRevision(environment: environment, expected: expected, actual: actual)
+                    }
+                }
+                let (next, drafts) = try state.applying(changes.changes)
+                return try await write(from: state, to: next, drafts: drafts, changes: changes, time: time)
+            }
+        }
+    }
+
+    public func revisions(environment: String, limit: Int) async throws(StoreError) -> [RevisionRecord] {
+        try await run {
+            try await connection.query(
+                "SELECT * FROM revisions WHERE environment = ? ORDER BY revision DESC LIMIT ?",
+                [.text(environment), .integer(max(0, limit))]
+            ).map { row in
+                RevisionRecord(
+                    environment: environment,
+                    revision: row.column("revision")?.integer ?? 0,
+                    time: Date(timeIntervalSince1970: row.column("time")?.double ?? 0),
+                    actor: row.column("actor")?.string ?? "",
+                    reason: row.column("reason")?.string
+                )
+            }
+        }
+    }
+
+    public func audit(environment: String, key: String?, limit: Int) async throws(StoreError) -> [AuditEntry] {
+        try await run {
+            var sql = "SELECT * FROM audit WHERE environment = ?"
+            var binds: [SQLiteData] = [.text(environment)]
+            if let key {
+                sql += " AND key = ?"
+                binds.append(.text(key))
+            }
+            sql += " ORDER BY id DESC LIMIT ?"
+            binds.append(.integer(max(0, limit)))
+            return try await connection.query(sql, binds).map { row in
+                AuditEntry(
+                    environment: row.column("environment")?.string ?? "",
+                    revision: row.column("revision")?.integer ?? 0,
+                    time: Date(timeIntervalSince1970: row.column("time")?.double ?? 0),
+                    actor: row.column("actor")?.string ?? "",
+                    reason: row.column("reason")?.string,
+                    subject: AuditEntry.Subject(rawValue: row.column("subject")?.string ?? "") ?? .flag,
+                    key: row.column("key")?.string ?? "",
+                    before: try row.column("before")?.string.map { try JSONValue(parsing: $0) },
+                    after: try row.column("after")?.string.map { try JSONValue(parsing: $0) }
+                )
+            }
+        }
+    }
+
+    public func tokens() async throws(StoreError) -> [TokenRecord] {
+        try await run {
+            try await connection.query("SELECT * FROM tokens ORDER BY created_at, id").map { row in
+                TokenRecord(
+                    id: row.column("id")?.string ?? "",
+                    name: row.column("name")?.string ?? "",
+                    environment: row.column("environment")?.string ?? "",
+                    role: TokenRole(rawValue: row.column("role")?.string ?? "") ?? .client,
+                    digest: row.column("digest")?.string ?? "",
+                    createdAt: Date(timeIntervalSince1970: row.column("created_at")?.double ?? 0),
+                    revokedAt: row.column("revoked_at")?.double.map(Date.init(timeIntervalSince1970:))
+                )
+            }
+        }
+    }
+
+    public func insertToken(_ token: TokenRecord) async throws(StoreError) {
+        try await run {
+            _ = try await connection.query(
+                "INSERT INTO tokens (id, name, environment, role, digest, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .text(token.id), .text(token.name), .text(token.environment), .text(token.role.rawValue),
+                    .text(token.digest), .float(token.createdAt.timeIntervalSince1970),
+                ])
+        }
+    }
+
+    public func revokeToken(id: String, at time: Date) async throws(StoreError) {
+        try await run {
+            let rows = try await connection.query("SELECT id FROM tokens WHERE id = ?", [.text(id)])
+            guard !rows.isEmpty else { throw StoreError.notFound("token \"\(id)\"") }
+            _ = try await connection.query(
+                "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                [.float(time.timeIntervalSince1970), .text(id)])
+        }
+    }
+
+    // MARK: - Internals
+
+    private func currentVersion() async throws -> Int {
+        let tables = try await connection.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+        guard !tables.isEmpty else { return 0 }
+        let rows = try await connection.query("SELECT MAX(version) AS version FROM schema_migrations")
+        return rows.first?.column("version")?.integer ?? 0
+    }
+
+    /// Runs `body`, mapping every failure that is not already a ``StoreError`` to one.
+    private func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
+        await serial.lock()
+        defer { serial.unlock() }
+        do {
+            return try await body()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .database(String(describing: error))
+        }
+    }
+
+    /// Runs `body` in a write transaction, rolling back if it throws.
+    private func transaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        _ = try await connection.query("BEGIN IMMEDIATE")
+        do {
+            let result = try await body()
+            _ = try await connection.query("COMMIT")
+            return result
+        } catch {
+            _ = try? await connection.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func readState() async throws -> ServerState {
+        var state = ServerState()
+        for row in try await connection.query("SELECT key, revision FROM environments") {
+            let key = row.column("key")?.string ?? ""
+            state.environments[key] = EnvironmentState(key: key, revision: row.column("revision")?.integer ?? 0)
+        }
+        let decoder = JSONDecoder()
+        for row in try await connection.query("SELECT key, document FROM flags") {
+            let flag = try decoder.decode(FlagRecord.self, from: Data((row.column("document")?.string ?? "").utf8))
+            state.flags[flag.key] = flag
+        }
+        for row in try await connection.query("SELECT environment, flag, document FROM flag_settings") {
+            let settings = try decoder.decode(FlagSettings.self, from: Data((row.column("document")?.string ?? "").utf8))
+            state.environments[row.column("environment")?.string ?? ""]?.settings[row.column("flag")?.string ?? ""] = settings
+        }
+        for row in try await connection.query("SELECT environment, key, rule FROM segments") {
+            let rule = try JSONValue(parsing: row.column("rule")?.string ?? "")
+            state.environments[row.column("environment")?.string ?? ""]?.segments[row.column("key")?.string ?? ""] = rule
+        }
+        return state
+    }
+
+    /// Writes the difference between `state` and `next`, bumps revisions and appends the audit.
+    private func write(
+        from state: ServerState, to next: ServerState, drafts: [AuditDraft], changes: ChangeSet, time: Date
+    ) async throws -> [String: Int] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func text(_ value: some Encodable) throws -> SQLiteData {
+            .text(String(decoding: try encoder.encode(value), as: UTF8.self))
+        }
+        for (key, flag) in next.flags where state.flags[key] != flag {
+            _ = try await connection.query(
+                "INSERT INTO flags (key, document) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET document = excluded.document",
+                [.text(key), try text(flag)])
+        }
+        for key in state.flags.keys where next.flags[key] == nil {
+            _ = try await connection.query("DELETE FROM flags WHERE key = ?", [.text(key)])
+        }
+        var revisions: [String: Int] = [:]
+        let changed = Set(drafts.map(\.environment))
+        for environment in next.environments.values.sorted(by: { $0.key < $1.key }) {
+            let old = state.environments[environment.key]
+            if old == nil {
+                _ = try await connection.query(
+                    "INSERT INTO environments (key, revision) VALUES (?, 0)", [.text(environment.key)])
+            }
+            for (flag, settings) in environment.settings where old?.settings[flag] != settings {
+                _ = try await connection.query(
+                    """
+                    INSERT INTO flag_settings (environment, flag, document) VALUES (?, ?, ?)
+                    ON CONFLICT(environment, flag) DO UPDATE SET document = excluded.document
+                    """,
+                    [.text(environment.key), .text(flag), try text(settings)])
+            }
+            for flag in (old?.settings.keys).map(Array.init) ?? [] where environment.settings[flag] == nil {
+                _ = try await connection.query(
+                    "DELETE FROM flag_settings WHERE environment = ? AND flag = ?", [.text(environment.key), .text(flag)])
+            }
+            for (key, rule) in environment.segments where old?.segments[key] != rule {
+                _ = try await connection.query(
+                    """
+                    INSERT INTO segments (environment, key, rule) VALUES (?, ?, ?)
+                    ON CONFLICT(environment, key) DO UPDATE SET rule = excluded.rule
+                    """,
+                    [.text(environment.key), .text(key), .text(rule.serialized())])
+            }
+            for key in (old?.segments.keys).map(Array.init) ?? [] where environment.segments[key] == nil {
+                _ = try await connection.query(
+                    "DELETE FROM segments WHERE environment = ? AND key = ?", [.text(environment.key), .text(key)])
+            }
+            guard changed.contains(environment.key) else { continue }
+            let revision = environment.revision + 1
+            revisions[environment.key] = revision
+            _ = try await connection.query(
+                "UPDATE environments SET revision = ? WHERE key = ?", [.integer(revision), .text(environment.key)])
+            _ = try await connection.query(
+                "INSERT INTO revisions (environment, revision, time, actor, reason) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .text(environment.key), .integer(revision), .float(time.timeIntervalSince1970), .text(changes.actor),
+                    changes.reason.map(SQLiteData.text) ?? .null,
+                ])
+        }
+        for draft in drafts {
+            _ = try await connection.query(
+                """
+                INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(draft.environment), .integer(revisions[draft.environment] ?? 0),
+                    .float(time.timeIntervalSince1970), .text(changes.actor), changes.reason.map(SQLiteData.text) ?? .null,
+                    .text(draft.subject.rawValue), .text(draft.key),
+                    draft.before.map { .text($0.serialized()) } ?? .null,
+                    draft.after.map { .text($0.serialized()) } ?? .null,
+                ])
+        }
+        return revisions
+    }
+}

@@ -1,0 +1,71 @@
+/// The SQLite schema, as numbered migrations applied in order and recorded in `schema_migrations`.
+///
+/// Append a migration to change the schema; never edit one that has shipped.
+enum SQLiteMigrations {
+    static let all: [(version: Int, statements: [String])] = [
+        (
+            1,
+            [
+                """
+                CREATE TABLE environments (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    revision INTEGER NOT NULL
+                )
+                """,
+                "CREATE TABLE flags (key TEXT PRIMARY KEY NOT NULL, document TEXT NOT NULL)",
+                """
+                CREATE TABLE flag_settings (
+                    environment TEXT NOT NULL REFERENCES environments(key),
+                    flag TEXT NOT NULL,
+                    document TEXT NOT NULL,
+                    PRIMARY KEY (environment, flag)
+                )
+                """,
+                """
+                CREATE TABLE segments (
+                    environment TEXT NOT NULL REFERENCES environments(key),
+                    key TEXT NOT NULL,
+                    rule TEXT NOT NULL,
+                    PRIMARY KEY (environment, key)
+                )
+                """,
+                """
+                CREATE TABLE revisions (
+                    environment TEXT NOT NULL REFERENCES environments(key),
+                    revision INTEGER NOT NULL,
+                    time REAL NOT NULL,
+                    actor TEXT NOT NULL,
+                    reason TEXT,
+                    PRIMARY KEY (environment, revision)
+                )
+                """,
+                """
+                CREATE TABLE audit (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    environment TEXT NOT NULL,
+                    revision INTEGER NOT NULL,
+                    time REAL NOT NULL,
+                    actor TEXT NOT NULL,
+                    reason TEXT,
+                    subject TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    before TEXT,
+                    after TEXT
+                )
+                """,
+                "CREATE INDEX audit_by_key ON audit (environment, key, revision)",
+                """
+                CREATE TABLE tokens (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    digest TEXT NOT NULL UNIQUE,
+                    created_at REAL NOT NULL,
+                    revoked_at REAL
+                )
+                """,
+            ]
+        )
+    ]
+}

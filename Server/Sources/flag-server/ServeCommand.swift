@@ -1,0 +1,64 @@
+import ArgumentParser
+import FlagServer
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import Prometheus
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Start the server (SQLite in the data directory; created with three environments on first start)."
+    )
+
+    @Option(help: "Address to listen on (FLAG_SERVER_HOST, default 127.0.0.1).") var host: String?
+    @Option(help: "Port to listen on, 0 for any free port (FLAG_SERVER_PORT, default 8080).") var port: Int?
+    @Option(help: "Directory of the SQLite database (FLAG_SERVER_DATA_DIRECTORY, default ./flag-server-data).")
+    var dataDirectory: String?
+    @Option(help: "PostgreSQL URL (FLAG_SERVER_DATABASE_URL); not supported yet.") var databaseURL: String?
+    @Option(help: "trace, debug, info, notice, warning, error or critical (FLAG_SERVER_LOG_LEVEL, default info).")
+    var logLevel: String?
+    @Option(help: "ttlSeconds advertised by app_config (FLAG_SERVER_TTL_SECONDS, default 60).") var ttlSeconds: Int?
+
+    func run() async throws {
+        let configuration: ServerConfiguration
+        do {
+            configuration = try ServerConfiguration(
+                host: host, port: port, dataDirectory: dataDirectory, databaseURL: databaseURL, logLevel: logLevel,
+                ttlSeconds: ttlSeconds, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ArgumentParser.ValidationError(error.description)
+        }
+        let level = configuration.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "flag-server")
+
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let store = try await SQLiteFlagStore(path: configuration.databasePath, logger: logger)
+        let (server, bootstrap) = try await FlagServer.start(
+            store: store, ttlSeconds: configuration.ttlSeconds, metrics: registry, logger: logger)
+        if let bootstrap {
+            // Shown once: written unbuffered so that it reaches a redirected stdout at once.
+            FileHandle.standardOutput.write(Data("""
+                Created environments \(FlagServer.defaultEnvironments.joined(separator: ", ")) in \(configuration.databasePath).
+                First admin token (shown only this once; only its hash is stored):
+
+                    \(bootstrap.adminToken)
+
+
+                """.utf8))
+        }
+        let app = server.application(host: configuration.host, port: configuration.port) { port in
+            logger.info("listening on http://\(configuration.host):\(port)")
+        }
+        try await app.runService()
+        await store.close()
+    }
+}

@@ -1,0 +1,110 @@
+import AsyncHTTPClient
+import FlagEvaluation
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// Runs the `flag-server` executable, kills it with SIGKILL while writes are in flight, and
+/// checks that a restart opens the database and serves every acknowledged revision.
+struct CrashRecoveryTests {
+    /// The executable `swift build --build-tests` / `swift test` builds beside the test bundle.
+    static var executable: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/flag-server")
+    }
+
+    /// A running `flag-server serve` on a free port.
+    final class ServerProcess: Sendable {
+        let process: Process
+        let port: Int
+        /// A client of its own, shut down after a kill so that requests queued for the dead
+        /// process fail at once instead of waiting for a connection.
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let firstToken: String?
+
+        init(dataDirectory: String) async throws {
+            let process = Process()
+            process.executableURL = CrashRecoveryTests.executable
+            process.arguments = ["serve", "--port", "0", "--data-directory", dataDirectory, "--log-level", "info"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            // Read the output until the server says where it listens (and, on first start, the token).
+            let text = try await Task.detached {
+                var text = ""
+                while !text.contains("listening on http://") {
+                    let chunk = output.fileHandleForReading.availableData
+                    guard !chunk.isEmpty else { throw TestFailure("flag-server exited early:\n\(text)") }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                return text
+            }.value
+            guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?
+                .prefix(while: \.isNumber), let port = Int(portText)
+            else { throw TestFailure("no port in the output:\n\(text)") }
+            self.process = process
+            self.port = port
+            self.firstToken = text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init)
+        }
+
+        func request(_ method: HTTPMethod, _ path: String, token: String, body: String? = nil) async throws -> (Int, String) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            request.method = method
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            if let body { request.body = .bytes(ByteBuffer(string: body)) }
+            let response = try await client.execute(request, deadline: .distantFuture)
+            let bytes = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), String(buffer: bytes))
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CrashRecoveryTests.executable.path)))
+    func aKilledServerLosesNoAcknowledgedRevision() async throws {
+        let directory = TemporaryDirectory().path
+        let first = try await ServerProcess(dataDirectory: directory)
+        let token = try #require(first.firstToken)
+        let created = try await first.request(
+            .PUT, "/admin/v1/flags/limit", token: token, body: #"{"type": "integer", "variants": {"v0": 0}}"#)
+        #expect(created.0 == 200)
+
+        // Writes in flight while the process is killed: each acknowledged one must survive.
+        let acknowledged = await withTaskGroup(of: Int?.self) { group in
+            for index in 1...40 {
+                group.addTask {
+                    let body = #"{"type": "integer", "variants": {"v0": \#(index)}}"#
+                    guard let reply = try? await first.request(.PUT, "/admin/v1/flags/limit", token: token, body: body),
+                        reply.0 == 200, let json = try? JSONValue(parsing: reply.1)
+                    else { return nil }
+                    return json["revisions"]?["production"]?.intValue
+                }
+            }
+            var revisions: [Int] = []
+            var killed = false
+            for await revision in group {
+                if let revision { revisions.append(revision) }
+                if revisions.count == 5, !killed {
+                    kill(first.process.processIdentifier, SIGKILL)
+                    killed = true
+                    // Requests still queued in the client would wait for a connection: fail them.
+                    Task { try? await first.client.shutdown() }
+                }
+            }
+            if !killed { kill(first.process.processIdentifier, SIGKILL) }
+            return revisions
+        }
+        first.process.waitUntilExit()
+        #expect(acknowledged.count >= 5)
+
+        let second = try await ServerProcess(dataDirectory: directory)
+        #expect(second.firstToken == nil)
+        let (status, body) = try await second.request(.GET, "/admin/v1/environments/production/revisions?limit=1000", token: token)
+        #expect(status == 200)
+        let stored = Set((try JSONValue(parsing: body)).arrayValue?.compactMap { $0["revision"]?.intValue } ?? [])
+        #expect(Set(acknowledged).isSubset(of: stored))
+        second.process.terminate()
+        second.process.waitUntilExit()
+        try await second.client.shutdown()
+    }
+}

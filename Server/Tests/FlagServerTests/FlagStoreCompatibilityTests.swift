@@ -1,0 +1,164 @@
+import FlagEvaluation
+import FlagServer
+import Foundation
+import Testing
+
+/// The suite every ``FlagStore`` implementation must pass. Add an implementation to `stores`.
+struct FlagStoreCompatibilityTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case sqliteMemory, sqliteFile
+        var testDescription: String { rawValue }
+    }
+
+    static func makeStore(_ kind: Kind) async throws -> any FlagStore {
+        switch kind {
+        case .sqliteMemory: return try await SQLiteFlagStore(path: nil)
+        case .sqliteFile: return try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
+        }
+    }
+
+    static let time = Date(timeIntervalSince1970: 1_800_000_000)
+    static let flag = FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false])
+
+    /// Runs `body` with a store of `kind`, seeded or empty, and closes the store afterwards.
+    static func with(_ kind: Kind, seeded: Bool = true, _ body: (any FlagStore) async throws -> Void) async throws {
+        let store = seeded ? try await Self.seeded(kind) : try await makeStore(kind)
+        do {
+            try await body(store)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+
+    static func seeded(_ kind: Kind) async throws -> any FlagStore {
+        let store = try await makeStore(kind)
+        try await store.migrate()
+        try await store.commit(
+            ChangeSet(actor: "test", changes: [.createEnvironment("dev"), .createEnvironment("prod")], basedOn: [:]),
+            at: time)
+        try await store.commit(
+            ChangeSet(
+                actor: "alice", reason: "new flag",
+                changes: [.putFlag(flag, initialSettings: FlagSettings(enabled: false, defaultVariant: "off"))],
+                basedOn: ["dev": 1, "prod": 1]),
+            at: time)
+        return store
+    }
+
+    @Test(arguments: Kind.allCases)
+    func migrateIsIdempotentAndVersioned(kind: Kind) async throws {
+        try await Self.with(kind, seeded: false) { store in
+            #expect(try await store.schemaVersion() == 0)
+            try await store.migrate()
+            try await store.migrate()
+            #expect(try await store.schemaVersion() == 1)
+            #expect(try await store.load() == ServerState())
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func everyWriteIsARevisionWithAudit(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            let revisions = try await store.commit(
+                ChangeSet(
+                    actor: "bob", reason: "launch",
+                    changes: [.putSettings(environment: "prod", flag: "checkout", FlagSettings(enabled: true, defaultVariant: "on"))],
+                    basedOn: ["dev": 2, "prod": 2]),
+                at: Self.time)
+            #expect(revisions == ["prod": 3])
+            let state = try await store.load()
+            #expect(state.environments["prod"]?.revision == 3)
+            #expect(state.environments["dev"]?.revision == 2)
+            #expect(state.environments["prod"]?.settings["checkout"] == FlagSettings(enabled: true, defaultVariant: "on"))
+            #expect(state.flags["checkout"] == Self.flag)
+
+            let audit = try await store.audit(environment: "prod", key: "checkout", limit: 10)
+            #expect(audit.map(\.revision) == [3, 2])
+            #expect(audit[0].actor == "bob")
+            #expect(audit[0].reason == "launch")
+            #expect(audit[0].before?["settings"]?["enabled"] == false)
+            #expect(audit[0].after?["settings"]?["enabled"] == true)
+            #expect(audit[1].before == nil)
+            let history = try await store.revisions(environment: "prod", limit: 10)
+            #expect(history.map(\.revision) == [3, 2, 1])
+            #expect(history.first?.actor == "bob")
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aWriteBasedOnAStaleRevisionIsRefusedAndWritesNothing(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            let before = try await store.load()
+            let stale = ChangeSet(
+                actor: "replica-b",
+                changes: [.putSettings(environment: "dev", flag: "checkout", FlagSettings(enabled: true, defaultVariant: "on"))],
+                basedOn: ["dev": 1, "prod": 2])
+            await #expect(throws: StoreError.staleRevision(environment: "dev", expected: 1, actual: 2)) {
+                try await store.commit(stale, at: Self.time)
+        }
+        #expect(try await store.load() == before)
+        #expect(try await store.audit(environment: "dev", key: nil, limit: 10).count == 2)
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aChangeSetWithAFailingChangeIsRefusedWhole(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            let before = try await store.load()
+            let changes = ChangeSet(
+                actor: "test",
+                changes: [
+                    .putSegment(environment: "dev", key: "beta", rule: ["in": ["@beta.example", ["var": "email"]]]),
+                    .putSettings(environment: "dev", flag: "missing", FlagSettings(enabled: true, defaultVariant: "on")),
+                ],
+                basedOn: before.revisions)
+            await #expect(throws: StoreError.notFound("flag \"missing\"")) {
+                try await store.commit(changes, at: Self.time)
+        }
+        #expect(try await store.load() == before)
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func segmentsAndDeletionsAreStoredAndAudited(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            try await store.commit(
+                ChangeSet(actor: "t", changes: [.putSegment(environment: "dev", key: "beta", rule: ["==": [1, 1]])], basedOn: [:]),
+                at: Self.time)
+            #expect(try await store.load().environments["dev"]?.segments == ["beta": ["==": [1, 1]]])
+            try await store.commit(ChangeSet(actor: "t", changes: [.deleteFlag("checkout")], basedOn: [:]), at: Self.time)
+            let state = try await store.load()
+            #expect(state.flags.isEmpty)
+            #expect(state.environments["prod"]?.settings.isEmpty == true)
+            let audit = try await store.audit(environment: "prod", key: "checkout", limit: 1)
+            #expect(audit.first?.after == nil)
+            #expect(audit.first?.before?["flag"]?["key"] == "checkout")
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func tokensAreStoredAndRevoked(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            let (_, record) = TokenIssuer.issue(name: "ios", environment: "prod", role: .client, at: Self.time)
+            try await store.insertToken(record)
+            #expect(try await store.tokens() == [record])
+            try await store.revokeToken(id: record.id, at: Self.time)
+            #expect(try await store.tokens().first?.revokedAt == Self.time)
+            await #expect(throws: StoreError.notFound("token \"nope\"")) {
+                try await store.revokeToken(id: "nope", at: Self.time)
+        }
+        }
+    }
+}
+
+/// A fresh directory under the system's temporary directory.
+struct TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("flag-server-tests-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+}

@@ -1,0 +1,168 @@
+import FlagEvaluation
+import FlagServer
+import NIOHTTP1
+import Testing
+
+struct OFREPTests {
+    @Test
+    func singleEvaluationServesTheVariantWithReasonAndMetadata() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout", targeting: #"{"if": [{"==": [{"var": "plan"}, "free"]}, "off", null]}"#)
+            let token = try await server.token(.client, environment: "production")
+            let premium = try await server.request(
+                .POST, "/ofrep/v1/evaluate/flags/checkout", token: token, body: #"{"context": {"targetingKey": "u1", "plan": "premium"}}"#)
+            #expect(premium.status == 200)
+            #expect(premium.json?["value"] == true)
+            #expect(premium.json?["variant"] == "on")
+            #expect(premium.json?["reason"] == "DEFAULT")
+            #expect(premium.json?["metadata"]?["type"] == "boolean")
+            let free = try await server.request(
+                .POST, "/ofrep/v1/evaluate/flags/checkout", token: token, body: #"{"context": {"targetingKey": "u1", "plan": "free"}}"#)
+            #expect(free.json?["value"] == false)
+            #expect(free.json?["reason"] == "TARGETING_MATCH")
+        }
+    }
+
+    @Test
+    func anOffFlagIsDisabledAndDefersToTheCodeDefault() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout", enabled: false)
+            let token = try await server.token(.client, environment: "production")
+            let reply = try await server.request(.POST, "/ofrep/v1/evaluate/flags/checkout", token: token, body: #"{"context": {}}"#)
+            #expect(reply.status == 200)
+            #expect(reply.json?["reason"] == "DISABLED")
+            #expect(reply.json?["value"] == nil)
+            #expect(reply.json?["variant"] == nil)
+            #expect(reply.json?["metadata"]?["type"] == "boolean")
+        }
+    }
+
+    @Test
+    func errorsHaveOFREPCodesAndStatuses() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout")
+            let token = try await server.token(.client, environment: "production")
+            let missing = try await server.request(.POST, "/ofrep/v1/evaluate/flags/nope", token: token, body: #"{"context": {}}"#)
+            #expect(missing.status == 404)
+            #expect(missing.json?["errorCode"] == "FLAG_NOT_FOUND")
+            #expect(missing.json?["key"] == "nope")
+            let malformed = try await server.request(.POST, "/ofrep/v1/evaluate/flags/checkout", token: token, body: #"{"context": "#)
+            #expect(malformed.status == 400)
+            #expect(malformed.json?["errorCode"] == "PARSE_ERROR")
+            let badContext = try await server.request(.POST, "/ofrep/v1/evaluate/flags/checkout", token: token, body: #"{"context": [1]}"#)
+            #expect(badContext.status == 400)
+            #expect(badContext.json?["errorCode"] == "INVALID_CONTEXT")
+            #expect(badContext.json?["errorDetails"]?.stringValue?.contains("\"context\"") == true)
+            let badKey = try await server.request(
+                .POST, "/ofrep/v1/evaluate/flags/checkout", token: token, body: #"{"context": {"targetingKey": 7}}"#)
+            #expect(badKey.status == 400)
+            #expect(badKey.json?["errorDetails"]?.stringValue?.contains("context.targetingKey") == true)
+        }
+    }
+
+    @Test
+    func anOversizedContextIsRefusedWith413() async throws {
+        try await TestServer.with(limits: ServerLimits(maximumEvaluationBytes: 100)) { server in
+            try await server.booleanFlag("checkout")
+            let token = try await server.token(.client, environment: "production")
+            let big = #"{"context": {"targetingKey": "\#(String(repeating: "x", count: 200))"}}"#
+            let reply = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: big)
+            #expect(reply.status == 413)
+            #expect(reply.json?["error"]?["message"]?.stringValue?.contains("100 bytes") == true)
+        }
+    }
+
+    @Test
+    func bulkEvaluationCarriesAContextETagAndAnswers304() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout")
+            try await server.booleanFlag("search", enabled: false)
+            let token = try await server.token(.client, environment: "production")
+            let body = #"{"context": {"targetingKey": "u1"}}"#
+            let first = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: body)
+            #expect(first.status == 200)
+            let flags = first.json?["flags"]?.arrayValue ?? []
+            #expect(flags.map { $0["key"] } == ["checkout", "search"])
+            #expect(flags.first?["value"] == true)
+            #expect(first.json?["eventStreams"]?.arrayValue?.first?["type"] == "sse")
+            #expect(first.json?["eventStreams"]?.arrayValue?.first?["endpoint"]?["requestUri"] == "/ofrep/v1/events")
+            let etag = try #require(first.header("ETag"))
+
+            let cached = try await server.request(
+                .POST, "/ofrep/v1/evaluate/flags", token: token, body: body, headers: [("If-None-Match", etag)])
+            #expect(cached.status == 304)
+            #expect(cached.body.isEmpty)
+
+            let otherContext = try await server.request(
+                .POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {"targetingKey": "u2"}}"#,
+                headers: [("If-None-Match", etag)])
+            #expect(otherContext.status == 200)
+            #expect(otherContext.header("ETag") != etag)
+
+            try await server.booleanFlag("search", enabled: true)
+            let changed = try await server.request(
+                .POST, "/ofrep/v1/evaluate/flags", token: token, body: body, headers: [("If-None-Match", etag)])
+            #expect(changed.status == 200)
+            #expect(changed.header("ETag") != etag)
+        }
+    }
+
+    @Test
+    func tokensAreCheckedForPresenceEnvironmentAndRevocation() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout")
+            let none = try await server.request(.POST, "/ofrep/v1/evaluate/flags", body: #"{"context": {}}"#)
+            #expect(none.status == 401)
+            #expect(none.json?["error"]?["message"]?.stringValue?.contains("Bearer") == true)
+            let forged = try await server.request(
+                .POST, "/ofrep/v1/evaluate/flags", token: "ffs_000000000000_" + String(repeating: "0", count: 64),
+                body: #"{"context": {}}"#)
+            #expect(forged.status == 401)
+
+            let staging = try await server.token(.client, environment: "staging")
+            let flagd = try await server.request(.GET, "/flagd/v1/flags.json", token: staging)
+            #expect(flagd.status == 403)
+            let admin = try await server.request(.GET, "/admin/v1/environments/production/flags", token: staging)
+            #expect(admin.status == 403)
+
+            let production = try await server.token(.client, environment: "production")
+            let id = String(production.split(separator: "_")[1])
+            let revoked = try await server.request(.DELETE, "/admin/v1/tokens/\(id)", token: server.adminToken)
+            #expect(revoked.status == 204)
+            let after = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: production, body: #"{"context": {}}"#)
+            #expect(after.status == 401)
+            #expect(after.json?["error"]?["message"] == .string("token \"\(id)\" was revoked"))
+        }
+    }
+
+    @Test
+    func corsAllowsIfNoneMatchAndExposesETag() async throws {
+        try await TestServer.with { server in
+            let preflight = try await server.request(
+                .OPTIONS, "/ofrep/v1/evaluate/flags",
+                headers: [("Origin", "https://app.example"), ("Access-Control-Request-Method", "POST")])
+            #expect(preflight.header("Access-Control-Allow-Headers")?.lowercased().contains("if-none-match") == true)
+            let token = try await server.token(.client, environment: "production")
+            let reply = try await server.request(
+                .POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#, headers: [("Origin", "https://app.example")])
+            #expect(reply.header("Access-Control-Expose-Headers")?.contains("ETag") == true)
+        }
+    }
+
+    @Test
+    func theRateLimitAnswers429WithRetryAfter() async throws {
+        let clock = ManualSeconds()
+        let limiter = RateLimiter(perSecond: 1, burst: 2, now: { clock.value })
+        try await TestServer.with(rateLimiter: limiter) { server in
+            let token = try await server.token(.client, environment: "production")
+            let first = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#)
+            let second = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#)
+            let third = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#)
+            #expect([first.status, second.status, third.status] == [200, 200, 429])
+            #expect(third.header("Retry-After") == "1")
+            clock.advance(by: 1)
+            let later = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#)
+            #expect(later.status == 200)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import FlagServer
+import Logging
+import Testing
+
+struct ServerConfigurationTests {
+    @Test
+    func defaultsServeOnLoopbackWithSQLiteInTheDataDirectory() throws {
+        let configuration = try ServerConfiguration(environment: [:])
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.databasePath == "./flag-server-data/flags.sqlite")
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.ttlSeconds == 60)
+    }
+
+    @Test
+    func optionsWinOverEnvironmentVariables() throws {
+        let environment = [
+            "FLAG_SERVER_HOST": "0.0.0.0", "FLAG_SERVER_PORT": "9000", "FLAG_SERVER_DATA_DIRECTORY": "/var/lib/flags",
+            "FLAG_SERVER_LOG_LEVEL": "DEBUG",
+        ]
+        let fromEnvironment = try ServerConfiguration(environment: environment)
+        #expect(fromEnvironment.host == "0.0.0.0")
+        #expect(fromEnvironment.port == 9000)
+        #expect(fromEnvironment.dataDirectory == "/var/lib/flags")
+        #expect(fromEnvironment.logLevel == .debug)
+        let fromOptions = try ServerConfiguration(port: 7000, logLevel: "error", environment: environment)
+        #expect(fromOptions.port == 7000)
+        #expect(fromOptions.logLevel == .error)
+    }
+
+    @Test
+    func badValuesAreNamed() {
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["FLAG_SERVER_PORT": "http"]) }
+        do {
+            _ = try ServerConfiguration(environment: ["FLAG_SERVER_PORT": "http"])
+        } catch {
+            #expect(error.description == "FLAG_SERVER_PORT=http is not a whole number")
+        }
+        do {
+            _ = try ServerConfiguration(port: 70000, environment: [:])
+        } catch {
+            #expect(error.description == "--port must be in 0…65535, got 70000")
+        }
+        do {
+            _ = try ServerConfiguration(logLevel: "loud", environment: [:])
+        } catch {
+            #expect(error.description.hasPrefix("log level \"loud\" is not one of trace"))
+        }
+    }
+
+    @Test
+    func aDatabaseURLIsRefusedWithItsPasswordRedacted() {
+        do {
+            _ = try ServerConfiguration(environment: ["FLAG_SERVER_DATABASE_URL": "postgres://flags:hunter2@db/flags"])
+            Issue.record("a PostgreSQL URL was accepted")
+        } catch {
+            #expect(!error.description.contains("hunter2"))
+            #expect(error.description.contains("postgres://<REDACTED>@db/flags"))
+        }
+    }
+}
