@@ -148,10 +148,15 @@ public enum AppFlag: String, CaseIterable, FeatureFlagKey {
         }
     }
 
+    // An array literal, so that `flags export` can read it from the sources.
     public static let typedFlags: [any FlagDefinitionConvertible] = [
         AppConfig.pageSize, AppConfig.streamFlushInterval, AppConfig.onboardingVariant,
         AppConfig.composerStyle, AppConfig.retryPolicy,
-    ] + AppRuntimeConfiguration.flags
+        AppRuntimeConfiguration.Flags.magicLinkResendCooldown, AppRuntimeConfiguration.Flags.cuesPageSize,
+        AppRuntimeConfiguration.Flags.sessionReplayEnabled, AppRuntimeConfiguration.Flags.firstPartyEventsEnabled,
+        AppRuntimeConfiguration.Flags.analyticsFlushInterval, AppRuntimeConfiguration.Flags.developerMenuAvailable,
+        AppRuntimeConfiguration.Flags.networkConsoleLogLimit,
+    ]
 }
 
 /// How the message composer looks.

@@ -16,7 +16,7 @@ struct CodeGenerationTests {
             "generate", "--manifest", TestPaths.exampleManifest.path, "--output", directory.path,
         ])
         let file = directory.appendingPathComponent("AppFlag.swift")
-        #expect(result == FlagsTool.Result(status: 0, standardOutput: "Wrote \(file.path) (37 flags).\n", standardError: ""))
+        #expect(result == FlagsTool.Result(status: 0, standardOutput: "Wrote \(file.path) (44 flags).\n", standardError: ""))
         let code = try String(contentsOf: file, encoding: .utf8)
         if ProcessInfo.processInfo.environment["FLAGS_UPDATE_EXAMPLES"] == "1" {
             try code.write(to: expected, atomically: true, encoding: .utf8)

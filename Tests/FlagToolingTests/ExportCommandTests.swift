@@ -21,7 +21,7 @@ struct ExportCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("flags.json")
         let result = try FlagsTool.run(["export", "--sources", exampleSources.path, "--output", file.path])
-        #expect(result == FlagsTool.Result(status: 0, standardOutput: "Wrote \(file.path) (37 flags).\n", standardError: ""))
+        #expect(result == FlagsTool.Result(status: 0, standardOutput: "Wrote \(file.path) (44 flags).\n", standardError: ""))
         #expect(try String(contentsOf: file, encoding: .utf8) == (try Manifest(AppFlag.self).jsonString()))
     }
 
@@ -47,6 +47,29 @@ struct ExportCommandTests {
             try SwiftRegistryReader().read(sources: [(path: "Empty.swift", text: "let x = 1\n")])
         } throws: { error in
             (error as? ToolingError)?.message == "No enum conforming to FeatureFlagKey in the sources."
+        }
+    }
+
+    /// A computed list (`[...] + Other.all`) would silently lose the typed values: it is an error.
+    @Test func typedFlagsThatAreNotAnArrayLiteralAreAnError() throws {
+        let source = """
+            enum AppFlag: String, CaseIterable, FeatureFlagKey {
+                case newChat = "new_chat"
+
+                var metadata: FlagMetadata<AppFlag> {
+                    switch self {
+                    case .newChat: FlagMetadata("New chat")
+                    }
+                }
+
+                static let typedFlags: [any FlagDefinitionConvertible] = [Config.pageSize] + Config.all
+            }
+            """
+        #expect {
+            try SwiftRegistryReader().read(sources: [(path: "Flags.swift", text: source)])
+        } throws: { error in
+            (error as? ToolingError)?.message
+                == "Flags.swift:10: AppFlag.typedFlags is not an array literal; flags export reads `static let typedFlags: [any FlagDefinitionConvertible] = [A.b, C.d, ...]` and would otherwise leave typed values out."
         }
     }
 

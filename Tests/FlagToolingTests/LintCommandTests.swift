@@ -57,7 +57,14 @@ struct LintCommandTests {
                         \(path):612: warning: [missing-description] 'composer_style' has no description. Add metadata "description" saying what it changes.
                         \(path):626: warning: [missing-removal-target] 'retry_policy' has no removal target. Add metadata "removalTarget" so it does not live forever.
                         \(path):626: warning: [missing-description] 'retry_policy' has no description. Add metadata "description" saying what it changes.
-                        0 errors, 10 warnings
+                        \(path):639: warning: [missing-removal-target] 'auth.magic_link_resend_cooldown_seconds' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):654: warning: [missing-removal-target] 'cues.page_size' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):668: warning: [missing-removal-target] 'analytics.session_replay_enabled' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):685: warning: [missing-removal-target] 'analytics.first_party_events_enabled' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):702: warning: [missing-removal-target] 'analytics.flush_interval_seconds' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):717: warning: [missing-removal-target] 'dev_tools.developer_menu_available' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        \(path):737: warning: [missing-removal-target] 'dev_tools.network_console_log_limit' has no removal target. Add metadata "removalTarget" so it does not live forever.
+                        0 errors, 17 warnings
 
                         """,
                     standardError: ""))

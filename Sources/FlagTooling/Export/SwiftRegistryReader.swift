@@ -64,6 +64,11 @@ public struct SwiftRegistryReader: Sendable {
             let definition = try evaluator.flagMetadata(call.call, key: flagCase.key, cases: keysByCase, location: call.location)
             flags.append(ManifestFlag(definition: definition, swiftName: Self.swiftName(flagCase.name, key: flagCase.key)))
         }
+        if let location = index.unreadableTypedFlags[flagEnum.name] {
+            throw ToolingError(
+                .invalidInput,
+                "\(location): \(flagEnum.name).typedFlags is not an array literal; flags export reads `static let typedFlags: [any FlagDefinitionConvertible] = [A.b, C.d, ...]` and would otherwise leave typed values out.")
+        }
         for reference in index.typedFlags[flagEnum.name] ?? [] {
             let qualified = reference.base.map { "\($0).\(reference.name)" } ?? "\(flagEnum.name).\(reference.name)"
             guard let constant = index.constants[qualified] else {
@@ -72,7 +77,9 @@ public struct SwiftRegistryReader: Sendable {
                     "\(reference.location): typedFlags lists '\(qualified)', whose declaration (static let \(reference.name) = TypedFlag...) is not in the sources.")
             }
             let definition = try evaluator.typedFlag(constant.call, name: qualified, location: constant.location)
-            flags.append(ManifestFlag(definition: definition, swiftName: Self.swiftName(reference.name, key: definition.key)))
+            // No Swift name for typed values: the in-process export (`Manifest(AppFlag.self)`) cannot
+            // know a constant's name, and both exports must write the same manifest.
+            flags.append(ManifestFlag(definition: definition, swiftName: nil))
         }
         return Manifest(flags: flags, flagSetID: flagSetID, version: version)
     }
@@ -111,6 +118,8 @@ struct DeclarationIndex {
     var metadata: [String: [String: Located<FunctionCallExprSyntax>]] = [:]
     /// Enum name → the `typedFlags` array elements.
     var typedFlags: [String: [Reference]] = [:]
+    /// Enum name → where a `typedFlags` that is not an array literal is declared.
+    var unreadableTypedFlags: [String: String] = [:]
     /// `Type.constant` → its initializer call.
     var constants: [String: Located<FunctionCallExprSyntax>] = [:]
     /// Enums with a `String` raw type: name → case name → raw value.
@@ -120,6 +129,7 @@ struct DeclarationIndex {
         flagEnums += other.flagEnums
         metadata.merge(other.metadata) { $0.merging($1) { first, _ in first } }
         typedFlags.merge(other.typedFlags) { $0 + $1 }
+        unreadableTypedFlags.merge(other.unreadableTypedFlags) { first, _ in first }
         constants.merge(other.constants) { first, _ in first }
         stringEnums.merge(other.stringEnums) { $0.merging($1) { first, _ in first } }
     }
@@ -210,12 +220,15 @@ private final class RegistryDeclarationCollector: SyntaxVisitor {
                         }
                         return nil
                     }
+                } else {
+                    index.unreadableTypedFlags[scope] = location(binding)
                 }
             default:
                 if node.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) }),
                     let call = binding.initializer?.value.as(FunctionCallExprSyntax.self)
                 {
-                    index.constants["\(scope).\(name)"] = .init(call: call, location: location(binding))
+                    // Keyed by the full type path, so `Outer.Inner.constant` finds a nested declaration.
+                    index.constants["\(scopes.joined(separator: ".")).\(name)"] = .init(call: call, location: location(binding))
                 }
             }
         }

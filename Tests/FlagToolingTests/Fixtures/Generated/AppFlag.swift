@@ -356,6 +356,13 @@ enum AppFlag: String, CaseIterable, FeatureFlagKey {
         AppFlagValues.onboardingVariant,
         AppFlagValues.composerStyle,
         AppFlagValues.retryPolicy,
+        AppFlagValues.authMagicLinkResendCooldownSeconds,
+        AppFlagValues.cuesPageSize,
+        AppFlagValues.analyticsSessionReplayEnabled,
+        AppFlagValues.analyticsFirstPartyEventsEnabled,
+        AppFlagValues.analyticsFlushIntervalSeconds,
+        AppFlagValues.devToolsDeveloperMenuAvailable,
+        AppFlagValues.devToolsNetworkConsoleLogLimit,
     ]
 }
 
@@ -405,6 +412,72 @@ enum AppFlagValues {
         followsPhasePolicy: false,
         checking: .userOnly
     )
+
+    /// Magic link resend cooldown (s): Seconds a user waits before another magic link can be sent.
+    static let authMagicLinkResendCooldownSeconds = TypedFlag<Int>(
+        "auth.magic_link_resend_cooldown_seconds",
+        default: 60,
+        displayName: "Magic link resend cooldown (s)",
+        description: "Seconds a user waits before another magic link can be sent.",
+        owner: "identity",
+        buildDefaults: [.debug: 5]
+    )
+
+    /// Cues page size: Items fetched per page of cues.
+    static let cuesPageSize = TypedFlag<Int>(
+        "cues.page_size",
+        default: 20,
+        displayName: "Cues page size",
+        description: "Items fetched per page of cues.",
+        owner: "cues"
+    )
+
+    /// Session replay: Records session replays for analytics.
+    static let analyticsSessionReplayEnabled = TypedFlag<Bool>(
+        "analytics.session_replay_enabled",
+        default: false,
+        displayName: "Session replay",
+        description: "Records session replays for analytics.",
+        owner: "analytics"
+    )
+
+    /// First-party events: Sends first-party analytics events.
+    static let analyticsFirstPartyEventsEnabled = TypedFlag<Bool>(
+        "analytics.first_party_events_enabled",
+        default: true,
+        displayName: "First-party events",
+        description: "Sends first-party analytics events.",
+        owner: "analytics"
+    )
+
+    /// Analytics flush interval (s): Seconds between analytics uploads.
+    static let analyticsFlushIntervalSeconds = TypedFlag<Double>(
+        "analytics.flush_interval_seconds",
+        default: 30.0,
+        displayName: "Analytics flush interval (s)",
+        description: "Seconds between analytics uploads.",
+        owner: "analytics",
+        buildDefaults: [.debug: 5.0]
+    )
+
+    /// Developer menu: Whether the developer menu can be opened.
+    static let devToolsDeveloperMenuAvailable = TypedFlag<Bool>(
+        "dev_tools.developer_menu_available",
+        default: false,
+        displayName: "Developer menu",
+        description: "Whether the developer menu can be opened.",
+        owner: "platform",
+        buildDefaults: [.debug: true, .alpha: true, .`internal`: true]
+    )
+
+    /// Network console log limit: Requests kept by the network console.
+    static let devToolsNetworkConsoleLogLimit = TypedFlag<Int>(
+        "dev_tools.network_console_log_limit",
+        default: 500,
+        displayName: "Network console log limit",
+        description: "Requests kept by the network console.",
+        owner: "platform"
+    )
 }
 
 extension FeatureFlagManager where Key == AppFlag {
@@ -424,4 +497,25 @@ extension FeatureFlagManager where Key == AppFlag {
     var retryPolicy: FlagValue {
         engine.value(forKey: "retry_policy") ?? AppFlagValues.retryPolicy.defaultValue
     }
+
+    /// Magic link resend cooldown (s): Seconds a user waits before another magic link can be sent.
+    var authMagicLinkResendCooldownSeconds: Int { value(AppFlagValues.authMagicLinkResendCooldownSeconds) }
+
+    /// Cues page size: Items fetched per page of cues.
+    var cuesPageSize: Int { value(AppFlagValues.cuesPageSize) }
+
+    /// Session replay: Records session replays for analytics.
+    var analyticsSessionReplayEnabled: Bool { value(AppFlagValues.analyticsSessionReplayEnabled) }
+
+    /// First-party events: Sends first-party analytics events.
+    var analyticsFirstPartyEventsEnabled: Bool { value(AppFlagValues.analyticsFirstPartyEventsEnabled) }
+
+    /// Analytics flush interval (s): Seconds between analytics uploads.
+    var analyticsFlushIntervalSeconds: Double { value(AppFlagValues.analyticsFlushIntervalSeconds) }
+
+    /// Developer menu: Whether the developer menu can be opened.
+    var devToolsDeveloperMenuAvailable: Bool { value(AppFlagValues.devToolsDeveloperMenuAvailable) }
+
+    /// Network console log limit: Requests kept by the network console.
+    var devToolsNetworkConsoleLogLimit: Int { value(AppFlagValues.devToolsNetworkConsoleLogLimit) }
 }
