@@ -53,4 +53,21 @@ struct EvalCommandTests {
                 """,
             standardError: "line 1: flag \"nope\" is not defined\n"))
     }
+
+    @Test(arguments: [("v3", "a"), ("current", "d")])
+    func fractionalBucketingIsSelectable(bucketing: String, variant: String) throws {
+        let file = directory.appendingPathComponent("rollout.json")
+        try Data(#"""
+            {"flags": {"rollout-flag": {"state": "ENABLED", "variants": {"a": "a", "b": "b", "c": "c", "d": "d"}, "defaultVariant": "a",
+                                        "targeting": {"fractional": [["a", 25], ["b", 25], ["c", 25], ["d", 25]]}}}}
+            """#.utf8).write(to: file)
+        let result = try FlagsTool.run([
+            "eval", "--definitions", file.path, "--fractional", bucketing, "--flag", "rollout-flag", "--type", "string",
+            "--default", #""z""#, "--context", #"{"targetingKey": "user-1"}"#,
+        ])
+        #expect(result == FlagsTool.Result(
+            status: 0,
+            standardOutput: #"{"errorCode":null,"flag":"rollout-flag","metadata":{},"reason":"TARGETING_MATCH","value":"\#(variant)","variant":"\#(variant)"}"# + "\n",
+            standardError: ""))
+    }
 }

@@ -8,6 +8,9 @@ import Foundation
 //   Eval.Static       a flag without targeting: the baseline
 //   Eval.Targeted     `if` / `in` / `var` on two attributes
 //   Eval.Fractional   a `fractional` rollout over four variants
+//   Eval.Fractional.v3  the same rollout with v3 (CBOR) bucketing
+//   Eval.JSONLogic    the targeted rule as plain JSON Logic (`JSONLogicRule.evaluate(data:)`),
+//                     to compare with other JSON Logic engines (datalogic-rs: 155–226 ns)
 //   Load.Definitions  loading 10,000 flag definitions (time and peak memory)
 
 let definitionsJSON = #"""
@@ -64,6 +67,23 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Eval.Static", configuration: configuration) { evaluate("static-flag", .boolean, false, $0) }
     Benchmark("Eval.Targeted", configuration: configuration) { evaluate("targeted-flag", .boolean, false, $0) }
     Benchmark("Eval.Fractional", configuration: configuration) { evaluate("rollout-flag", .string, "a", $0) }
+
+    let v3Evaluator = FlagEvaluator(definitions: definitions, bucketing: .v3)
+    Benchmark("Eval.Fractional.v3", configuration: configuration) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(v3Evaluator.evaluate(flag: "rollout-flag", type: .string, default: "a", context: context, now: now))
+        }
+    }
+
+    let targetedRule = try! JSONLogicRule(
+        JSONValue(parsing: #"{"if": [{"and": [{"in": [{"var": "plan"}, ["pro", "team"]]}, {"==": [{"var": "country"}, "NZ"]}]}, "on", "off"]}"#))
+    let ruleData: JSONValue = ["plan": "pro", "country": "NZ"]
+    precondition(targetedRule.evaluate(data: ruleData) == "on")
+    Benchmark("Eval.JSONLogic", configuration: configuration) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(targetedRule.evaluate(data: ruleData))
+        }
+    }
 
     let data = manyDefinitions(10_000)
     Benchmark(

@@ -15,8 +15,6 @@ public struct DefinedFlag: Sendable {
         let key: String
         let state: FlagState
         let variants: [String: JSONValue]
-        /// The variants as a list, searched linearly when short (no string hashing).
-        let variantList: [(name: String, value: JSONValue)]
         let variantType: FlagVariantType
         let defaultVariant: String?
         let defaultValue: JSONValue?
@@ -33,7 +31,6 @@ public struct DefinedFlag: Sendable {
             self.key = key
             self.state = state
             self.variants = variants
-            self.variantList = variants.map { (name: $0.key, value: $0.value) }
             self.variantType = variantType
             self.defaultVariant = defaultVariant
             self.defaultValue = defaultVariant.flatMap { variants[$0] }
@@ -76,11 +73,12 @@ public struct DefinedFlag: Sendable {
     /// The value of the default variant, if it names one of the variants.
     var defaultValue: JSONValue? { storage.defaultValue }
 
-    /// The value of the variant `name`: a linear search for a few variants, else a lookup.
+    /// The value of the variant `name`: a linear scan of a few variants (comparing short strings
+    /// is cheaper than hashing one), else a lookup.
     func value(ofVariant name: String) -> JSONValue? {
-        let list = storage.variantList
-        if list.count > 8 { return storage.variants[name] }
-        for entry in list where entry.name == name { return entry.value }
+        let variants = storage.variants
+        if variants.count > 8 { return variants[name] }
+        for (candidate, value) in variants where candidate == name { return value }
         return nil
     }
 

@@ -43,7 +43,7 @@ enum LogicData: Sendable {
                 current = .string(targetingKey)
             } else if first == "$flagd" {
                 current = Self.flagdProperties(flagKey: flagKey, timestamp: timestamp)
-            } else if let found = context.attributes[first] {
+            } else if let found = Self.member(first, in: context.attributes) {
                 current = found
             } else {
                 return nil
@@ -61,10 +61,19 @@ enum LogicData: Sendable {
         .object(["flagKey": .string(flagKey), "timestamp": .int(timestamp)])
     }
 
+    /// `members[key]`, found by comparing keys when there are few: comparing short strings costs
+    /// less than hashing one, and contexts usually carry a handful of attributes.
+    @inline(__always)
+    static func member(_ key: String, in members: [String: JSONValue]) -> JSONValue? {
+        if members.count > 8 { return members[key] }
+        for (name, value) in members where name == key { return value }
+        return nil
+    }
+
     private static func member(_ key: String, of value: JSONValue) -> JSONValue? {
         switch value {
         case .object(let members):
-            return members[key]
+            return member(key, in: members)
         case .array(let elements):
             guard let index = Int(key), index >= 0, index < elements.count, String(index) == key else { return nil }
             return elements[index]

@@ -548,9 +548,7 @@ extension LogicExpression {
 
         switch op {
         case .fractional:
-            return FractionalOperator.evaluate(
-                count: arguments.count, firstIsBucketingValue: arguments.first.map { !$0.isWrittenAsArray } ?? false,
-                argument: { arguments[$0].evaluate(data, environment, &state) }, environment)
+            return FractionalOperator.evaluate(arguments, data, environment, &state)
         case .semVer:
             return SemVerOperator.evaluate(values())
         case .startsWith:

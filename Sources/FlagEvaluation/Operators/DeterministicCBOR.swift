@@ -155,7 +155,7 @@ extension [UInt8]: CBORSink {}
 
 extension MurmurHash3: CBORSink {
     mutating func append(_ byte: UInt8) {
-        combine(CollectionOfOne(byte))
+        combine(byte: byte)
     }
 
     mutating func append<Bytes: Sequence<UInt8>>(contentsOf bytes: Bytes) {

@@ -16,16 +16,18 @@
 /// hashed in pieces and the weights are kept on the stack (rollouts are evaluated on every request
 /// of a server).
 enum FractionalOperator {
-    /// - Parameters:
-    ///   - count: The number of arguments.
-    ///   - firstIsBucketingValue: Whether the first argument is written as something other than
-    ///     an array (so, under v3, is the bucketing value rather than a bucket).
-    ///   - argument: Evaluates the argument at an index. Called once per argument, and a second
-    ///     time for the chosen bucket.
+    /// Evaluates each argument once, and the chosen bucket a second time. Under v3 the first
+    /// argument is the bucketing value when it is written as something other than an array.
     static func evaluate(
-        count: Int, firstIsBucketingValue: Bool, argument: (Int) -> JSONValue, _ environment: LogicEnvironment
+        _ arguments: [LogicExpression], _ data: LogicData, _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
     ) -> JSONValue {
+        let count = arguments.count
         guard count > 0 else { return .null }
+        func argument(_ index: Int) -> JSONValue {
+            arguments[index].evaluate(data, environment, &state)
+        }
+        let firstIsBucketingValue = !arguments[0].isWrittenAsArray
         var hasher = MurmurHash3()
         let firstBucket: Int
         if environment.bucketing == .v3 {

@@ -28,20 +28,50 @@ struct MurmurHash3 {
         return k &* c2
     }
 
-    /// Appends `bytes` to the hashed input.
+    /// Appends `bytes` to the hashed input; contiguous bytes (a string's UTF-8, an array) are
+    /// read a 4-byte block at a time.
     mutating func combine<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
-        for byte in bytes {
-            block |= UInt32(byte) << (8 * blockBytes)
-            blockBytes += 1
-            length &+= 1
-            if blockBytes == 4 {
-                h ^= Self.mix(block)
-                h = (h << 13) | (h >> 19)
-                h = h &* 5 &+ 0xE654_6B64
-                block = 0
-                blockBytes = 0
-            }
+        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in combine(buffer: buffer) }
+        if done != nil { return }
+        for byte in bytes { combine(byte: byte) }
+    }
+
+    private mutating func combine(buffer: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        let count = buffer.count
+        while blockBytes != 0, index < count {
+            combine(byte: buffer[index])
+            index += 1
         }
+        while index + 4 <= count {
+            let k = UInt32(buffer[index]) | UInt32(buffer[index + 1]) << 8 | UInt32(buffer[index + 2]) << 16
+                | UInt32(buffer[index + 3]) << 24
+            mixBlock(k)
+            length &+= 4
+            index += 4
+        }
+        while index < count {
+            combine(byte: buffer[index])
+            index += 1
+        }
+    }
+
+    /// Appends one byte.
+    mutating func combine(byte: UInt8) {
+        block |= UInt32(byte) << (8 * blockBytes)
+        blockBytes += 1
+        length &+= 1
+        if blockBytes == 4 {
+            mixBlock(block)
+            block = 0
+            blockBytes = 0
+        }
+    }
+
+    private mutating func mixBlock(_ k: UInt32) {
+        h ^= Self.mix(k)
+        h = (h << 13) | (h >> 19)
+        h = h &* 5 &+ 0xE654_6B64
     }
 
     /// The hash of everything combined so far.
