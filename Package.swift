@@ -88,7 +88,7 @@ let package = Package(
         .target(name: "ExampleFlags", dependencies: ["FeatureFlags", "FeatureFlagsRemote"], path: "Examples/ExampleFlags"),
         .executableTarget(
             name: "FeatureFlagsDemo",
-            dependencies: ["FeatureFlags", "ExampleFlags"],
+            dependencies: ["FeatureFlags", "FeatureFlagsRemote", "ExampleFlags"],
             path: "Examples/FeatureFlagsDemo"
         ),
         // The README's snippets, extracted by scripts/readme_snippets.py so they keep compiling.

@@ -3,6 +3,7 @@
 //     swift run feature-flags-demo
 import ExampleFlags
 import FeatureFlags
+import FeatureFlagsRemote
 
 let configurations = BuildConfiguration.allCases
 
@@ -50,3 +51,24 @@ let release = managers[3]
 print("\nIn the App Store build overrides are not permitted:")
 release.setOverride(.terminalRedesign, to: true)
 print("  " + release.details(.terminalRedesign).description)
+
+print("\nThe app's runtime configuration (Examples/ExampleFlags/AppRuntimeConfiguration.swift), by build:")
+for (configuration, manager) in zip(configurations, managers) {
+    let config = manager.configuration(AppRuntimeConfiguration.self)
+    print(
+        "  \(pad(configuration.rawValue, 9)) resend cooldown \(config.auth.magicLinkResendCooldown), "
+            + "cues page \(config.cues.pageSize), flush \(config.analytics.flushInterval), "
+            + "developer menu \(config.devTools.isDeveloperMenuAvailable ? "on" : "off")")
+}
+
+print("\nThe debug menu edits typed values in the debug build, checking what is typed:")
+let debug = managers[0]
+let menu = FlagDebugModel(debug, choices: [FlagChoices(AppConfig.composerStyle)])
+for (key, text) in [("page_size", "25"), ("page_size", "lots"), ("composer_style", "floating"), ("composer_style", "huge")] {
+    do {
+        try menu.setOverride(parsing: text, forKey: key)
+        print("  \(key) = \(text): now \(cell(debug.engine.value(forKey: key) ?? .null))")
+    } catch {
+        print("  \(key) = \(text): \(error)")
+    }
+}
