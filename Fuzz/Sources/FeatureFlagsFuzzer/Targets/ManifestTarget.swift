@@ -28,6 +28,10 @@ enum ManifestTarget {
             if KnownIssues.skip(relationKeys.contains { $0.contains(",") || $0 != $0.trimmingCharacters(in: .whitespaces) }) {
                 return
             }
+            // Known (Findings/manifest-custom-key-combining-mark): "x-" + a combining mark is not
+            // an "x-" key to Swift's `hasPrefix`, so the reader rejects the key the writer wrote.
+            let customKeys = manifest.flags.flatMap(\.customMetadata.keys)
+            if KnownIssues.skip(customKeys.contains { !$0.hasPrefix("x-") }) { return }
             checkRoundTrip(manifest, origin: "a generated registry")
         }
     }
