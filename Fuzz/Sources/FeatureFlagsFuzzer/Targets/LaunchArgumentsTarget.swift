@@ -40,6 +40,10 @@ enum LaunchArgumentsTarget {
             Invariant.require(
                 reparsed.isSameJSON(as: value),
                 "the override of '\(key)', written back as '\(shown)', parses to a different value")
+            // Known (Findings/launch-value-starting-with-combining-mark): a combining mark after
+            // `=` joins it into one Character, so `-ff.key=text` no longer splits at the `=`.
+            let splitsAtEquals = ("=" + text).count == 1 + text.count
+            if !splitsAtEquals && KnownIssues.areSkipped { continue }
             let joined = LaunchArgumentOverrides.parse(["-ff.\(key)=\(text)"], registry: registry).overrides[key]
             Invariant.require(
                 joined.map(value.isSameJSON(as:)) ?? false, "'-ff.\(key)=\(shown)' does not give the same override")
