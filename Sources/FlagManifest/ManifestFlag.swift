@@ -8,8 +8,12 @@ public struct ManifestFlag: Sendable {
     public var isEnabled: Bool
     /// The line the flag's key is on, when read from a file.
     public var line: Int?
-    /// Metadata keys starting with `x-`, kept as written (for teams' own annotations).
-    public var customMetadata: [String: FlagValue]
+    /// Metadata keys starting with `x-`, kept as written (for teams' own annotations). A key set
+    /// without the prefix gets it, since a reader refuses any other unknown field: what is
+    /// written always reads back.
+    public var customMetadata: [String: FlagValue] {
+        didSet { customMetadata = Self.prefixingCustomKeys(customMetadata) }
+    }
     /// The name the Swift declaration gives the flag (the enum case or the typed value's
     /// property), when it is not the one derived from the key (``SwiftNames/identifier(forKey:)``):
     /// `iPadLayouts` for `ipad_layouts`. Metadata `swiftName`.
@@ -22,12 +26,27 @@ public struct ManifestFlag: Sendable {
         self.definition = definition
         self.isEnabled = isEnabled
         self.line = line
-        self.customMetadata = customMetadata
+        self.customMetadata = Self.prefixingCustomKeys(customMetadata)
         self.swiftName = swiftName
     }
 
     /// The flag's key.
     public var key: String { definition.key }
+
+    /// Whether a metadata key is free for teams' own annotations: it starts with `x-`, judged by
+    /// Unicode scalars (a combining mark after the `-` does not hide the prefix).
+    public static func isCustomMetadataKey(_ key: String) -> Bool {
+        key.unicodeScalars.starts(with: "x-".unicodeScalars)
+    }
+
+    private static func prefixingCustomKeys(_ metadata: [String: FlagValue]) -> [String: FlagValue] {
+        guard metadata.keys.contains(where: { !isCustomMetadataKey($0) }) else { return metadata }
+        // A key already written with the prefix wins over the same key without it.
+        return Dictionary(
+            metadata.sorted { isCustomMetadataKey($0.key) && !isCustomMetadataKey($1.key) }
+                .map { (isCustomMetadataKey($0.key) ? $0.key : "x-\($0.key)", $0.value) },
+            uniquingKeysWith: { first, _ in first })
+    }
 
     /// The Swift identifier of the flag: ``swiftName`` when set, otherwise the one derived from the key.
     public var swiftIdentifier: String {

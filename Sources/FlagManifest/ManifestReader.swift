@@ -211,7 +211,7 @@ private struct Context {
         for entry in metadata {
             let path = "\(base).metadata.\(entry.key)"
             let scalar = try metadataScalar(entry.value, field: path, line: entry.line)
-            if entry.key.hasPrefix("x-") {
+            if ManifestFlag.isCustomMetadataKey(entry.key) {
                 custom[entry.key] = scalar
             } else if entry.key.hasPrefix("default.") {
                 let name = String(entry.key.dropFirst("default.".count))

@@ -123,3 +123,18 @@ struct ManifestTests {
         #expect(manifest.duplicateKeys.map(\.lines) == [[2, 3]])
     }
 }
+
+/// Inputs the manifest fuzz target found (`Fuzz/Findings/manifest-*`).
+struct ManifestFuzzFindingTests {
+    /// A custom key set without `x-` (or with a combining mark after it) was written but refused
+    /// by the reader: what is written must read back identical.
+    @Test(arguments: ["team", "x-\u{033F}", "x-team"])
+    func customMetadataReadsBackAsWritten(key: String) throws {
+        let flag = ManifestFlag(
+            definition: FlagDefinition(key: "a", type: .boolean, default: .bool(false)), customMetadata: [key: "note"])
+        #expect(flag.customMetadata.keys.allSatisfy(ManifestFlag.isCustomMetadataKey))
+        let manifest = Manifest(flags: [flag])
+        let reread = try ManifestReader().read(manifest.jsonString(), file: "flags.json")
+        #expect(reread.flags.map(\.customMetadata) == [flag.customMetadata])
+    }
+}

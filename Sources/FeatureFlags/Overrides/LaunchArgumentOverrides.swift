@@ -28,12 +28,16 @@ public enum LaunchArgumentOverrides {
         while position < arguments.endIndex {
             let argument = arguments[position]
             position += 1
-            guard argument.hasPrefix(prefix) else { continue }
-            var key = String(argument.dropFirst(prefix.count))
+            // Split by Unicode scalars, not Characters: a value starting with a combining mark
+            // would otherwise merge with the `=` (or a key with the prefix's `.`) and be lost.
+            let scalars = argument.unicodeScalars
+            guard scalars.starts(with: prefix.unicodeScalars) else { continue }
+            let afterPrefix = scalars.dropFirst(prefix.unicodeScalars.count)
+            var key = String(String.UnicodeScalarView(afterPrefix))
             var text: String?
-            if let equals = key.firstIndex(of: "=") {
-                text = String(key[key.index(after: equals)...])
-                key = String(key[..<equals])
+            if let equals = afterPrefix.firstIndex(of: "=") {
+                text = String(String.UnicodeScalarView(afterPrefix[afterPrefix.index(after: equals)...]))
+                key = String(String.UnicodeScalarView(afterPrefix[..<equals]))
             } else if position < arguments.endIndex, !arguments[position].hasPrefix(prefix) {
                 text = arguments[position]
                 position += 1
@@ -46,7 +50,7 @@ public enum LaunchArgumentOverrides {
                 problems.append("Launch argument '\(argument)' has no value; it was ignored.")
                 continue
             }
-            let written = argument.contains("=") ? argument : "\(argument) \(text)"
+            let written = argument.unicodeScalars.contains("=") ? argument : "\(argument) \(text)"
             let shownArgument = definition.isSensitive ? "\(prefix)\(key) <REDACTED>" : written
             let value: FlagValue
             switch parsedValue(from: text, as: definition.type) {

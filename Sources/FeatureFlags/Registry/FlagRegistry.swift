@@ -41,6 +41,7 @@ public struct FlagRegistry: Sendable {
         for index in definitions.indices {
             let key = definitions[index].key
             guard !key.isEmpty else { throw FlagRegistryError(kind: .emptyKey(index: index)) }
+            guard Self.isWellFormed(key) else { throw FlagRegistryError(kind: .malformedKey(key)) }
             guard indexByKey.updateValue(index, forKey: key) == nil else {
                 throw FlagRegistryError(kind: .duplicateKey(key))
             }
@@ -195,5 +196,14 @@ public struct FlagRegistry: Sendable {
             }
         }
         return order
+    }
+
+    /// No comma and no white space at either end, judged by Unicode scalars (a combining mark
+    /// after a space must not hide it).
+    static func isWellFormed(_ key: String) -> Bool {
+        let scalars = key.unicodeScalars
+        guard !scalars.contains(",") else { return false }
+        guard let first = scalars.first, let last = scalars.last else { return false }
+        return !first.properties.isWhitespace && !last.properties.isWhitespace
     }
 }

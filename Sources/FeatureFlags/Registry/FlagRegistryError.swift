@@ -5,6 +5,9 @@
 public struct FlagRegistryError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case emptyKey(index: Int)
+        /// Surrounding white space or a comma: `requires`/`conflicts` lists in manifests and
+        /// launch arguments could not carry the key.
+        case malformedKey(String)
         case duplicateKey(String)
         case defaultTypeMismatch(key: String, type: FlagValueType, value: String)
         case buildDefaultTypeMismatch(key: String, configuration: BuildConfiguration, type: FlagValueType, value: String)
@@ -24,7 +27,7 @@ public struct FlagRegistryError: Error, Sendable, Hashable, CustomStringConverti
     public var keys: [String] {
         switch kind {
         case .emptyKey: []
-        case .duplicateKey(let key), .selfReference(let key, _): [key]
+        case .duplicateKey(let key), .selfReference(let key, _), .malformedKey(let key): [key]
         case .defaultTypeMismatch(let key, _, _), .buildDefaultTypeMismatch(let key, _, _, _): [key]
         case .invalidDefault(let key, _, _), .rangeTypeMismatch(let key, _, _): [key]
         case .unknownReference(let key, _, let missing): [key, missing]
@@ -37,6 +40,8 @@ public struct FlagRegistryError: Error, Sendable, Hashable, CustomStringConverti
         switch kind {
         case .emptyKey(let index):
             "Flag number \(index + 1) has an empty key. Give every flag a non-empty key."
+        case .malformedKey(let key):
+            "Flag key '\(key)' has surrounding white space or a comma, which lists of keys (requires, conflicts) cannot carry. Trim it and leave out commas."
         case .duplicateKey(let key):
             "Flag key '\(key)' is declared more than once. Rename one of the flags or remove the duplicate."
         case .defaultTypeMismatch(let key, let type, let value):
