@@ -4,7 +4,6 @@
 #   ./run.sh TARGET SECONDS        # one target, e.g. ./run.sh json 600
 #   ./run.sh all SECONDS           # every target, SECONDS each
 #   ./run.sh smoke                 # CI: every target for 20 seconds (FUZZ_SMOKE_SECONDS)
-#   ./run.sh --skip-known ...      # skip inputs of known, being-fixed bug classes (README.md)
 #   ./run.sh list                  # the target names
 #
 # Exits non-zero when any target crashes, times out on an input, runs out of memory, leaks or
@@ -35,17 +34,12 @@ dictionary() {
     esac
 }
 
-skip_known=0
-if [[ "${1:-}" == "--skip-known" ]]; then
-    skip_known=1
-    shift
-fi
 mode="${1:-}"
 case "$mode" in
     list) printf '%s\n' "${targets[@]}"; exit 0 ;;
     smoke) seconds="${FUZZ_SMOKE_SECONDS:-20}"; selected=("${targets[@]}") ;;
     all) seconds="${2:?usage: run.sh all SECONDS}"; selected=("${targets[@]}") ;;
-    "") sed -n '2,13p' "$0"; exit 2 ;;
+    "") sed -n '2,12p' "$0"; exit 2 ;;
     *)
         if [[ ! " ${targets[*]} " == *" $mode "* ]]; then
             echo "Unknown target '$mode'; the targets are: ${targets[*]}." >&2
@@ -89,7 +83,6 @@ python3 "$fuzz_dir/make_seeds.py" "$fuzz_dir/.build/seeds" >&2
 export SWIFT_BACKTRACE=enable=no  # the Swift backtracer trips over ASan; libFuzzer prints the stack
 export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$fuzz_dir/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
-export FUZZ_SKIP_KNOWN="$skip_known"
 
 mkdir -p "$fuzz_dir/.build/fuzz-logs"
 failed=()

@@ -49,8 +49,8 @@ enum RemotePayloadTarget {
             Invariant.require(format == .appConfig, "an OFREP payload gave a TTL")
             Invariant.require(ttl.isFinite && ttl >= 0, "the \(format) decoder accepted the TTL \(ttl)")
         }
-        // Known (Findings/remote-number-out-of-range.json): out-of-range numbers parse as ±infinity.
-        for (key, remote) in decoded.values where !KnownIssues.areSkipped {
+        // Findings/remote-number-out-of-range.json: out-of-range numbers are refused.
+        for (key, remote) in decoded.values {
             Invariant.require(remote.value.isFinite, "the \(format) decoder kept a non-finite number for '\(key)'")
         }
     }
@@ -66,7 +66,11 @@ enum RemotePayloadTarget {
             applying == snapshot, "snapshot(applying:) and receiving the same \(format) values gave different snapshots")
         let values = snapshot.values
         for definition in manager.engine.registry.definitions where definition.type != .boolean {
-            guard let remoteValue = decoded.values[definition.key]?.value else { continue }
+            // A value the definition refuses (an object that does not decode to the Swift type,
+            // a number out of range) is ignored and reported; the layer below wins.
+            guard let remoteValue = decoded.values[definition.key]?.value,
+                case .success = definition.accepting(remoteValue)
+            else { continue }
             Invariant.require(
                 values[definition.key].map(remoteValue.isSameJSON(as:)) ?? false,
                 "the remote value of the \(definition.type) flag '\(definition.key)' did not win over the build defaults")
