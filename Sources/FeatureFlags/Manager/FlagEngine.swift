@@ -1,4 +1,5 @@
 import Logging
+import Observation
 import Synchronization
 
 /// The engine behind ``FeatureFlagManager``: resolves a ``FlagRegistry`` through its layers, keeps
@@ -9,7 +10,14 @@ import Synchronization
 ///
 /// Checks are reads: resolution runs when an input changes, and its results are published to
 /// atomic slots (Booleans and numbers) and an immutable table (everything else).
-public final class FlagEngine: Sendable {
+///
+/// Observation: every read (``value(forKey:)``, ``details(forKey:)``, ``allDetails()``,
+/// ``overrides``, ``revision``, and every read of a ``FeatureFlagManager`` or ``FlagDebugModel``
+/// over it) registers with Observation, and every published change notifies it: a value or
+/// winning layer changed by an override, a user preference, remote values applied, or
+/// configuration. The granularity is the whole flag set, not one flag: a view that read one flag
+/// is told of a change to any flag (changes are rare; checks are many).
+public final class FlagEngine: Sendable, Observable {
     /// The flags this manager resolves.
     public let registry: FlagRegistry
 
@@ -17,6 +25,13 @@ public final class FlagEngine: Sendable {
     let slots: AtomicFlagSlots
     @usableFromInline
     let configured = Atomic<Bool>(false)
+    @usableFromInline
+    let registrar = ObservationRegistrar()
+    /// ``revision``'s key path, built once: building a key path on every read would cost more
+    /// than the read itself.
+    @usableFromInline
+    let revisionKeyPath: any KeyPath<FlagEngine, UInt64> & Sendable
+    private let publishedRevision = Atomic<UInt64>(0)
 
     private let state: Locked<State>
     /// The version of the override values last written to the store, so that concurrent saves
@@ -39,7 +54,6 @@ public final class FlagEngine: Sendable {
         var warnedBeforeConfiguration: Set<Int> = []
         var subscribers: [UInt64: Subscriber] = [:]
         var nextSubscriberID: UInt64 = 0
-        var changeHandlers: [@Sendable () -> Void] = []
         var remoteTask: Task<Void, Never>?
     }
 
@@ -93,6 +107,7 @@ public final class FlagEngine: Sendable {
             slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
         }
         self.state = Locked(State(table: table, remote: .empty(count: registry.count)))
+        self.revisionKeyPath = \FlagEngine.revision
     }
 
     deinit {
@@ -182,9 +197,10 @@ public final class FlagEngine: Sendable {
 
     // MARK: - Reading
 
-    /// The current resolved values.
+    /// The current resolved values; a tracked read (see ``track()``).
     func currentTable() -> ResolvedFlagTable {
-        state.withLock { $0.table }
+        track()
+        return state.withLock { $0.table }
     }
 
     /// The resolved value of `key`, or `nil` when the registry has no such flag.
@@ -214,6 +230,12 @@ public final class FlagEngine: Sendable {
     @usableFromInline
     func noteReadIfUnconfigured(_ index: Int) {
         guard !configured.load(ordering: .relaxed) else { return }
+        noteUnconfiguredRead(index)
+    }
+
+    /// Logs, once per flag, a read of the values from before configuration (through the
+    /// manager, or a snapshot taken then).
+    func noteUnconfiguredRead(_ index: Int) {
         let first = state.withLock { $0.warnedBeforeConfiguration.insert(index).inserted }
         guard first else { return }
         let definition = registry.definitions[index]
@@ -233,9 +255,36 @@ public final class FlagEngine: Sendable {
         }
     }
 
-    /// The local overrides in effect (stored and from launch arguments), by key.
+    /// The local overrides in effect (stored and from launch arguments), by key; empty in a
+    /// configuration that does not permit overrides (release, by default), where stored
+    /// overrides are kept but ignored (see ``storedOverrides``).
     public var overrides: [String: FlagValue] {
-        state.withLock { $0.storedOverrides.merging($0.launchOverrides) { _, launch in launch } }
+        track()
+        return state.withLock { state in
+            guard let setup = state.setup, setup.overridableConfigurations.contains(setup.buildConfiguration) else {
+                return [:]
+            }
+            return state.storedOverrides.merging(state.launchOverrides) { _, launch in launch }
+        }
+    }
+
+    /// Every local override kept (stored and from launch arguments), by key, whether or not
+    /// the configuration applies them.
+    public var storedOverrides: [String: FlagValue] {
+        track()
+        return state.withLock { $0.storedOverrides.merging($0.launchOverrides) { _, launch in launch } }
+    }
+
+    /// Whether `key` has a local override in effect: never in a configuration that does not
+    /// permit overrides.
+    public func isOverridden(_ key: String) -> Bool {
+        track()
+        return state.withLock { state in
+            guard let setup = state.setup, setup.overridableConfigurations.contains(setup.buildConfiguration) else {
+                return false
+            }
+            return state.storedOverrides[key] != nil || state.launchOverrides[key] != nil
+        }
     }
 
     /// Sets (or, with `nil`, clears) the local override of `key` and stores it.
@@ -512,7 +561,9 @@ public final class FlagEngine: Sendable {
             return true
         }
         guard changed else { return }
-        for handler in state.withLock({ $0.changeHandlers }) { handler() }
+        registrar.withMutation(of: self, keyPath: revisionKeyPath) {
+            _ = publishedRevision.add(1, ordering: .releasing)
+        }
     }
 
     /// The inputs of a resolution: the state's overrides and preferences with `remote` as the
@@ -581,8 +632,18 @@ public final class FlagEngine: Sendable {
         state.withLock { $0.subscribers.count }
     }
 
-    /// Registers a closure called after every published change.
-    func onChange(_ handler: @escaping @Sendable () -> Void) {
-        state.withLock { $0.changeHandlers.append(handler) }
+    /// A number that grows by one with every published change (see ``FlagEngine``'s
+    /// Observation notes); observed.
+    public var revision: UInt64 {
+        track()
+        return publishedRevision.load(ordering: .acquiring)
+    }
+
+    /// Registers a read with Observation, so that `withObservationTracking` (and SwiftUI) hear
+    /// of the next published change. Costs a thread-local read when nothing is tracking: no
+    /// lock, no allocation, no key-path instantiation.
+    @inlinable
+    func track() {
+        registrar.access(self, keyPath: revisionKeyPath)
     }
 }
