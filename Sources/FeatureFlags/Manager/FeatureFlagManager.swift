@@ -124,7 +124,7 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
 
     @usableFromInline
     func storedValue<Value>(_ flag: TypedFlag<Value>, at index: Int) -> Value {
-        FlagSnapshot<Key>.value(flag, at: index, in: engine.currentTable())
+        engine.withCurrentTable { FlagSnapshot<Key>.value(flag, at: index, in: $0) }
     }
 
     /// The explanation of a flag's value: winning layer, reason and what every layer said.

@@ -32,6 +32,8 @@ public final class FlagEngine: Sendable, Observable {
     @usableFromInline
     let revisionKeyPath: any KeyPath<FlagEngine, UInt64> & Sendable
     private let publishedRevision = Atomic<UInt64>(0)
+    /// The current table, for lock-free reads; replaced under the state lock.
+    private let published: PublishedReference<ResolvedFlagTable>
 
     private let state: Locked<State>
     /// The version of the override values last written to the store, so that concurrent saves
@@ -107,6 +109,7 @@ public final class FlagEngine: Sendable, Observable {
             slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
         }
         self.state = Locked(State(table: table, remote: .empty(count: registry.count)))
+        self.published = PublishedReference(table)
         self.revisionKeyPath = \FlagEngine.revision
     }
 
@@ -197,17 +200,37 @@ public final class FlagEngine: Sendable, Observable {
 
     // MARK: - Reading
 
-    /// The current resolved values; a tracked read (see ``track()``).
+    /// The current resolved values; a tracked, lock-free read (see ``track()``).
     func currentTable() -> ResolvedFlagTable {
         track()
-        return state.withLock { $0.table }
+        return published.load()
     }
 
-    /// The resolved value of `key`, or `nil` when the registry has no such flag.
+    /// Runs `body` with the current resolved values, borrowed: a tracked, lock-free read without
+    /// reference counting of the table. `body` must be short and must not change the engine.
+    func withCurrentTable<Result>(_ body: (ResolvedFlagTable) -> Result) -> Result {
+        track()
+        return published.withCurrent(body)
+    }
+
+    /// The resolved value of `key`, or `nil` when the registry has no such flag. Lock-free:
+    /// Booleans and numbers come from their atomic slots, other values from the published table.
     public func value(forKey key: String) -> FlagValue? {
         guard let index = registry.index(ofKey: key) else { return nil }
-        noteReadIfUnconfigured(index)
-        return currentTable().values[index]
+        if !configured.load(ordering: .relaxed) { noteReadIfUnconfigured(index) }
+        switch registry.definitions[index].type {
+        case .boolean:
+            track()
+            return .bool(slots.word(at: index) != 0)
+        case .integer:
+            track()
+            return .int(Int(truncatingIfNeeded: Int64(bitPattern: slots.word(at: index))))
+        case .double:
+            track()
+            return .double(Double(bitPattern: slots.word(at: index)))
+        case .string, .object:
+            return withCurrentTable { $0.values[index] }
+        }
     }
 
     /// The explanation of `key`'s value; `FLAG_NOT_FOUND` when there is no such flag.
@@ -545,6 +568,7 @@ public final class FlagEngine: Sendable, Observable {
             let previous = state.table
             let table = FlagResolver.resolve(registry: registry, inputs: inputs, previous: previous)
             state.table = table
+            published.replace(with: table)
 
             var changed = [Bool](repeating: false, count: table.count)
             var anyChanged = false
