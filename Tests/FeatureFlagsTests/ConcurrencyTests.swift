@@ -44,3 +44,52 @@ struct ConcurrencyTests {
         #expect(flags.value(AppConfig.onboardingVariant) == "v199")
     }
 }
+
+/// A published object that counts its releases.
+private final class CountedBox: Sendable {
+    let value: Int
+    let released: ChangeCounter
+
+    init(_ value: Int, released: ChangeCounter) {
+        self.value = value
+        self.released = released
+    }
+
+    deinit { released.increment() }
+}
+
+struct PublishedReferenceTests {
+    /// Readers borrow while a writer replaces: each reader sees values only grow (a freed and
+    /// reused object would show garbage or crash), and every replaced object is released.
+    @Test func readersSeeLiveObjectsAndReplacedOnesAreReleased() async {
+        let released = ChangeCounter()
+        let replacements = 2_000
+        let published = PublishedReference(CountedBox(0, released: released))
+        let backwards = await withTaskGroup(of: Int.self) { group in
+            group.addTask {
+                for value in 1...replacements { published.replace(with: CountedBox(value, released: released)) }
+                return 0
+            }
+            for _ in 0..<4 {
+                group.addTask {
+                    var last = 0
+                    var backwards = 0
+                    for _ in 0..<20_000 {
+                        let value = published.withCurrent { $0.value }
+                        if value < last || value > replacements { backwards += 1 }
+                        last = value
+                        let held = published.load()
+                        if held.value < last { backwards += 1 }
+                    }
+                    return backwards
+                }
+            }
+            var total = 0
+            for await count in group { total += count }
+            return total
+        }
+        #expect(backwards == 0)
+        #expect(released.count == replacements)
+        #expect(published.load().value == replacements)
+    }
+}

@@ -64,6 +64,22 @@ struct OverrideTests {
         #expect(try store.load() == ["terminal_redesign": true])
     }
 
+    @Test func ignoredOverridesAreNotReportedAsActiveInReleaseBuilds() throws {
+        let store = InMemoryFlagStore(["terminal_redesign": true])
+        let release = FeatureFlagManager<AppFlag>(
+            FlagSetup(
+                buildConfiguration: .release, overrideStore: store, launchArguments: ["-ff.ideas_drawer", "YES"]))
+        #expect(!release.isOverridden(.terminalRedesign))
+        #expect(!release.isOverridden(.ideasDrawer))
+        #expect(release.engine.overrides.isEmpty)
+        #expect(release.engine.storedOverrides == ["terminal_redesign": true, "ideas_drawer": true])
+        #expect(try store.load() == ["terminal_redesign": true])
+
+        let debug = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .debug, overrideStore: store))
+        #expect(debug.isOverridden(.terminalRedesign))
+        #expect(debug.engine.overrides == ["terminal_redesign": true])
+    }
+
     @Test func theManagerRejectsUnknownKeysAndWrongTypes() {
         let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         #expect {

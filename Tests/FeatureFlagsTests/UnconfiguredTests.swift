@@ -25,4 +25,29 @@ struct UnconfiguredTests {
         #expect(flags.isEnabled(.chatViewRedesign))
         #expect(log.messages(at: .warning).count == 3)
     }
+
+    @Test func snapshotReadsBeforeConfigurationWarnOncePerFlagLikeChecks() {
+        let log = RecordingLogHandler()
+        let flags = FeatureFlagManager<AppFlag>(logger: log.logger)
+        let snapshot = flags.snapshot
+        #expect(snapshot.isEnabled(.messageRetry))
+        #expect(snapshot[.messageRetry])
+        #expect(snapshot.value(AppConfig.pageSize) == 50)
+        #expect(flags.isEnabled(.messageRetry), "the same flag through the manager: no second warning")
+        let warnings = log.messages(at: .warning)
+        #expect(warnings.count == 2)
+        #expect(warnings.first?.contains("'message_retry' was read before the feature flags were configured") == true)
+        #expect(warnings.last?.contains("'page_size'") == true)
+
+        flags.configure(FlagSetup(buildConfiguration: .debug))
+        _ = flags.snapshot.isEnabled(.chatViewRedesign)
+        #expect(log.messages(at: .warning).count == 2, "a snapshot taken after configuration does not warn")
+    }
+
+    @Test func diagnosticsAreReachableFromTheTypedManager() {
+        let flags = FeatureFlagManager<AppFlag>(
+            FlagSetup(buildConfiguration: .debug, launchArguments: ["-ff.no_such_flag", "YES"]))
+        #expect(flags.diagnostics.map(\.kind) == [.invalidLaunchArgument])
+        #expect(flags.diagnostics == flags.engine.diagnostics)
+    }
 }

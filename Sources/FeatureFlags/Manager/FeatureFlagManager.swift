@@ -16,15 +16,21 @@ import Synchronization
 /// A shared instance can be created before launch has decided the configuration; reads then
 /// return code defaults (logging one warning per flag) until ``configure(_:)`` is called.
 ///
-/// `isEnabled(_:)` is a lock-free read of an atomic word. SwiftUI views that must redraw on
-/// changes read through ``snapshot``, which is observed (`FeatureFlagManager` conforms to
-/// `Observable`).
+/// `isEnabled(_:)` is a lock-free read of an atomic word.
+///
+/// ## Observation
+///
+/// Every read is observed: ``isEnabled(_:)``, the subscript, ``value(_:)``, ``details(_:)``,
+/// ``isOverridden(_:)`` and ``snapshot``, so a SwiftUI view (or `withObservationTracking`) that
+/// read a flag redraws when values change: an override set or cleared, a user preference,
+/// remote values applied, a (re)configuration. The granularity is the whole flag set: a change
+/// to any flag notifies every observer, including those that read other flags. Outside
+/// observation a tracked read costs one thread-local load more than an untracked one.
 public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable {
     /// The engine, for tools and the debug model.
     public let engine: FlagEngine
     @usableFromInline
     let caseIndex: FlagCaseIndex<Key>
-    private let registrar = ObservationRegistrar()
 
     /// Creates the flags without configuring them: reads return code defaults, each logging a
     /// warning once, until ``configure(_:)``.
@@ -50,10 +56,6 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
         }
         self.engine = FlagEngine(registry: registry, logger: logger, resolvingDefaults: setup == nil)
         self.caseIndex = FlagCaseIndex()
-        engine.onChange { [weak self] in
-            guard let self else { return }
-            self.registrar.withMutation(of: self, keyPath: \.snapshot) {}
-        }
         if let setup { engine.configure(setup) }
     }
 
@@ -73,11 +75,16 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
     /// The configuration the flags run as, or `nil` before they are configured.
     public var buildConfiguration: BuildConfiguration? { engine.buildConfiguration }
 
+    /// Problems noticed so far: unreadable stores, pruned keys, ignored remote values, invalid
+    /// launch arguments, remote failures (see ``FlagEngine/diagnostics``).
+    public var diagnostics: [FlagDiagnostic] { engine.diagnostics }
+
     // MARK: - Reading
 
-    /// Whether a flag is on. A lock-free, allocation-free read.
+    /// Whether a flag is on. A lock-free, allocation-free, observed read.
     @inlinable
     public func isEnabled(_ flag: Key) -> Bool {
+        engine.track()
         let index = caseIndex.index(of: flag)
         if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
         return engine.slots.word(at: index) != 0
@@ -99,6 +106,7 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
     /// decoded once per change. A value not in this registry returns its declared default.
     @inlinable
     public func value<Value>(_ flag: TypedFlag<Value>) -> Value {
+        engine.track()
         guard let index = engine.registry.index(of: flag) else { return flag.defaultValue }
         if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
         switch Value.flagValueType {
@@ -116,7 +124,7 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
 
     @usableFromInline
     func storedValue<Value>(_ flag: TypedFlag<Value>, at index: Int) -> Value {
-        FlagSnapshot<Key>.value(flag, at: index, in: engine.currentTable())
+        engine.withCurrentTable { FlagSnapshot<Key>.value(flag, at: index, in: $0) }
     }
 
     /// The explanation of a flag's value: winning layer, reason and what every layer said.
@@ -132,8 +140,7 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
     /// Every value at one instant, for consistent reads across a transition, an animation or a
     /// server request. Observed: SwiftUI views reading it redraw when values change.
     public var snapshot: FlagSnapshot<Key> {
-        registrar.access(self, keyPath: \.snapshot)
-        return FlagSnapshot(table: engine.currentTable(), caseIndex: caseIndex)
+        FlagSnapshot(table: engine.currentTable(), caseIndex: caseIndex, engine: engine)
     }
 
     /// Values resolved with `remote` in place of the current remote layer, without changing
@@ -146,7 +153,7 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
     ///
     /// Values of unknown flags or of the wrong type are ignored.
     public func snapshot(applying remote: RemoteFlagValues) -> FlagSnapshot<Key> {
-        FlagSnapshot(table: engine.table(applying: remote), caseIndex: caseIndex)
+        FlagSnapshot(table: engine.table(applying: remote), caseIndex: caseIndex, engine: engine)
     }
 
     // MARK: - Overrides
@@ -167,9 +174,10 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
         engine.removeAllOverrides()
     }
 
-    /// Whether a flag has a local override.
+    /// Whether a flag has a local override in effect: never in a configuration that does not
+    /// permit overrides (release, by default), where stored overrides are kept but ignored.
     public func isOverridden(_ flag: Key) -> Bool {
-        engine.overrides[flag.rawValue] != nil
+        engine.isOverridden(flag.rawValue)
     }
 
     /// Sets the user's preference for a user-togglable flag, or clears it with `nil`. Ignored,

@@ -5,7 +5,7 @@
 /// its position; only when all of them match is the tag used as the index. Otherwise (a
 /// hand-written `allCases` in another order, say) a dictionary is used.
 @usableFromInline
-final class FlagCaseIndex<Key: FeatureFlagKey>: Sendable {
+struct FlagCaseIndex<Key: FeatureFlagKey>: Sendable {
     @usableFromInline
     enum Strategy: Sendable {
         case single

@@ -1,4 +1,5 @@
 import Logging
+import Observation
 import Synchronization
 
 /// The engine behind ``FeatureFlagManager``: resolves a ``FlagRegistry`` through its layers, keeps
@@ -9,7 +10,14 @@ import Synchronization
 ///
 /// Checks are reads: resolution runs when an input changes, and its results are published to
 /// atomic slots (Booleans and numbers) and an immutable table (everything else).
-public final class FlagEngine: Sendable {
+///
+/// Observation: every read (``value(forKey:)``, ``details(forKey:)``, ``allDetails()``,
+/// ``overrides``, ``revision``, and every read of a ``FeatureFlagManager`` or ``FlagDebugModel``
+/// over it) registers with Observation, and every published change notifies it: a value or
+/// winning layer changed by an override, a user preference, remote values applied, or
+/// configuration. The granularity is the whole flag set, not one flag: a view that read one flag
+/// is told of a change to any flag (changes are rare; checks are many).
+public final class FlagEngine: Sendable, Observable {
     /// The flags this manager resolves.
     public let registry: FlagRegistry
 
@@ -17,6 +25,15 @@ public final class FlagEngine: Sendable {
     let slots: AtomicFlagSlots
     @usableFromInline
     let configured = Atomic<Bool>(false)
+    @usableFromInline
+    let registrar = ObservationRegistrar()
+    /// ``revision``'s key path, built once: building a key path on every read would cost more
+    /// than the read itself.
+    @usableFromInline
+    let revisionKeyPath: any KeyPath<FlagEngine, UInt64> & Sendable
+    private let publishedRevision = Atomic<UInt64>(0)
+    /// The current table, for lock-free reads; replaced under the state lock.
+    private let published: PublishedReference<ResolvedFlagTable>
 
     private let state: Locked<State>
     /// The version of the override values last written to the store, so that concurrent saves
@@ -39,7 +56,6 @@ public final class FlagEngine: Sendable {
         var warnedBeforeConfiguration: Set<Int> = []
         var subscribers: [UInt64: Subscriber] = [:]
         var nextSubscriberID: UInt64 = 0
-        var changeHandlers: [@Sendable () -> Void] = []
         var remoteTask: Task<Void, Never>?
     }
 
@@ -93,6 +109,8 @@ public final class FlagEngine: Sendable {
             slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
         }
         self.state = Locked(State(table: table, remote: .empty(count: registry.count)))
+        self.published = PublishedReference(table)
+        self.revisionKeyPath = \FlagEngine.revision
     }
 
     deinit {
@@ -187,16 +205,37 @@ public final class FlagEngine: Sendable {
 
     // MARK: - Reading
 
-    /// The current resolved values.
+    /// The current resolved values; a tracked, lock-free read (see ``track()``).
     func currentTable() -> ResolvedFlagTable {
-        state.withLock { $0.table }
+        track()
+        return published.load()
     }
 
-    /// The resolved value of `key`, or `nil` when the registry has no such flag.
+    /// Runs `body` with the current resolved values, borrowed: a tracked, lock-free read without
+    /// reference counting of the table. `body` must be short and must not change the engine.
+    func withCurrentTable<Result>(_ body: (ResolvedFlagTable) -> Result) -> Result {
+        track()
+        return published.withCurrent(body)
+    }
+
+    /// The resolved value of `key`, or `nil` when the registry has no such flag. Lock-free:
+    /// Booleans and numbers come from their atomic slots, other values from the published table.
     public func value(forKey key: String) -> FlagValue? {
         guard let index = registry.index(ofKey: key) else { return nil }
-        noteReadIfUnconfigured(index)
-        return currentTable().values[index]
+        if !configured.load(ordering: .relaxed) { noteReadIfUnconfigured(index) }
+        switch registry.definitions[index].type {
+        case .boolean:
+            track()
+            return .bool(slots.word(at: index) != 0)
+        case .integer:
+            track()
+            return .int(Int(truncatingIfNeeded: Int64(bitPattern: slots.word(at: index))))
+        case .double:
+            track()
+            return .double(Double(bitPattern: slots.word(at: index)))
+        case .string, .object:
+            return withCurrentTable { $0.values[index] }
+        }
     }
 
     /// The explanation of `key`'s value; `FLAG_NOT_FOUND` when there is no such flag.
@@ -219,6 +258,12 @@ public final class FlagEngine: Sendable {
     @usableFromInline
     func noteReadIfUnconfigured(_ index: Int) {
         guard !configured.load(ordering: .relaxed) else { return }
+        noteUnconfiguredRead(index)
+    }
+
+    /// Logs, once per flag, a read of the values from before configuration (through the
+    /// manager, or a snapshot taken then).
+    func noteUnconfiguredRead(_ index: Int) {
         let first = state.withLock { $0.warnedBeforeConfiguration.insert(index).inserted }
         guard first else { return }
         let definition = registry.definitions[index]
@@ -238,9 +283,36 @@ public final class FlagEngine: Sendable {
         }
     }
 
-    /// The local overrides in effect (stored and from launch arguments), by key.
+    /// The local overrides in effect (stored and from launch arguments), by key; empty in a
+    /// configuration that does not permit overrides (release, by default), where stored
+    /// overrides are kept but ignored (see ``storedOverrides``).
     public var overrides: [String: FlagValue] {
-        state.withLock { $0.storedOverrides.merging($0.launchOverrides) { _, launch in launch } }
+        track()
+        return state.withLock { state in
+            guard let setup = state.setup, setup.overridableConfigurations.contains(setup.buildConfiguration) else {
+                return [:]
+            }
+            return state.storedOverrides.merging(state.launchOverrides) { _, launch in launch }
+        }
+    }
+
+    /// Every local override kept (stored and from launch arguments), by key, whether or not
+    /// the configuration applies them.
+    public var storedOverrides: [String: FlagValue] {
+        track()
+        return state.withLock { $0.storedOverrides.merging($0.launchOverrides) { _, launch in launch } }
+    }
+
+    /// Whether `key` has a local override in effect: never in a configuration that does not
+    /// permit overrides.
+    public func isOverridden(_ key: String) -> Bool {
+        track()
+        return state.withLock { state in
+            guard let setup = state.setup, setup.overridableConfigurations.contains(setup.buildConfiguration) else {
+                return false
+            }
+            return state.storedOverrides[key] != nil || state.launchOverrides[key] != nil
+        }
     }
 
     /// Sets (or, with `nil`, clears) the local override of `key` and stores it.
@@ -513,6 +585,7 @@ public final class FlagEngine: Sendable {
             let previous = state.table
             let table = FlagResolver.resolve(registry: registry, inputs: inputs, previous: previous)
             state.table = table
+            published.replace(with: table)
 
             var changed = [Bool](repeating: false, count: table.count)
             var anyChanged = false
@@ -529,7 +602,9 @@ public final class FlagEngine: Sendable {
             return true
         }
         guard changed else { return }
-        for handler in state.withLock({ $0.changeHandlers }) { handler() }
+        registrar.withMutation(of: self, keyPath: revisionKeyPath) {
+            _ = publishedRevision.add(1, ordering: .releasing)
+        }
     }
 
     /// The inputs of a resolution: the state's overrides and preferences with `remote` as the
@@ -598,9 +673,19 @@ public final class FlagEngine: Sendable {
         state.withLock { $0.subscribers.count }
     }
 
-    /// Registers a closure called after every published change.
-    func onChange(_ handler: @escaping @Sendable () -> Void) {
-        state.withLock { $0.changeHandlers.append(handler) }
+    /// A number that grows by one with every published change (see ``FlagEngine``'s
+    /// Observation notes); observed.
+    public var revision: UInt64 {
+        track()
+        return publishedRevision.load(ordering: .acquiring)
+    }
+
+    /// Registers a read with Observation, so that `withObservationTracking` (and SwiftUI) hear
+    /// of the next published change. Costs a thread-local read when nothing is tracking: no
+    /// lock, no allocation, no key-path instantiation.
+    @inlinable
+    func track() {
+        registrar.access(self, keyPath: revisionKeyPath)
     }
 }
 

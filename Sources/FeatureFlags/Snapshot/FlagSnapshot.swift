@@ -7,18 +7,27 @@
 /// let snapshot = flags.snapshot
 /// if snapshot.isEnabled(.sheetSystem) && snapshot.isEnabled(.commandPicker) { … }
 /// ```
+///
+/// A snapshot taken before the flags were configured holds code defaults, and its reads log
+/// the same one warning per flag that ``FeatureFlagManager/isEnabled(_:)`` logs.
 public struct FlagSnapshot<Key: FeatureFlagKey>: Sendable {
     let table: ResolvedFlagTable
     let caseIndex: FlagCaseIndex<Key>
+    /// The engine to report reads to, only when `table` holds the values from before
+    /// configuration.
+    let unconfiguredEngine: FlagEngine?
 
-    init(table: ResolvedFlagTable, caseIndex: FlagCaseIndex<Key>) {
+    init(table: ResolvedFlagTable, caseIndex: FlagCaseIndex<Key>, engine: FlagEngine? = nil) {
         self.table = table
         self.caseIndex = caseIndex
+        self.unconfiguredEngine = table.inputs.configuration == nil ? engine : nil
     }
 
     /// Whether a flag is on.
     public func isEnabled(_ flag: Key) -> Bool {
-        table.values[caseIndex.index(of: flag)] == .bool(true)
+        let index = caseIndex.index(of: flag)
+        unconfiguredEngine?.noteUnconfiguredRead(index)
+        return table.values[index] == .bool(true)
     }
 
     /// Whether a flag is on: `snapshot[.chatViewRedesign]`.
@@ -27,6 +36,7 @@ public struct FlagSnapshot<Key: FeatureFlagKey>: Sendable {
     /// A typed value; its declared default when the value is not in this registry.
     public func value<Value>(_ flag: TypedFlag<Value>) -> Value {
         guard let index = table.registry.index(of: flag) else { return flag.defaultValue }
+        unconfiguredEngine?.noteUnconfiguredRead(index)
         return Self.value(flag, at: index, in: table)
     }
 

@@ -1,0 +1,114 @@
+import ExampleFlags
+import FeatureFlags
+import FeatureFlagsTesting
+import Observation
+import Testing
+
+/// Whether Observation reports a change after `read` ran under `withObservationTracking` and
+/// then `change` ran.
+func observes(_ read: () -> Void, _ change: () -> Void) -> Bool {
+    let fired = ChangeCounter()
+    withObservationTracking(read) { fired.increment() }
+    change()
+    return fired.count > 0
+}
+
+/// Every way of reading the typed manager, the engine and the debug model.
+enum ObservedRead: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case isEnabled, subscriptRead, isEnabledChecking, intValue, stringValue, objectValue, details, typedDetails
+    case isOverridden, snapshot, engineValue, engineDetails, engineOverrides, debugRows
+
+    var testDescription: String { rawValue }
+
+    func read(_ flags: FeatureFlagManager<AppFlag>) {
+        switch self {
+        case .isEnabled: _ = flags.isEnabled(.chatViewRedesign)
+        case .subscriptRead: _ = flags[.chatViewRedesign]
+        case .isEnabledChecking: _ = flags.isEnabled(.voiceInput, checking: .buildOnly)
+        case .intValue: _ = flags.value(AppConfig.pageSize)
+        case .stringValue: _ = flags.value(AppConfig.onboardingVariant)
+        case .objectValue: _ = flags.value(AppConfig.retryPolicy)
+        case .details: _ = flags.details(.chatViewRedesign)
+        case .typedDetails: _ = flags.details(AppConfig.pageSize)
+        case .isOverridden: _ = flags.isOverridden(.chatViewRedesign)
+        case .snapshot: _ = flags.snapshot.isEnabled(.chatViewRedesign)
+        case .engineValue: _ = flags.engine.value(forKey: "chat_view_redesign")
+        case .engineDetails: _ = flags.engine.details(forKey: "chat_view_redesign")
+        case .engineOverrides: _ = flags.engine.overrides
+        case .debugRows: _ = FlagDebugModel(flags).rows(matching: "chat")
+        }
+    }
+}
+
+struct ObservationTests {
+    @Test(arguments: ObservedRead.allCases)
+    func everyReadIsObserved(_ path: ObservedRead) {
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        #expect(observes({ path.read(flags) }, { flags.setOverride(.chatViewRedesign, to: false) }))
+    }
+
+    @Test(arguments: ObservedRead.allCases)
+    func aReadWithoutAChangeIsNotNotified(_ path: ObservedRead) {
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        // A setter refused in release builds publishes nothing.
+        let release = FeatureFlagManager<AppFlag>(buildConfiguration: .release)
+        #expect(!observes({ path.read(flags) }, { _ = flags.isEnabled(.ideasDrawer) }))
+        #expect(!observes({ path.read(release) }, { release.setOverride(.chatViewRedesign, to: false) }))
+    }
+
+    @Test func overridesAndTheirRemovalNotify() {
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        #expect(observes({ _ = flags.isEnabled(.terminalRedesign) }, { flags.setOverride(.terminalRedesign, to: true) }))
+        #expect(observes({ _ = flags.isEnabled(.terminalRedesign) }, { flags.setOverride(.terminalRedesign, to: nil) }))
+        flags.setOverride(AppConfig.pageSize, to: 40)
+        #expect(observes({ _ = flags.value(AppConfig.pageSize) }, { flags.removeAllOverrides() }))
+    }
+
+    @Test func userPreferencesNotify() {
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        #expect(observes({ _ = flags.isEnabled(.offlineMode) }, { flags.setUserPreference(.offlineMode, to: true) }))
+        #expect(flags.isEnabled(.offlineMode))
+    }
+
+    @Test func remoteValuesNotifyWhenTheyApply() {
+        let immediate = FeatureFlagManager<AppFlag>(buildConfiguration: .release)
+        #expect(
+            observes(
+                { _ = immediate.isEnabled(.chatViewRedesign) },
+                { immediate.engine.receiveRemoteValues(RemoteFlagValues(values: ["chat_view_redesign": true])) }))
+        #expect(immediate.isEnabled(.chatViewRedesign))
+
+        let deferred = FeatureFlagManager<AppFlag>(
+            FlagSetup(buildConfiguration: .release, remoteApplyPolicy: .atSafePoint))
+        let values = RemoteFlagValues(values: ["chat_view_redesign": true])
+        #expect(
+            !observes({ _ = deferred.isEnabled(.chatViewRedesign) }, { deferred.engine.receiveRemoteValues(values) }),
+            "values waiting for a safe point change nothing yet")
+        #expect(observes({ _ = deferred.isEnabled(.chatViewRedesign) }, { deferred.applyPendingRemoteValues() }))
+        #expect(deferred.isEnabled(.chatViewRedesign))
+    }
+
+    @Test func configurationAndReconfigurationNotify() {
+        let flags = FeatureFlagManager<AppFlag>(logger: RecordingLogHandler().logger)
+        #expect(observes({ _ = flags.isEnabled(.chatViewRedesign) }, { flags.configure(FlagSetup(buildConfiguration: .debug)) }))
+        #expect(flags.isEnabled(.chatViewRedesign))
+        #expect(observes({ _ = flags.isEnabled(.chatViewRedesign) }, { flags.configure(FlagSetup(buildConfiguration: .release)) }))
+        #expect(!flags.isEnabled(.chatViewRedesign))
+    }
+
+    /// The documented granularity: the whole flag set. A change to another flag notifies too.
+    @Test func aChangeToAnotherFlagNotifiesEveryObserver() {
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        #expect(observes({ _ = flags.isEnabled(.chatViewRedesign) }, { flags.setOverride(AppConfig.pageSize, to: 33) }))
+    }
+
+    @Test func theRevisionCountsPublishedChanges() {
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        let before = flags.engine.revision
+        flags.setOverride(.terminalRedesign, to: true)
+        flags.setOverride(.terminalRedesign, to: true)
+        #expect(flags.engine.revision == before + 2, "the second set changes no value but is still published")
+        flags.setOverride(.terminalRedesign, to: nil)
+        #expect(flags.engine.revision == before + 3)
+    }
+}
