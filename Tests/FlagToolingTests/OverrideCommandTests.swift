@@ -89,7 +89,7 @@ struct OverrideCommandTests {
             try flags("get", "voice_input", "--configuration", "release", "--format", "json")
                 == FlagsTool.Result(
                     status: 0,
-                    standardOutput: #"{"displayName":"Voice input","key":"voice_input","layer":"default","layers":[{"layer":"default","status":"selected","value":true},{"layer":"build","status":"unset"},{"layer":"remote","status":"unset"},{"layer":"user","status":"unset"},{"layer":"override","reason":"overrides are not permitted in release","status":"ignored","value":false}],"overridden":true,"owner":"input","phase":7,"reason":"DEFAULT","type":"boolean","value":true}"# + "\n",
+                    standardOutput: #"{"displayName":"Voice input","key":"voice_input","layer":"default","layers":[{"layer":"default","status":"selected","value":true},{"layer":"build","status":"unset"},{"layer":"remote","status":"unset"},{"layer":"user","status":"unset"},{"layer":"override","reason":"overrides are not permitted in release","status":"ignored","value":false}],"overridden":false,"owner":"input","phase":7,"reason":"DEFAULT","type":"boolean","value":true}"# + "\n",
                     standardError: ""))
     }
 
