@@ -7,8 +7,10 @@ import Foundation
 // Benchmarks of the core module (issue 2, "Performance"). Each measured operation has an
 // in-run baseline beside it, because absolute times on a shared machine drift:
 //
-//   Baseline.BoolArray / Baseline.Dictionary  vs  Check.isEnabled, Value.Int, Value.String
+//   Baseline.BoolArray / Baseline.Dictionary  vs  Check.isEnabled, Snapshot.isEnabled, Engine.valueForKey,
+//                                                 Value.Int, Value.String (Snapshot.access: absolute goal)
 //   Threads.BoolArray.{1,2,speedup}           vs  Threads.isEnabled.{1,2,speedup}
+//   Threads.Dictionary.{1,2,speedup}          vs  Threads.valueForKey.{1,2,speedup}
 //   Baseline.DecodeFiles.*                    vs  Build.Manager
 //
 // The per-operation benchmarks run 1,000,000 operations per iteration (`scalingFactor: .mega`):
@@ -46,6 +48,24 @@ let benchmarks: @Sendable () -> Void = {
         let (flags, keys, mask) = (fixture.flags, fixture.keys, fixture.mask)
         var on = 0
         for i in benchmark.scaledIterations where flags.isEnabled(keys[i & mask]) { on &+= 1 }
+        blackHole(on)
+    }
+
+    Benchmark("Snapshot.access", configuration: readConfiguration) { benchmark in
+        blackHole(takeSnapshots(fixture.flags, count: benchmark.scaledIterations.count))
+    }
+
+    Benchmark("Snapshot.isEnabled", configuration: readConfiguration) { benchmark in
+        let (snapshot, keys, mask) = (fixture.flags.snapshot, fixture.keys, fixture.mask)
+        var on = 0
+        for i in benchmark.scaledIterations where snapshot.isEnabled(keys[i & mask]) { on &+= 1 }
+        blackHole(on)
+    }
+
+    Benchmark("Engine.valueForKey", configuration: readConfiguration) { benchmark in
+        let (engine, names, mask) = (fixture.flags.engine, fixture.names, fixture.mask)
+        var on = 0
+        for i in benchmark.scaledIterations where engine.value(forKey: names[i & mask]) == .bool(true) { on &+= 1 }
         blackHole(on)
     }
 
@@ -95,7 +115,26 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 100
     )
 
-    for (name, reads) in [("BoolArray", boolArrayReads), ("isEnabled", flagChecks)] {
+    @Sendable func dictionaryReads(_ count: Int, part: Int) -> Int {
+        let (byName, names, mask) = (fixture.byName, fixture.names, fixture.mask)
+        var on = 0
+        for i in (part * count)..<((part + 1) * count) where byName[names[i & mask]] == true { on &+= 1 }
+        return on
+    }
+
+    @Sendable func keyReads(_ count: Int, part: Int) -> Int {
+        let (engine, names, mask) = (fixture.flags.engine, fixture.names, fixture.mask)
+        var on = 0
+        for i in (part * count)..<((part + 1) * count) where engine.value(forKey: names[i & mask]) == .bool(true) {
+            on &+= 1
+        }
+        return on
+    }
+
+    for (name, reads) in [
+        ("BoolArray", boolArrayReads), ("isEnabled", flagChecks), ("Dictionary", dictionaryReads),
+        ("valueForKey", keyReads),
+    ] {
         Benchmark("Threads.\(name).speedup", configuration: pairedConfiguration) { benchmark in
             let clock = ContinuousClock()
             let one = clock.measure { blackHole(reads(threadReads, 0)) }
@@ -172,6 +211,14 @@ func readValues<Value>(
     var total = 0
     for _ in 0..<count { total &+= weight(flags.value(flag)) }
     return total
+}
+
+/// Takes `count` snapshots, reading one flag from each (as a view's `body` would).
+@inline(never)
+func takeSnapshots(_ flags: FeatureFlagManager<AppFlag>, count: Int) -> Int {
+    var on = 0
+    for _ in 0..<count where flags.snapshot.isEnabled(.liquidGlassDesign) { on &+= 1 }
+    return on
 }
 
 /// A value shared between a benchmark's setup, body and teardown.
