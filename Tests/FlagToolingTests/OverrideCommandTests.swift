@@ -82,6 +82,14 @@ struct OverrideCommandTests {
         #expect(try String(contentsOfFile: overrides, encoding: .utf8) == "{}\n")
     }
 
+    /// In release the overrides are kept but ignored; `reset` there still counts and clears
+    /// what the file keeps.
+    @Test func resetInReleaseCountsTheKeptOverrides() throws {
+        _ = try flags("set", "voice_input", "false")
+        #expect(try flags("reset", "--configuration", "release").standardOutput == "Removed 1 override.\n")
+        #expect(try String(contentsOfFile: overrides, encoding: .utf8) == "{}\n")
+    }
+
     @Test func getExplainsEveryLayerAsJSON() throws {
         _ = try flags("set", "voice_input", "false", "--configuration", "release")
         _ = try flags("set", "voice_input", "false")

@@ -126,7 +126,7 @@ public final class OverrideSession: Sendable {
     /// Clears one override and writes the file.
     public func clearOverride(key: String) throws(ToolingError) -> FlagRow {
         guard engine.registry.definition(forKey: key) != nil else { throw unknownFlag(key) }
-        let wasSet = engine.overrides[key] != nil
+        let wasSet = engine.storedOverrides[key] != nil
         if wasSet {
             do {
                 try engine.setOverride(nil, forKey: key)
@@ -141,14 +141,14 @@ public final class OverrideSession: Sendable {
     /// Clears every override of the manifest's flags and writes the file; returns how many
     /// there were. Overrides of flags the manifest does not know are kept.
     public func removeAllOverrides() throws(ToolingError) -> Int {
-        let count = engine.overrides.count
+        let count = engine.storedOverrides.count
         engine.removeAllOverrides()
         try save()
         return count
     }
 
     private func save() throws(ToolingError) {
-        let values = engine.overrides.merging(foreignOverrides) { known, _ in known }
+        let values = engine.storedOverrides.merging(foreignOverrides) { known, _ in known }
         do {
             if values.isEmpty, !FileManager.default.fileExists(atPath: overridesURL.path) { return }
             try JSONFileFlagStore(url: overridesURL).save(values)
