@@ -45,6 +45,7 @@ OPS = [
 COMPARISONS = [
     ("Check.isEnabled", "Baseline.BoolArray", "slower", 2.5),
     ("Check.isEnabled", "Baseline.Dictionary", "slower", None),
+    ("Check.isEnabled.untracked", "Baseline.BoolArray", "slower", 2.0),
     ("Snapshot.isEnabled", "Baseline.BoolArray", "slower", None),
     ("Engine.valueForKey", "Baseline.Dictionary", "slower", 1.5),
     ("Value.Int", "Baseline.BoolArray", "slower", None),
@@ -73,7 +74,7 @@ ABSOLUTE = [
 ]
 # Benchmarks that must not allocate at all (every iteration, p100).
 ZERO_ALLOCATIONS = [
-    "Check.isEnabled", "Snapshot.access", "Snapshot.isEnabled", "Engine.valueForKey", "Value.Int", "Value.String",
+    "Check.isEnabled", "Check.isEnabled.untracked", "Snapshot.access", "Snapshot.isEnabled", "Engine.valueForKey", "Value.Int", "Value.String",
     "Eval.Static", "Eval.Targeted", "Eval.Fractional", "Eval.Fractional.v3", "Eval.JSONLogic",
 ]
 

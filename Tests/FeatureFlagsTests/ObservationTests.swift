@@ -112,3 +112,17 @@ struct ObservationTests {
         #expect(flags.engine.revision == before + 3)
     }
 }
+
+/// The explicit untracked check reads the same value and is not observed.
+struct UntrackedReadTests {
+    @Test func untrackedChecksReadTheSameValueAndAreNotObserved() {
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        for flag in AppFlag.allCases {
+            #expect(flags.untracked.isEnabled(flag) == flags.isEnabled(flag))
+            #expect(flags.untracked[flag] == flags[flag])
+        }
+        #expect(!observes({ _ = flags.untracked.isEnabled(.chatViewRedesign) }, { flags.setOverride(.chatViewRedesign, to: false) }))
+        #expect(flags.untracked.isEnabled(.chatViewRedesign) == false)
+        #expect(observes({ _ = flags.isEnabled(.chatViewRedesign) }, { flags.setOverride(.chatViewRedesign, to: true) }))
+    }
+}

@@ -51,6 +51,13 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(on)
     }
 
+    Benchmark("Check.isEnabled.untracked", configuration: readConfiguration) { benchmark in
+        let (flags, keys, mask) = (fixture.flags.untracked, fixture.keys, fixture.mask)
+        var on = 0
+        for i in benchmark.scaledIterations where flags.isEnabled(keys[i & mask]) { on &+= 1 }
+        blackHole(on)
+    }
+
     Benchmark("Snapshot.access", configuration: readConfiguration) { benchmark in
         blackHole(takeSnapshots(fixture.flags, count: benchmark.scaledIterations.count))
     }
