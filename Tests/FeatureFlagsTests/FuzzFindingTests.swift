@@ -13,6 +13,15 @@ struct FuzzFindingTests {
         #expect(parsed.problems.isEmpty)
     }
 
+    /// An argument that starts with `-ff.` by Unicode scalars is a flag argument, never the value
+    /// of the one before it, even when a combining mark follows the `.`.
+    @Test func anArgumentStartingWithThePrefixAndACombiningMarkIsNotAValue() throws {
+        let registry = try FlagRegistry([FlagDefinition(key: "greeting", type: .string, default: .string("hi"))])
+        let parsed = LaunchArgumentOverrides.parse(["-ff.greeting", "-ff.\u{035A}x"], registry: registry)
+        #expect(parsed.overrides.isEmpty)
+        #expect(parsed.problems.count == 2)
+    }
+
     /// A key `requires`/`conflicts` lists cannot carry (surrounding white space, a comma) is a
     /// registry error, not a manifest that reads back different.
     @Test(arguments: [" ", " padded", "trailing ", "a,b", " \u{033F}"])

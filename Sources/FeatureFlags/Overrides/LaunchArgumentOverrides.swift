@@ -38,7 +38,7 @@ public enum LaunchArgumentOverrides {
             if let equals = afterPrefix.firstIndex(of: "=") {
                 text = String(String.UnicodeScalarView(afterPrefix[afterPrefix.index(after: equals)...]))
                 key = String(String.UnicodeScalarView(afterPrefix[..<equals]))
-            } else if position < arguments.endIndex, !arguments[position].hasPrefix(prefix) {
+            } else if position < arguments.endIndex, !arguments[position].unicodeScalars.starts(with: prefix.unicodeScalars) {
                 text = arguments[position]
                 position += 1
             }

@@ -13,6 +13,12 @@ import Foundation
 /// - a manager configured with the arguments has them as its overrides (in configurations that
 ///   permit overrides), and its snapshot keeps every dependency and conflict.
 enum LaunchArgumentsTarget {
+    /// Whether an argument starts with `-ff.`, by Unicode scalars as the parser reads it (a
+    /// combining mark after the `.` must not hide the prefix).
+    static func isFlagArgument(_ argument: String) -> Bool {
+        argument.unicodeScalars.starts(with: LaunchArgumentOverrides.prefix.unicodeScalars)
+    }
+
     static func run(_ data: Data) {
         let arguments = String(decoding: data, as: UTF8.self)
             .split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\0" || $0 == "\n" })
@@ -20,7 +26,7 @@ enum LaunchArgumentsTarget {
         let registry = FuzzFlag.registry
         let (overrides, problems) = LaunchArgumentOverrides.parse(arguments, registry: registry)
 
-        if !arguments.contains(where: { $0.hasPrefix(LaunchArgumentOverrides.prefix) }) {
+        if !arguments.contains(where: isFlagArgument) {
             Invariant.require(overrides.isEmpty && problems.isEmpty, "arguments without '-ff.' gave overrides or problems")
         }
         // Known (Findings/launch-sensitive-value-in-problem): problems quote the value as given.
@@ -45,7 +51,7 @@ enum LaunchArgumentsTarget {
             let joined = LaunchArgumentOverrides.parse(["-ff.\(key)=\(text)"], registry: registry).overrides[key]
             Invariant.require(
                 joined.map(value.isSameJSON(as:)) ?? false, "'-ff.\(key)=\(shown)' does not give the same override")
-            if !text.hasPrefix(LaunchArgumentOverrides.prefix) {
+            if !isFlagArgument(text) {
                 let separate = LaunchArgumentOverrides.parse(["-ff.\(key)", text], registry: registry).overrides[key]
                 Invariant.require(
                     separate.map(value.isSameJSON(as:)) ?? false, "'-ff.\(key) \(shown)' does not give the same override")
@@ -79,17 +85,24 @@ enum LaunchArgumentsTarget {
 
     /// A problem about a sensitive flag must not repeat the value given for it.
     static func checkRedaction(_ arguments: [String], problems: [String], registry: FlagRegistry) {
-        for (position, argument) in arguments.enumerated() where argument.hasPrefix(LaunchArgumentOverrides.prefix) {
-            var key = String(argument.dropFirst(LaunchArgumentOverrides.prefix.count))
+        for (position, argument) in arguments.enumerated() where isFlagArgument(argument) {
+            // Split as the parser does, by Unicode scalars.
+            let scalars = argument.unicodeScalars.dropFirst(LaunchArgumentOverrides.prefix.unicodeScalars.count)
+            var key = String(String.UnicodeScalarView(scalars))
             var value: String?
-            if let equals = key.firstIndex(of: "=") {
-                value = String(key[key.index(after: equals)...])
-                key = String(key[..<equals])
+            if let equals = scalars.firstIndex(of: "=") {
+                value = String(String.UnicodeScalarView(scalars[scalars.index(after: equals)...]))
+                key = String(String.UnicodeScalarView(scalars[..<equals]))
             } else if position + 1 < arguments.count {
                 value = arguments[position + 1]
             }
             guard let value, value.count >= 4, registry.definition(forKey: key)?.isSensitive == true else { continue }
-            for problem in problems where problem.contains("'\(key)'") || problem.contains(argument) {
+            // Problems about this argument: they quote it whole (`'-ff.key=…'`, `'-ff.key <REDACTED>'`)
+            // or name the flag; not another argument that merely starts with the same text.
+            let quotesArgument = { (problem: String) in
+                problem.contains("'\(argument)'") || problem.contains("'\(argument) ")
+            }
+            for problem in problems where problem.contains("'\(key)'") || quotesArgument(problem) {
                 // The flag's own name may contain the value's text (`-ff.layout ff.layout`).
                 let withoutName = problem.replacingOccurrences(of: "\(LaunchArgumentOverrides.prefix)\(key)", with: "")
                     .replacingOccurrences(of: "'\(key)'", with: "")
