@@ -100,12 +100,8 @@ struct LiteralEvaluator {
             let field = "\(subject) \(label)"
             switch label {
             case "default": definition.defaultValue = try value(expression, swiftType: swiftType, location: location, subject: field)
-            case "displayName":
-                if let text = try optionalString(expression, location: location, subject: field) { definition.displayName = text }
-            case "description": definition.description = try string(expression, location: location, subject: field)
-            case "phase": definition.phase = try optionalInt(expression, location: location, subject: field)
-            case "owner": definition.owner = try optionalString(expression, location: location, subject: field)
-            case "removalTarget": definition.removalTarget = try optionalString(expression, location: location, subject: field)
+            case "displayName", "description", "phase", "owner", "removalTarget":
+                try describe(&definition, label: label, expression, location: location, subject: field)
             case "buildDefaults":
                 definition.buildDefaults = try buildDefaults(expression, swiftType: swiftType, location: location, subject: field)
             case "userTogglable": definition.isUserTogglable = try bool(expression, location: location, subject: field)
@@ -115,6 +111,21 @@ struct LiteralEvaluator {
         }
         guard definition.defaultValue != .null else { throw failure(location, subject, "missing the default: argument.") }
         return definition
+    }
+
+    /// The descriptive arguments `TypedFlag` and `FlagDefinition` share.
+    private func describe(
+        _ definition: inout FlagDefinition, label: String, _ expression: ExprSyntax, location: String, subject field: String
+    ) throws(ToolingError) {
+        switch label {
+        case "displayName":
+            if let text = try optionalString(expression, location: location, subject: field) { definition.displayName = text }
+        case "description": definition.description = try string(expression, location: location, subject: field)
+        case "phase": definition.phase = try optionalInt(expression, location: location, subject: field)
+        case "owner": definition.owner = try optionalString(expression, location: location, subject: field)
+        case "removalTarget": definition.removalTarget = try optionalString(expression, location: location, subject: field)
+        default: throw failure(location, field, "is not a descriptive argument.")
+        }
     }
 
     private func flagDefinition(_ call: FunctionCallExprSyntax, name: String, location: String) throws(ToolingError) -> FlagDefinition {
@@ -133,12 +144,8 @@ struct LiteralEvaluator {
             switch label {
             case "key", "type": break
             case "default": definition.defaultValue = try flagValue(expression, location: location, subject: field)
-            case "displayName":
-                if let text = try optionalString(expression, location: location, subject: field) { definition.displayName = text }
-            case "description": definition.description = try string(expression, location: location, subject: field)
-            case "phase": definition.phase = try optionalInt(expression, location: location, subject: field)
-            case "owner": definition.owner = try optionalString(expression, location: location, subject: field)
-            case "removalTarget": definition.removalTarget = try optionalString(expression, location: location, subject: field)
+            case "displayName", "description", "phase", "owner", "removalTarget":
+                try describe(&definition, label: label, expression, location: location, subject: field)
             case "buildDefaults":
                 definition.buildDefaults = try buildDefaults(expression, swiftType: nil, location: location, subject: field)
             case "followsPhasePolicy": definition.followsPhasePolicy = try bool(expression, location: location, subject: field)
