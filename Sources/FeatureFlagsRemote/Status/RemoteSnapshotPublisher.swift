@@ -28,31 +28,28 @@ final class RemoteSnapshotPublisher: Sendable {
     /// `current`, then every snapshot passed to ``changed(_:statusChanged:)``; slow consumers
     /// see the newest.
     func snapshots(current: RemoteConfigurationSnapshot) -> AsyncStream<RemoteConfigurationSnapshot> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: RemoteConfigurationSnapshot.self, bufferingPolicy: .bufferingNewest(1))
-        let id = subscribers.withLock { subscribers in
-            let id = subscribers.makeID()
-            subscribers.snapshots[id] = continuation
-            continuation.yield(current)
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.subscribers.withLock { _ = $0.snapshots.removeValue(forKey: id) }
-        }
-        return stream
+        subscribe(\.snapshots, current: current, bufferingNewest: 1)
     }
 
     /// `current`, then every changed status.
     func statuses(current: RemoteStatus) -> AsyncStream<RemoteStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: RemoteStatus.self, bufferingPolicy: .bufferingNewest(8))
+        subscribe(\.statuses, current: current, bufferingNewest: 8)
+    }
+
+    /// A stream that starts with `current` and is registered in `list` until its consumer goes away.
+    private func subscribe<Element: Sendable>(
+        _ list: any WritableKeyPath<Subscribers, [UInt64: AsyncStream<Element>.Continuation]> & Sendable,
+        current: Element, bufferingNewest limit: Int
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(limit))
         let id = subscribers.withLock { subscribers in
             let id = subscribers.makeID()
-            subscribers.statuses[id] = continuation
+            subscribers[keyPath: list][id] = continuation
             continuation.yield(current)
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            self?.subscribers.withLock { _ = $0.statuses.removeValue(forKey: id) }
+            self?.subscribers.withLock { _ = $0[keyPath: list].removeValue(forKey: id) }
         }
         return stream
     }
