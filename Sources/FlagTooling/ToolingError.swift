@@ -4,10 +4,13 @@
 ///   (exit status 2, as for usage errors).
 /// - ``Kind/failed``: the command ran and found a problem: an unknown flag, a wrong type, lint
 ///   errors (exit status 1).
+/// - ``Kind/serverFailure``: a flag server could not be reached, refused the token or the
+///   request, or answered something unusable (exit status 3).
 public struct ToolingError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         case invalidInput
         case failed
+        case serverFailure
     }
 
     public let kind: Kind
@@ -19,7 +22,13 @@ public struct ToolingError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The process exit status for this failure.
-    public var exitStatus: Int32 { kind == .invalidInput ? 2 : 1 }
+    public var exitStatus: Int32 {
+        switch kind {
+        case .invalidInput: 2
+        case .failed: 1
+        case .serverFailure: 3
+        }
+    }
 
     public var description: String { message }
 }

@@ -8,13 +8,15 @@ import Foundation
 struct Flags: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flags",
-        abstract: "Manage feature flags from a manifest: inspect, override, lint, generate, find and remove.",
+        abstract: "Manage feature flags from a manifest: inspect, override, lint, generate, find and remove; sync with a flag server.",
         discussion: """
             The manifest is a flagd flag-definition file whose flags carry the registry (type, owner, \
             phase, removal target, dependencies…) in their metadata.
 
             Exit status: 0 success; 1 the command found a problem (an unknown flag, a wrong value, \
-            lint errors); 2 usage error, or a manifest or override file that cannot be used.
+            lint errors, flags that differ from a server's); 2 usage error, or a manifest or override \
+            file that cannot be used; 3 a flag server cannot be reached, refused the token or \
+            answered an error.
             """,
         subcommands: [
             // Overrides: the command-line debug menu.
@@ -23,6 +25,8 @@ struct Flags: ParsableCommand {
             LintCommand.self, GenerateCommand.self, ExportCommand.self, RefsCommand.self, RemoveCommand.self,
             // Evaluation.
             EvalCommand.self,
+            // A flag server.
+            PushCommand.self, PullCommand.self, DiffCommand.self,
         ]
     )
 

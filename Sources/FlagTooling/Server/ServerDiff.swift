@@ -1,0 +1,118 @@
+import FeatureFlags
+
+/// The differences between the app's manifest and a flag server's definitions, as `flags diff`
+/// prints them and `flags push` would apply them.
+///
+/// Both sides are compared as server definitions (``ServerFlag/init(_:)``), so a difference is
+/// exactly something `flags push` changes: the type, the variants, the code default's variant,
+/// and the metadata the server keeps. Flags only on the server are listed; `flags push` leaves
+/// them alone.
+///
+/// ```swift
+/// let diff = ServerDiff(code: manifest.flags.map(ServerFlag.init), server: try client.definitions())
+/// if !diff.isEmpty { print(diff.text()) }
+/// ```
+public struct ServerDiff: Sendable, Hashable {
+    /// One field that differs.
+    public struct FieldChange: Sendable, Hashable {
+        /// `variants`, `defaultVariant`, or a metadata field (`owner`, `phase`, …).
+        public var field: String
+        /// The value in code (the manifest) and on the server, as JSON text (`null` when absent).
+        public var code: String
+        public var server: String
+
+        public init(field: String, code: String, server: String) {
+            self.field = field
+            self.code = code
+            self.server = server
+        }
+    }
+
+    /// A flag whose definition differs, with the fields.
+    public struct ChangedFlag: Sendable, Hashable {
+        public var key: String
+        public var changes: [FieldChange]
+        /// Whether either side marks the flag sensitive: its values print as `<REDACTED>`.
+        public var isSensitive: Bool
+
+        public init(key: String, changes: [FieldChange], isSensitive: Bool) {
+            self.key = key
+            self.changes = changes
+            self.isSensitive = isSensitive
+        }
+    }
+
+    /// A flag whose type in code is not the server's.
+    public struct TypeMismatch: Sendable, Hashable {
+        public var key: String
+        public var code: FlagValueType
+        public var server: FlagValueType
+
+        public init(key: String, code: FlagValueType, server: FlagValueType) {
+            self.key = key
+            self.code = code
+            self.server = server
+        }
+    }
+
+    /// Flags in the manifest that the server does not have, in manifest order.
+    public var added: [String]
+    /// Flags on the server that the manifest does not have, by key.
+    public var removed: [String]
+    /// Flags on both sides with the same type and other differences, in manifest order.
+    public var changed: [ChangedFlag]
+    /// Flags on both sides with different types, in manifest order.
+    public var typeMismatches: [TypeMismatch]
+
+    /// Compares the app's definitions (`code`) with the server's.
+    public init(code: [ServerFlag], server: [ServerFlag]) {
+        let serverFlags = Dictionary(server.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let codeKeys = Set(code.map(\.key))
+        added = []
+        changed = []
+        typeMismatches = []
+        removed = serverFlags.keys.filter { !codeKeys.contains($0) }.sorted()
+        for flag in code {
+            guard let other = serverFlags[flag.key] else {
+                added.append(flag.key)
+                continue
+            }
+            guard flag.type == other.type else {
+                typeMismatches.append(
+                    TypeMismatch(key: flag.key, code: flag.type.manifestType, server: other.type.manifestType))
+                continue
+            }
+            let changes = Self.fieldChanges(flag, other)
+            if !changes.isEmpty {
+                changed.append(
+                    ChangedFlag(
+                        key: flag.key, changes: changes, isSensitive: flag.metadata.sensitive || other.metadata.sensitive))
+            }
+        }
+    }
+
+    /// Whether the two sides hold the same definitions.
+    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && typeMismatches.isEmpty }
+
+    private static func fieldChanges(_ code: ServerFlag, _ server: ServerFlag) -> [FieldChange] {
+        var changes: [FieldChange] = []
+        func compare(_ field: String, _ a: FlagValue?, _ b: FlagValue?) {
+            guard a != b else { return }
+            changes.append(FieldChange(field: field, code: a?.jsonString ?? "null", server: b?.jsonString ?? "null"))
+        }
+        func strings(_ list: [String]) -> FlagValue { .array(list.map(FlagValue.string)) }
+        compare("variants", .object(code.variants), .object(server.variants))
+        compare("defaultVariant", code.defaultVariant.map(FlagValue.string), server.defaultVariant.map(FlagValue.string))
+        let a = code.metadata
+        let b = server.metadata
+        compare("displayName", a.displayName.map(FlagValue.string), b.displayName.map(FlagValue.string))
+        compare("description", a.description.map(FlagValue.string), b.description.map(FlagValue.string))
+        compare("owner", a.owner.map(FlagValue.string), b.owner.map(FlagValue.string))
+        compare("phase", a.phase.map(FlagValue.int), b.phase.map(FlagValue.int))
+        compare("removalTarget", a.removalTarget.map(FlagValue.string), b.removalTarget.map(FlagValue.string))
+        compare("requires", strings(a.requires), strings(b.requires))
+        compare("conflicts", strings(a.conflicts), strings(b.conflicts))
+        compare("sensitive", .bool(a.sensitive), .bool(b.sensitive))
+        return changes
+    }
+}

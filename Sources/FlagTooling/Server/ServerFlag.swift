@@ -1,0 +1,101 @@
+import FeatureFlags
+
+/// A flag definition as the flag server stores it (`GET /admin/v1/flags`): what every
+/// environment shares. Per-environment settings (on/off, served variant, targeting) are
+/// ``ServerFlagSettings``.
+public struct ServerFlag: Sendable, Hashable, Codable {
+    /// The server's value types (`float` where the manifest says `double`).
+    public enum ValueType: String, Sendable, Hashable, Codable {
+        case boolean, string, integer, float, object
+
+        /// The server's name for a manifest type.
+        public init(_ type: FlagValueType) {
+            switch type {
+            case .boolean: self = .boolean
+            case .integer: self = .integer
+            case .double: self = .float
+            case .string: self = .string
+            case .object: self = .object
+            }
+        }
+
+        /// The manifest's type.
+        public var manifestType: FlagValueType {
+            switch self {
+            case .boolean: .boolean
+            case .integer: .integer
+            case .float: .double
+            case .string: .string
+            case .object: .object
+            }
+        }
+    }
+
+    /// The registry metadata the server keeps.
+    public struct Metadata: Sendable, Hashable, Codable {
+        public var displayName: String?
+        public var description: String?
+        public var owner: String?
+        public var phase: Int?
+        public var removalTarget: String?
+        public var requires: [String]
+        public var conflicts: [String]
+        public var sensitive: Bool
+
+        public init(
+            displayName: String? = nil, description: String? = nil, owner: String? = nil, phase: Int? = nil,
+            removalTarget: String? = nil, requires: [String] = [], conflicts: [String] = [], sensitive: Bool = false
+        ) {
+            self.displayName = displayName
+            self.description = description
+            self.owner = owner
+            self.phase = phase
+            self.removalTarget = removalTarget
+            self.requires = requires
+            self.conflicts = conflicts
+            self.sensitive = sensitive
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+            description = try container.decodeIfPresent(String.self, forKey: .description)
+            owner = try container.decodeIfPresent(String.self, forKey: .owner)
+            phase = try container.decodeIfPresent(Int.self, forKey: .phase)
+            removalTarget = try container.decodeIfPresent(String.self, forKey: .removalTarget)
+            requires = try container.decodeIfPresent([String].self, forKey: .requires) ?? []
+            conflicts = try container.decodeIfPresent([String].self, forKey: .conflicts) ?? []
+            sensitive = try container.decodeIfPresent(Bool.self, forKey: .sensitive) ?? false
+        }
+    }
+
+    public var key: String
+    public var type: ValueType
+    /// The named values the flag can serve.
+    public var variants: [String: FlagValue]
+    public var metadata: Metadata
+    /// The code default's variant, when the flag was registered by `flags push`.
+    public var defaultVariant: String?
+
+    public init(
+        key: String, type: ValueType, variants: [String: FlagValue], metadata: Metadata = Metadata(),
+        defaultVariant: String? = nil
+    ) {
+        self.key = key
+        self.type = type
+        self.variants = variants
+        self.metadata = metadata
+        self.defaultVariant = defaultVariant
+    }
+}
+
+/// What a flag does in one environment of the server.
+public struct ServerFlagSettings: Sendable, Hashable, Codable {
+    public var enabled: Bool
+    public var defaultVariant: String
+
+    public init(enabled: Bool, defaultVariant: String) {
+        self.enabled = enabled
+        self.defaultVariant = defaultVariant
+    }
+}

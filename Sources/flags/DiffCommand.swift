@@ -1,0 +1,34 @@
+import ArgumentParser
+import FeatureFlags
+import FlagManifest
+import FlagTooling
+
+/// `flags diff`: the app's manifest against a flag server's definitions.
+struct DiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Compare the app's flags with a flag server's definitions.",
+        discussion: """
+            Lists flags only in code (+), only on the server (-), with changed definitions (~: \
+            variants, code default, display name, description, owner, phase, removal target, \
+            requires, conflicts, sensitive) and with different types (!). Environment settings \
+            (on/off, targeting) and what only the app knows (build-configuration defaults, \
+            userTogglable, checking, swiftName, x- annotations) are not compared. Values of \
+            sensitive flags print as <REDACTED>. Exit status: 0 equal; 1 different; 2 usage error \
+            or a manifest that cannot be read; 3 the server cannot be reached, refused the token \
+            or answered an error.
+            """)
+
+    @OptionGroup var app: AppManifestOptions
+    @OptionGroup var connection: ServerOptions
+
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+
+    func run() throws {
+        let manifest = try app.load()
+        let diff = ServerDiff(code: manifest.flags.map(ServerFlag.init), server: try connection.client().definitions())
+        Output.standardOutput(json ? diff.json.jsonString + "\n" : diff.text())
+        if !diff.isEmpty { throw ExitCode(1) }
+    }
+}

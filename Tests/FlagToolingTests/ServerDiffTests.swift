@@ -1,0 +1,94 @@
+import FeatureFlags
+import FlagManifest
+import FlagTooling
+import Testing
+
+/// `flags diff` and `flags push` compare the app's definitions with the server's.
+struct ServerDiffTests {
+    static func manifest(_ text: String) throws -> Manifest {
+        try ManifestReader().read(text, file: "flags.json")
+    }
+
+    static let appManifest = """
+        {
+          "flags": {
+            "new_checkout": {
+              "state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+              "metadata": {"owner": "payments", "phase": 2, "removalTarget": "3.0", "requires": "search"}
+            },
+            "search": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
+            "page_size": {"state": "ENABLED", "variants": {"default": 20}, "defaultVariant": "default",
+              "metadata": {"owner": "search", "default.release": 50, "userTogglable": true}}
+          }
+        }
+        """
+
+    var code: [ServerFlag] {
+        get throws { try Self.manifest(Self.appManifest).flags.map(ServerFlag.init) }
+    }
+
+    @Test func equalDefinitionsHaveNoDifferences() throws {
+        let diff = ServerDiff(code: try code, server: try code.reversed())
+        #expect(diff.isEmpty)
+        #expect(diff.text() == "No differences.\n")
+        #expect(diff.json.jsonString == #"{"added":[],"changed":[],"equal":true,"removed":[],"typeMismatches":[]}"#)
+    }
+
+    @Test func additionsRemovalsChangesAndTypeMismatchesAreListed() throws {
+        var server = try code.filter { $0.key != "new_checkout" }
+        let index = try #require(server.firstIndex { $0.key == "page_size" })
+        server[index].metadata.owner = "growth"
+        server[index].variants = ["default": 25]
+        server.append(ServerFlag(key: "old_banner", type: .boolean, variants: ["on": true, "off": false]))
+        let searchIndex = try #require(server.firstIndex { $0.key == "search" })
+        server[searchIndex] = ServerFlag(key: "search", type: .integer, variants: ["default": 1], defaultVariant: "default")
+
+        let diff = ServerDiff(code: try code, server: server)
+        #expect(diff.added == ["new_checkout"])
+        #expect(diff.removed == ["old_banner"])
+        #expect(diff.typeMismatches == [.init(key: "search", code: .boolean, server: .integer)])
+        #expect(
+            diff.text() == """
+                ! search: type boolean in code, integer on the server
+                + new_checkout (in code, not on the server)
+                - old_banner (on the server, not in code)
+                ~ page_size
+                    variants: code {"default":20}, server {"default":25}
+                    owner: code "search", server "growth"
+                1 added, 1 changed, 1 type mismatch, 1 only on the server.
+
+                """)
+    }
+
+    /// What only the app knows (build defaults, userTogglable…) is not a difference.
+    @Test func appOnlyFieldsAreNotCompared() throws {
+        var manifest = try Self.manifest(Self.appManifest)
+        manifest.flags[2].definition.buildDefaults = [.release: 99]
+        manifest.flags[2].definition.isUserTogglable = false
+        manifest.flags[2].swiftName = "pageSize"
+        #expect(ServerDiff(code: manifest.flags.map(ServerFlag.init), server: try code).isEmpty)
+    }
+
+    /// A changed code default (off → on) is a change of the registered default variant.
+    @Test func aChangedCodeDefaultIsADifference() throws {
+        var server = try code
+        server[0].defaultVariant = "on"
+        let diff = ServerDiff(code: try code, server: server)
+        #expect(diff.changed == [.init(key: "new_checkout", changes: [.init(field: "defaultVariant", code: #""off""#, server: #""on""#)], isSensitive: false)])
+    }
+
+    @Test func valuesOfSensitiveFlagsAreRedacted() throws {
+        let text = """
+            {"flags": {"api_key": {"state": "ENABLED", "variants": {"default": "sk-live-123"}, "defaultVariant": "default",
+              "metadata": {"sensitive": true}}}}
+            """
+        let code = try Self.manifest(text).flags.map(ServerFlag.init)
+        var server = code
+        server[0].variants = ["default": "sk-old-456"]
+        let diff = ServerDiff(code: code, server: server)
+        #expect(diff.text().contains("variants: code <REDACTED>, server <REDACTED>"))
+        #expect(!diff.text().contains("sk-"))
+        #expect(!diff.json.jsonString.contains("sk-"))
+        #expect(diff.json.jsonString.contains("<REDACTED>"))
+    }
+}
