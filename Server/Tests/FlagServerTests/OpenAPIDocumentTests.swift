@@ -45,6 +45,15 @@ struct OpenAPIDocumentTests {
                 server, .PUT, "/admin/v1/flags/{key}", "/admin/v1/flags/bad", token: admin,
                 body: #"{"type": "boolean", "variants": {"on": 1}}"#)
             _ = try await r.call(server, .GET, "/admin/v1/flags", "/admin/v1/flags", token: admin)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/flags", "/admin/v1/flags?dryRun=true", token: admin,
+                body: #"{"flags": [{"key": "search", "type": "boolean", "variants": {"on": true, "off": false}, "defaultVariant": "on"}]}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/flags", "/admin/v1/flags", token: admin,
+                body: #"{"flags": [{"key": "search", "type": "boolean", "variants": {"on": true, "off": false}, "defaultVariant": "on"}]}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/flags", "/admin/v1/flags", token: admin,
+                body: #"{"flags": [{"key": "search", "type": "boolean", "variants": {"on": true}, "defaultVariant": "maybe"}]}"#)
             _ = try await r.call(server, .GET, "/admin/v1/flags/{key}", "/admin/v1/flags/checkout", token: admin)
             _ = try await r.call(server, .GET, "/admin/v1/flags/{key}", "/admin/v1/flags/ghost", token: admin)
             _ = try await r.call(

@@ -17,6 +17,22 @@ enum AdminRequests {
         var reason: String?
     }
 
+    /// `POST /admin/v1/flags`: definitions registered together (see `AdminRoutes+Registration`).
+    struct RegisterFlags: Decodable {
+        struct Flag: Decodable {
+            var key: String
+            var type: FlagType
+            var variants: [String: JSONValue]
+            var metadata: FlagMetadata?
+            /// The code default; also the variant environments where the flag is new start on.
+            var defaultVariant: String
+            /// Switch the flag off on `defaultVariant` in every environment (a forced type change).
+            var resetSettings: Bool?
+        }
+        var flags: [Flag]
+        var reason: String?
+    }
+
     struct PutSettings: Decodable {
         var enabled: Bool
         var defaultVariant: String

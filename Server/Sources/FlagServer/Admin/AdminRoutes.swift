@@ -38,6 +38,7 @@ struct AdminRoutes: Sendable {
             guard let flag = await admin.state.flags[key] else { throw Self.missing("flag \"\(key)\"") }
             return JSONBody.response(flag)
         }
+        registerDefinitionRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

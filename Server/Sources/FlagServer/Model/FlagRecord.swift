@@ -10,12 +10,19 @@ public struct FlagRecord: Sendable, Hashable, Codable {
     /// The named values the flag can serve.
     public var variants: [String: JSONValue]
     public var metadata: FlagMetadata
+    /// The variant the app's code falls back to (the manifest's code default), when registered
+    /// by `flags push` (`POST /admin/v1/flags`); `nil` for flags created otherwise.
+    public var defaultVariant: String?
 
-    public init(key: String, type: FlagType, variants: [String: JSONValue], metadata: FlagMetadata = FlagMetadata()) {
+    public init(
+        key: String, type: FlagType, variants: [String: JSONValue], metadata: FlagMetadata = FlagMetadata(),
+        defaultVariant: String? = nil
+    ) {
         self.key = key
         self.type = type
         self.variants = variants
         self.metadata = metadata
+        self.defaultVariant = defaultVariant
     }
 }
 

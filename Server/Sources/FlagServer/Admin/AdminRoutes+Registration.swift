@@ -1,0 +1,80 @@
+import FlagEvaluation
+import Foundation
+import Hummingbird
+
+extension AdminRoutes {
+    /// `POST /admin/v1/flags`: registers many flag definitions at once, atomically, without
+    /// touching any environment's settings (what `flags push` sends).
+    ///
+    /// Each listed flag is created or replaced (type, variants, metadata and the code default);
+    /// a new flag starts off in every environment on its `defaultVariant`. A flag with
+    /// `"resetSettings": true` is also switched off on `defaultVariant`, its targeting dropped,
+    /// in every environment where it exists (for a forced type change, where the old variants no
+    /// longer apply). Flags not listed are left alone. The answer lists the changes (computed
+    /// from the state before the write); with `dryRun=true` it also lists the problems the
+    /// write would be refused for, and nothing is written.
+    func registerDefinitionRoutes(on group: RouterGroup<BasicRequestContext>) {
+        group.post("/flags") { request, _ in
+            let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
+            let body = try await JSONBody.decode(
+                AdminRequests.RegisterFlags.self, from: request, limit: limits.maximumImportBytes)
+            let dryRun = request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false
+            var problems: [ValidationError] = []
+            var seen: Set<String> = []
+            for (index, flag) in body.flags.enumerated() {
+                if !seen.insert(flag.key).inserted {
+                    problems.append(ValidationError(key: flag.key, field: "flags[\(index)].key", problem: "listed twice"))
+                }
+                if flag.variants[flag.defaultVariant] == nil {
+                    problems.append(ValidationError(
+                        key: flag.key, field: "flags[\(index)].defaultVariant",
+                        problem: "\"\(flag.defaultVariant)\" is not one of the variants (\(flag.variants.keys.sorted().joined(separator: ", ")))"))
+                }
+            }
+            guard problems.isEmpty else { throw APIError(AdminError.invalid(problems)) }
+            let makeChanges: @Sendable (ServerState) -> [StateChange] = { state in
+                body.flags.flatMap { flag -> [StateChange] in
+                    let record = FlagRecord(
+                        key: flag.key, type: flag.type, variants: flag.variants, metadata: flag.metadata ?? FlagMetadata(),
+                        defaultVariant: flag.defaultVariant)
+                    let initial = FlagSettings(enabled: false, defaultVariant: flag.defaultVariant)
+                    var changes: [StateChange] = [.putFlag(record, initialSettings: initial)]
+                    if flag.resetSettings == true {
+                        for environment in state.environments.keys.sorted() {
+                            changes.append(.putSettings(environment: environment, flag: flag.key, initial))
+                        }
+                    }
+                    return changes
+                }
+            }
+            let state = await admin.state
+            let planned: [AdminResponses.ImportResult.Change]
+            let planProblems: [ValidationError]
+            do {
+                let (next, drafts) = try state.applying(makeChanges(state))
+                planned = drafts.map {
+                    .init(environment: $0.environment, subject: $0.subject, key: $0.key, before: $0.before, after: $0.after)
+                }
+                planProblems = StateValidator.problems(in: next)
+            } catch let error as StoreError {
+                throw APIError(AdminError(store: error))
+            }
+            if dryRun {
+                return JSONBody.response(
+                    AdminResponses.ImportResult(dryRun: true, changes: planned, problems: planProblems, revisions: [:]))
+            }
+            if let reason = body.reason, reason.utf8.count > 1000 {
+                throw APIError(.badRequest, code: "bad_request", message: "reason: longer than 1000 bytes")
+            }
+            do {
+                let revisions = try await admin.write(
+                    actor: "token \(token.name) (\(token.id))", reason: body.reason ?? "register \(body.flags.count) flags"
+                ) { state in makeChanges(state) }
+                return JSONBody.response(
+                    AdminResponses.ImportResult(dryRun: false, changes: planned, problems: [], revisions: revisions))
+            } catch let error as AdminError {
+                throw APIError(error)
+            }
+        }
+    }
+}
