@@ -1,0 +1,335 @@
+import FlagEvaluation
+import FlagServer
+import Foundation
+import Hummingbird
+import Logging
+import NIOHTTP1
+import ServiceLifecycle
+import Testing
+
+/// `flags push`, `pull` and `diff` against a running server: the real `flags` binary as a
+/// subprocess, the real server on a loopback port.
+///
+/// The binary is `FLAGS_TOOL_PATH`, or `<repository>/.build/debug/flags` (built by
+/// `swift build` at the repository root, which CI runs before the server's tests).
+struct FlagsCLITests {
+    struct Run: CustomStringConvertible {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+        var description: String { "exit \(status)\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)" }
+    }
+
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var toolPath: String {
+        ProcessInfo.processInfo.environment["FLAGS_TOOL_PATH"] ?? repository.appendingPathComponent(".build/debug/flags").path
+    }
+
+    /// Runs `flags` without blocking a thread while it runs (the server answers on this process's tasks).
+    static func flags(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
+        let path = toolPath
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw TestFailure(
+                "The flags tool is not at \(path). Build it first with `swift build --product flags` at the repository root, or point FLAGS_TOOL_PATH at it.")
+        }
+        let directory = TemporaryDirectory().path
+        let outPath = directory + "/stdout"
+        let errPath = directory + "/stderr"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        variables["FLAGS_SERVER_TOKEN"] = nil
+        variables.merge(environment) { _, new in new }
+        process.environment = variables
+        process.standardOutput = out
+        process.standardError = err
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        try out.close()
+        try err.close()
+        return Run(
+            status: status, standardOutput: try String(contentsOfFile: outPath, encoding: .utf8),
+            standardError: try String(contentsOfFile: errPath, encoding: .utf8))
+    }
+
+    /// The app's manifest, as `flags export` writes it (flags sorted by key, so that a pull,
+    /// which sorts, gives the same text).
+    static let manifest = """
+        {
+          "$schema": "https://flagd.dev/schema/v0/flags.json",
+          "flags": {
+            "new_checkout": {
+              "state": "ENABLED",
+              "variants": {
+                "on": true,
+                "off": false
+              },
+              "defaultVariant": "on",
+              "metadata": {
+                "key": "new_checkout",
+                "type": "boolean",
+                "displayName": "New checkout",
+                "description": "The one-page checkout.",
+                "owner": "payments",
+                "phase": 3,
+                "removalTarget": "4.0",
+                "requires": "search"
+              }
+            },
+            "page_size": {
+              "state": "ENABLED",
+              "variants": {
+                "default": 20
+              },
+              "defaultVariant": "default",
+              "metadata": {
+                "key": "page_size",
+                "type": "integer",
+                "displayName": "Page size",
+                "owner": "search"
+              }
+            },
+            "search": {
+              "state": "ENABLED",
+              "variants": {
+                "on": true,
+                "off": false
+              },
+              "defaultVariant": "off",
+              "metadata": {
+                "key": "search",
+                "type": "boolean",
+                "displayName": "Search",
+                "sensitive": true
+              }
+            }
+          }
+        }
+
+        """
+
+    static func write(_ text: String) throws -> String {
+        let path = TemporaryDirectory().path + "/flags.json"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func revisions(_ server: TestServer) async throws -> JSONValue? {
+        try await server.request(.GET, "/admin/v1/environments", token: server.adminToken).json
+    }
+
+    @Test
+    func pushPullAndDiffRoundTrip() async throws {
+        try await TestServer.with { server in
+            let manifest = try Self.write(Self.manifest)
+            let base = ["--server", server.baseURL, "--token", server.adminToken]
+
+            let push = try await Self.flags(["push", "--manifest", manifest] + base)
+            #expect(push.status == 0, "\(push)")
+            #expect(
+                push.standardOutput == """
+                    + new_checkout (in code, not on the server)
+                    + page_size (in code, not on the server)
+                    + search (in code, not on the server)
+                    3 added, 0 changed, 0 type mismatches, 0 only on the server.
+                    Registered 3 flags (9 changes in 3 environments); new revisions: development 2, production 2, staging 2.
+
+                    """, "\(push)")
+            #expect(!push.standardOutput.contains(server.adminToken) && !push.standardError.contains(server.adminToken))
+            // Settings are the server's: new flags start off, on their code default.
+            let production = try await server.request(
+                .GET, "/admin/v1/environments/production/flags/new_checkout", token: server.adminToken)
+            #expect(production.json?["settings"] == ["enabled": false, "defaultVariant": "on"])
+
+            let pulledPath = TemporaryDirectory().path + "/pulled.json"
+            let pull = try await Self.flags(["pull", "--output", pulledPath] + base)
+            #expect(pull.status == 0, "\(pull)")
+            #expect(try String(contentsOfFile: pulledPath, encoding: .utf8) == Self.manifest)
+
+            let clean = try await Self.flags(["diff", "--manifest", manifest] + base)
+            #expect(clean.status == 0, "\(clean)")
+            #expect(clean.standardOutput == "No differences.\n")
+
+            let changed = try Self.write(
+                Self.manifest.replacingOccurrences(of: #""owner": "search""#, with: #""owner": "discovery""#))
+            let diff = try await Self.flags(["diff", "--manifest", changed] + base)
+            #expect(diff.status == 1, "\(diff)")
+            #expect(
+                diff.standardOutput == """
+                    ~ page_size
+                        owner: code "discovery", server "search"
+                    0 added, 1 changed, 0 type mismatches, 0 only on the server.
+
+                    """)
+            let json = try await Self.flags(["diff", "--manifest", changed, "--json"] + base)
+            #expect(json.status == 1)
+            #expect(
+                json.standardOutput
+                    == #"{"added":[],"changed":[{"changes":[{"code":"\"discovery\"","field":"owner","server":"\"search\""}],"key":"page_size"}],"equal":false,"removed":[],"typeMismatches":[]}"# + "\n")
+
+            // A change leaves the settings alone.
+            let enable = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/page_size/settings", token: server.adminToken,
+                body: #"{"enabled": true, "defaultVariant": "default"}"#)
+            #expect(enable.status == 200)
+            let pushChange = try await Self.flags(["push", "--manifest", changed] + base)
+            #expect(pushChange.status == 0, "\(pushChange)")
+            let after = try await server.request(
+                .GET, "/admin/v1/environments/production/flags/page_size", token: server.adminToken)
+            #expect(after.json?["settings"]?["enabled"] == true)
+            #expect(after.json?["flag"]?["metadata"]?["owner"] == "discovery")
+            #expect(try await Self.flags(["diff", "--manifest", changed] + base).status == 0)
+        }
+    }
+
+    @Test
+    func aDryRunWritesNothing() async throws {
+        try await TestServer.with { server in
+            let manifest = try Self.write(Self.manifest)
+            let before = try await Self.revisions(server)
+            let run = try await Self.flags([
+                "push", "--manifest", manifest, "--dry-run", "--server", server.baseURL, "--token", server.adminToken,
+            ])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.standardOutput.hasSuffix("Dry run: the server would make 9 changes in 3 environments; nothing was written.\n"))
+            #expect(try await Self.revisions(server) == before)
+            #expect(try await server.request(.GET, "/admin/v1/flags", token: server.adminToken).json == [])
+        }
+    }
+
+    @Test
+    func aTypeMismatchIsRefusedUnlessForced() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("page_size", environment: "production", enabled: true, defaultVariant: "on")
+            let manifest = try Self.write(Self.manifest)
+            let base = ["--server", server.baseURL, "--token", server.adminToken]
+            let before = try await Self.revisions(server)
+
+            let refused = try await Self.flags(["push", "--manifest", manifest] + base)
+            #expect(refused.status == 1, "\(refused)")
+            #expect(refused.standardOutput.hasPrefix("! page_size: type integer in code, boolean on the server\n"))
+            #expect(
+                refused.standardError
+                    == #"error: Refused: "page_size" is an integer in code and a boolean on the server. Nothing was written. Fix the type in code, or pass --allow-type-change to replace the server's definition (the flag is switched off in every environment)."#
+                    + "\n")
+            #expect(try await Self.revisions(server) == before)
+            let diff = try await Self.flags(["diff", "--manifest", manifest] + base)
+            #expect(diff.status == 1)
+
+            let forced = try await Self.flags(["push", "--manifest", manifest, "--allow-type-change"] + base)
+            #expect(forced.status == 0, "\(forced)")
+            let flag = try await server.request(.GET, "/admin/v1/environments/production/flags/page_size", token: server.adminToken)
+            #expect(flag.json?["flag"]?["type"] == "integer")
+            #expect(flag.json?["settings"] == ["enabled": false, "defaultVariant": "default"])
+        }
+    }
+
+    @Test
+    func wrongTokensGetClearMessages() async throws {
+        try await TestServer.with { server in
+            let manifest = try Self.write(Self.manifest)
+            let wrong = "ffs_nobody_not-a-real-secret"
+            let unknown = try await Self.flags(["diff", "--manifest", manifest, "--server", server.baseURL, "--token", wrong])
+            #expect(unknown.status == 3)
+            #expect(
+                unknown.standardError
+                    == #"error: The server refused the token (401 unauthorized: "unknown token"). Pass a valid token with --token or the FLAGS_SERVER_TOKEN environment variable: reading definitions needs an admin token."#
+                    + "\n")
+            #expect(!unknown.standardError.contains(wrong) && unknown.standardOutput.isEmpty)
+
+            // A production admin token may read, not register for every environment; from the environment variable.
+            let production = try await server.token(.admin, environment: "production")
+            let push = try await Self.flags(
+                ["push", "--manifest", manifest, "--server", server.baseURL], environment: ["FLAGS_SERVER_TOKEN": production])
+            #expect(push.status == 3, "\(push)")
+            #expect(push.standardError.hasPrefix("error: The token may not do this (403 forbidden: "), "\(push)")
+            #expect(push.standardError.hasSuffix(#": registering definitions needs an admin token for all environments ("*")."# + "\n"))
+            #expect(!push.standardError.contains(production))
+
+            let missing = try await Self.flags(["pull", "--server", server.baseURL])
+            #expect(missing.status == 2)
+            #expect(missing.standardError == "error: No token: pass --token or set the FLAGS_SERVER_TOKEN environment variable.\n")
+        }
+    }
+
+    @Test
+    func pullWithAnEnvironmentTakesItsSettings() async throws {
+        try await TestServer.with { server in
+            let manifest = try Self.write(Self.manifest)
+            let base = ["--server", server.baseURL, "--token", server.adminToken]
+            #expect(try await Self.flags(["push", "--manifest", manifest] + base).status == 0)
+            let enable = try await server.request(
+                .PUT, "/admin/v1/environments/staging/flags/search/settings", token: server.adminToken,
+                body: #"{"enabled": true, "defaultVariant": "on"}"#)
+            #expect(enable.status == 200)
+            let pull = try await Self.flags(["pull", "--environment", "staging"] + base)
+            #expect(pull.status == 0, "\(pull)")
+            #expect(pull.standardOutput.contains(#""defaultVariant": "on","#))
+            // new_checkout and page_size are off in staging.
+            #expect(pull.standardOutput.components(separatedBy: #""state": "DISABLED""#).count == 3)
+            let lint = try Self.write(pull.standardOutput)
+            #expect(try await Self.flags(["lint", "--manifest", lint, "--app-version", "1.0"]).status == 0)
+        }
+    }
+
+    @Test
+    func unreachableAndOversizedAnswersAreErrors() async throws {
+        try await TestServer.with { server in
+            let tooSmall = try await Self.flags([
+                "pull", "--server", server.baseURL, "--token", server.adminToken, "--max-response-bytes", "1",
+            ])
+            #expect(tooSmall.status == 3)
+            #expect(
+                tooSmall.standardError
+                    == "error: The server's answer to GET /admin/v1/flags is larger than 1 bytes, the limit; nothing was read. Raise it with --max-response-bytes if the server really holds that much.\n")
+        }
+        let down = try await Self.flags(["pull", "--server", "http://127.0.0.1:9", "--token", "t"])
+        #expect(down.status == 3)
+        #expect(down.standardError.hasPrefix("error: Cannot reach the flag server at http://127.0.0.1:9 (GET /admin/v1/flags): "), "\(down)")
+    }
+
+    /// A server that redirects to the real one: `flags` reports the redirect and does not follow
+    /// it, so the token never reaches another origin.
+    @Test
+    func redirectsAreNotFollowed() async throws {
+        try await TestServer.with { server in
+            let target = server.baseURL + "/admin/v1/flags"
+            let router = Router()
+            router.get("/admin/v1/flags") { _, _ in
+                Response(status: .temporaryRedirect, headers: [.location: target])
+            }
+            let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+            let redirector = Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) })
+            let group = ServiceGroup(configuration: .init(services: [redirector], logger: Logger(label: "redirector")))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                var iterator = ports.makeAsyncIterator()
+                let port = try #require(await iterator.next())
+                let run = try await Self.flags(["pull", "--server", "http://127.0.0.1:\(port)", "--token", server.adminToken])
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                #expect(run.status == 3, "\(run)")
+                #expect(
+                    run.standardError
+                        == #"error: The server answered GET /admin/v1/flags with 307, a redirect to "\#(target)"; flags does not follow redirects, so that the token never goes elsewhere. If you trust that address, pass it with --server."#
+                        + "\n")
+            }
+        }
+    }
+}
