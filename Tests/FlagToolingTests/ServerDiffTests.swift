@@ -77,6 +77,22 @@ struct ServerDiffTests {
         #expect(diff.changed == [.init(key: "new_checkout", changes: [.init(field: "defaultVariant", code: #""off""#, server: #""on""#)], isSensitive: false)])
     }
 
+    /// JSON numbers compare by value: the server answers `30.0` as `30`, at any depth.
+    @Test func integralDoublesEqualIntegers() throws {
+        let code = [
+            ServerFlag(key: "interval", type: .float, variants: ["default": 30.0], defaultVariant: "default"),
+            ServerFlag(key: "style", type: .object, variants: ["default": ["ratio": 1.0, "sizes": [2.0, 2.5]]], defaultVariant: "default"),
+        ]
+        let server = [
+            ServerFlag(key: "interval", type: .float, variants: ["default": 30], defaultVariant: "default"),
+            ServerFlag(key: "style", type: .object, variants: ["default": ["ratio": 1, "sizes": [2, 2.5]]], defaultVariant: "default"),
+        ]
+        #expect(ServerDiff(code: code, server: server).isEmpty)
+        var changed = server
+        changed[1].variants = ["default": ["ratio": 1, "sizes": [2, 2.6]]]
+        #expect(ServerDiff(code: code, server: changed).changed.map(\.key) == ["style"])
+    }
+
     @Test func valuesOfSensitiveFlagsAreRedacted() throws {
         let text = """
             {"flags": {"api_key": {"state": "ENABLED", "variants": {"default": "sk-live-123"}, "defaultVariant": "default",

@@ -101,7 +101,13 @@ public struct ServerDiff: Sendable, Hashable {
             changes.append(FieldChange(field: field, code: a?.jsonString ?? "null", server: b?.jsonString ?? "null"))
         }
         func strings(_ list: [String]) -> FlagValue { .array(list.map(FlagValue.string)) }
-        compare("variants", .object(code.variants), .object(server.variants))
+        // JSON does not keep `30.0` apart from `30` (the server answers either as `30`), so
+        // numbers are compared by value.
+        let codeVariants = FlagValue.object(code.variants)
+        let serverVariants = FlagValue.object(server.variants)
+        if codeVariants.comparableNumbers != serverVariants.comparableNumbers {
+            changes.append(FieldChange(field: "variants", code: codeVariants.jsonString, server: serverVariants.jsonString))
+        }
         compare("defaultVariant", code.defaultVariant.map(FlagValue.string), server.defaultVariant.map(FlagValue.string))
         let a = code.metadata
         let b = server.metadata
@@ -114,5 +120,18 @@ public struct ServerDiff: Sendable, Hashable {
         compare("conflicts", strings(a.conflicts), strings(b.conflicts))
         compare("sensitive", .bool(a.sensitive), .bool(b.sensitive))
         return changes
+    }
+}
+
+extension FlagValue {
+    /// The value with every integral double written as an integer, at any depth, for comparing
+    /// JSON numbers by value.
+    fileprivate var comparableNumbers: FlagValue {
+        switch self {
+        case .double(let value): Int(exactly: value).map(FlagValue.int) ?? self
+        case .array(let elements): .array(elements.map(\.comparableNumbers))
+        case .object(let members): .object(members.mapValues(\.comparableNumbers))
+        case .bool, .int, .string, .null: self
+        }
     }
 }
