@@ -208,6 +208,39 @@ struct FlagsCLITests {
             #expect(run.standardOutput.hasSuffix("Dry run: the server would make 9 changes in 3 environments; nothing was written.\n"))
             #expect(try await Self.revisions(server) == before)
             #expect(try await server.request(.GET, "/admin/v1/flags", token: server.adminToken).json == [])
+
+            let json = try await Self.flags([
+                "push", "--manifest", manifest, "--dry-run", "--json", "--server", server.baseURL, "--token", server.adminToken,
+            ])
+            #expect(json.status == 0, "\(json)")
+            let report = try JSONValue(parsing: json.standardOutput)
+            #expect(report["dryRun"] == true && report["written"] == false)
+            #expect(report["changes"]?.arrayValue?.count == 9)
+            #expect(try await Self.revisions(server) == before)
+        }
+    }
+
+    /// The example app's registry (44 flags: Booleans, typed values, objects, dependencies),
+    /// read from its Swift sources, survives the server: push, diff clean, pull, diff clean.
+    @Test
+    func aSwiftDeclaredRegistryRoundTrips() async throws {
+        try await TestServer.with { server in
+            let sources = Self.repository.appendingPathComponent("Examples/ExampleFlags").path
+            let base = ["--server", server.baseURL, "--token", server.adminToken]
+            let push = try await Self.flags(["push", "--sources", sources, "--json"] + base)
+            #expect(push.status == 0, "\(push)")
+            let report = try JSONValue(parsing: push.standardOutput)
+            #expect(report["written"] == true)
+            #expect(report["diff"]?["added"]?.arrayValue?.count == 44)
+            #expect(report["revisions"] == ["development": 2, "production": 2, "staging": 2])
+
+            let diff = try await Self.flags(["diff", "--sources", sources] + base)
+            #expect(diff.status == 0, "\(diff)")
+            let pulled = try Self.write(try await Self.flags(["pull"] + base).standardOutput)
+            let again = try await Self.flags(["diff", "--manifest", pulled] + base)
+            #expect(again.status == 0, "\(again)")
+            let nothing = try await Self.flags(["push", "--manifest", pulled] + base)
+            #expect(nothing.standardOutput == "No differences.\nNothing to register.\n", "\(nothing)")
         }
     }
 
