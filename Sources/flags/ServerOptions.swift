@@ -21,7 +21,7 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .long, help: "The largest server answer read, in bytes.")
     var maxResponseBytes: Int = FlagServerClient.defaultMaximumResponseBytes
 
-    @Option(name: .long, help: "Seconds to wait for the server.")
+    @Option(name: .long, help: "Seconds to wait for the server's whole answer.")
     var timeout: Double = 30
 
     func validate() throws {

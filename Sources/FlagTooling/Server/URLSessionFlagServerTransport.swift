@@ -11,7 +11,7 @@ import Synchronization
 /// answered as it is (``FlagServerResponse/location``). The body is read up to the request's
 /// limit; beyond it the request is cancelled.
 public struct URLSessionFlagServerTransport: FlagServerTransport {
-    /// How long to wait for the server (connection and each read).
+    /// How long to wait for the server: for the connection, each read, and the whole answer.
     public var timeout: TimeInterval
 
     public init(timeout: TimeInterval = 30) {
@@ -22,6 +22,7 @@ public struct URLSessionFlagServerTransport: FlagServerTransport {
         let collector = Collector(limit: request.maximumResponseBytes)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         let session = URLSession(configuration: configuration, delegate: collector, delegateQueue: nil)
