@@ -57,6 +57,32 @@ struct FlagRegistrationTests {
         }
     }
 
+    /// Settings are written only where asked, and targeting is kept.
+    @Test
+    func settingsAreSetOnlyInTheNamedEnvironment() async throws {
+        try await TestServer.with { server in
+            #expect(try await server.request(.POST, "/admin/v1/flags", token: server.adminToken, body: Self.body).status == 200)
+            let targeting = try await server.request(
+                .PUT, "/admin/v1/environments/staging/flags/search/settings", token: server.adminToken,
+                body: #"{"enabled": false, "defaultVariant": "on", "targeting": {"if": [true, "off", null]}}"#)
+            #expect(targeting.status == 200)
+            let asked = Self.body.replacingOccurrences(
+                of: #""defaultVariant": "on","#,
+                with: #""defaultVariant": "on", "settings": {"staging": {"enabled": true, "defaultVariant": "off"}},"#)
+            let write = try await server.request(.POST, "/admin/v1/flags", token: server.adminToken, body: asked)
+            #expect(write.status == 200, "\(write.body)")
+            #expect(write.json?["revisions"] == ["staging": 4])
+            let staging = try await server.request(.GET, "/admin/v1/environments/staging/flags/search", token: server.adminToken)
+            #expect(staging.json?["settings"] == ["enabled": true, "defaultVariant": "off", "targeting": ["if": [true, "off", .null]]])
+            let production = try await server.request(.GET, "/admin/v1/environments/production/flags/search", token: server.adminToken)
+            #expect(production.json?["settings"] == ["enabled": false, "defaultVariant": "on"])
+
+            let unknown = asked.replacingOccurrences(of: #""staging": {"#, with: #""qa": {"#)
+            let refused = try await server.request(.POST, "/admin/v1/flags", token: server.adminToken, body: unknown)
+            #expect(refused.status == 404, "\(refused.body)")
+        }
+    }
+
     @Test
     func anInvalidDefinitionRefusesTheWholeWrite() async throws {
         try await TestServer.with { server in

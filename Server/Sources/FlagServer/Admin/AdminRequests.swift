@@ -28,6 +28,12 @@ enum AdminRequests {
             var defaultVariant: String
             /// Switch the flag off on `defaultVariant` in every environment (a forced type change).
             var resetSettings: Bool?
+            /// On/off and default variant in the named environments (targeting is kept).
+            var settings: [String: Settings]?
+        }
+        struct Settings: Decodable {
+            var enabled: Bool
+            var defaultVariant: String
         }
         var flags: [Flag]
         var reason: String?

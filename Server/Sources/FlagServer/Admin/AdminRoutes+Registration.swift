@@ -10,7 +10,9 @@ extension AdminRoutes {
     /// a new flag starts off in every environment on its `defaultVariant`. A flag with
     /// `"resetSettings": true` is also switched off on `defaultVariant`, its targeting dropped,
     /// in every environment where it exists (for a forced type change, where the old variants no
-    /// longer apply). Flags not listed are left alone. The answer lists the changes (computed
+    /// longer apply). A flag with `"settings": {"<environment>": {"enabled", "defaultVariant"}}`
+    /// is also switched on or off and given that default variant there, keeping its targeting
+    /// (what `flags push --settings` asks for). Flags not listed are left alone. The answer lists the changes (computed
     /// from the state before the write); with `dryRun=true` it also lists the problems the
     /// write would be refused for, and nothing is written.
     func registerDefinitionRoutes(on group: RouterGroup<BasicRequestContext>) {
@@ -43,6 +45,13 @@ extension AdminRoutes {
                         for environment in state.environments.keys.sorted() {
                             changes.append(.putSettings(environment: environment, flag: flag.key, initial))
                         }
+                    }
+                    for (environment, settings) in (flag.settings ?? [:]).sorted(by: { $0.key < $1.key }) {
+                        let targeting = flag.resetSettings == true
+                            ? nil : state.environments[environment]?.settings[flag.key]?.targeting
+                        changes.append(.putSettings(
+                            environment: environment, flag: flag.key,
+                            FlagSettings(enabled: settings.enabled, defaultVariant: settings.defaultVariant, targeting: targeting)))
                     }
                     return changes
                 }
