@@ -11,8 +11,8 @@ struct PushCommand: ParsableCommand {
         discussion: """
             Shows the differences (as `flags diff`), asks the server for a dry run of the write, \
             then registers every new or changed flag in one atomic write (all or none). \
-            Environment settings (on/off, targeting) are not touched: a new flag starts off in \
-            every environment on its code default. Flags only on the server are left alone. A flag \
+            Environment settings (on/off, targeting) are not touched unless --settings names an \
+            environment: a new flag starts off in every environment on its code default. Flags only on the server are left alone. A flag \
             whose type in code differs from the server's is refused, naming both types, unless \
             --allow-type-change is given: then the server's definition is replaced and the flag is \
             switched off, without targeting, in every environment, since its old variants no \
@@ -30,6 +30,13 @@ struct PushCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Replace flags whose type differs on the server, switching them off in every environment.")
     var allowTypeChange = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also set, in this environment, each flag's on/off (the manifest's state) and default variant (its code default); targeting rules are kept.",
+            valueName: "environment"))
+    var settings: String?
 
     @Option(name: .long, help: "Why, recorded in the server's audit log.")
     var reason: String?
@@ -53,14 +60,38 @@ struct PushCommand: ParsableCommand {
                 .failed,
                 "Refused: \(report.refusal!). Nothing was written. Fix the type in code, or pass --allow-type-change to replace the server's definition (the flag is switched off in every environment)."))
         }
-        let keys = Set(diff.added + diff.changed.map(\.key) + diff.typeMismatches.map(\.key))
-        let flags = code.filter { keys.contains($0.key) }
         let resetting = Set(diff.typeMismatches.map(\.key))
+        var wanted: [String: ServerFlagSettings] = [:]
+        if let environment = settings {
+            let current = try client.settings(environment: environment)
+            var lines: [String] = []
+            for (flag, manifestFlag) in zip(code, manifest.flags) {
+                let desired = ServerFlagSettings(enabled: manifestFlag.isEnabled, defaultVariant: flag.defaultVariant ?? "")
+                // New flags and flags whose type changes start off on their code default.
+                let now =
+                    resetting.contains(flag.key) || current[flag.key] == nil
+                    ? ServerFlagSettings(enabled: false, defaultVariant: desired.defaultVariant) : current[flag.key]!
+                guard now != desired else { continue }
+                wanted[flag.key] = desired
+                report.settings.append((environment, flag.key, desired))
+                lines.append(
+                    "  \(flag.key): \(Self.describe(desired)) (server: \(Self.describe(now)))")
+            }
+            if !json {
+                Output.standardOutput(
+                    lines.isEmpty
+                        ? "Settings in \(environment): no differences.\n"
+                        : "Settings in \(environment) (targeting kept):\n" + lines.joined(separator: "\n") + "\n")
+            }
+        }
+        let keys = Set(diff.added + diff.changed.map(\.key) + diff.typeMismatches.map(\.key) + wanted.keys)
+        let flags = code.filter { keys.contains($0.key) }
+        let settingsToWrite = settings.map { (environment: $0, flags: wanted) }
         guard !flags.isEmpty else {
             report.message = "Nothing to register."
             return try finish(report, nil)
         }
-        let plan = try client.register(flags, resetting: resetting, dryRun: true, reason: reason)
+        let plan = try client.register(flags, resetting: resetting, settings: settingsToWrite, dryRun: true, reason: reason)
         report.changes = plan.changes
         guard plan.problems.isEmpty else {
             report.refusal = plan.problems.joined(separator: "; ")
@@ -72,7 +103,8 @@ struct PushCommand: ParsableCommand {
             report.message = "Dry run: the server would make \(Self.count(plan.changes)); nothing was written."
             return try finish(report, nil)
         }
-        let result = try client.register(flags, resetting: resetting, dryRun: false, reason: reason)
+        let result = try client.register(
+            flags, resetting: resetting, settings: settingsToWrite, dryRun: false, reason: reason)
         report.changes = result.changes
         report.revisions = result.revisions
         report.written = true
@@ -94,6 +126,11 @@ struct PushCommand: ParsableCommand {
         if let message = report.message { Output.standardOutput(message + "\n") }
     }
 
+    /// `on, default variant "x"`.
+    private static func describe(_ settings: ServerFlagSettings) -> String {
+        "\(settings.enabled ? "on" : "off"), default variant \"\(settings.defaultVariant)\""
+    }
+
     private static func count(_ changes: [FlagServerClient.Registration.Change]) -> String {
         let environments = Set(changes.map(\.environment)).count
         return "\(changes.count) change\(changes.count == 1 ? "" : "s") in \(environments) environment\(environments == 1 ? "" : "s")"
@@ -109,6 +146,8 @@ private struct PushReport {
     var written = false
     var refusal: String?
     var message: String?
+    /// Settings `--settings` asks for, where they differ from the server's.
+    var settings: [(environment: String, key: String, settings: ServerFlagSettings)] = []
 
     var json: FlagValue {
         var object: [String: FlagValue] = [
@@ -120,6 +159,14 @@ private struct PushReport {
             }),
             "revisions": .object(revisions.mapValues(FlagValue.int)),
         ]
+        if !settings.isEmpty {
+            object["settings"] = .array(settings.map {
+                [
+                    "environment": .string($0.environment), "key": .string($0.key),
+                    "enabled": .bool($0.settings.enabled), "defaultVariant": .string($0.settings.defaultVariant),
+                ]
+            })
+        }
         if let refusal { object["refused"] = .string(refusal) }
         if let message { object["message"] = .string(message) }
         return .object(object)

@@ -244,6 +244,41 @@ struct FlagsCLITests {
         }
     }
 
+    /// `--settings ENV` sets on/off and the default variant there, as the manifest says, keeping
+    /// targeting; other environments stay as they are.
+    @Test
+    func settingsArePushedOnlyWhenAsked() async throws {
+        try await TestServer.with { server in
+            let base = ["--server", server.baseURL, "--token", server.adminToken]
+            #expect(try await Self.flags(["push", "--manifest", try Self.write(Self.manifest)] + base).status == 0)
+            let rule = try await server.request(
+                .PUT, "/admin/v1/environments/staging/flags/search/settings", token: server.adminToken,
+                body: #"{"enabled": false, "defaultVariant": "off", "targeting": {"if": [true, "on", null]}}"#)
+            #expect(rule.status == 200)
+            let staged = try Self.write(
+                Self.manifest.replacingOccurrences(of: #""state": "ENABLED""#, with: #""state": "DISABLED""#)
+                    .replacingOccurrences(
+                        of: #""state": "DISABLED",\#n      "variants": {\#n        "on": true,\#n        "off": false\#n      },\#n      "defaultVariant": "off""#,
+                        with: #""state": "ENABLED",\#n      "variants": {\#n        "on": true,\#n        "off": false\#n      },\#n      "defaultVariant": "off""#))
+            let push = try await Self.flags(["push", "--manifest", staged, "--settings", "staging"] + base)
+            #expect(push.status == 0, "\(push)")
+            #expect(
+                push.standardOutput == """
+                    No differences.
+                    Settings in staging (targeting kept):
+                      search: on, default variant "off" (server: off, default variant "off")
+                    Registered 1 flag (1 change in 1 environment); new revisions: staging 4.
+
+                    """, "\(push)")
+            let staging = try await server.request(.GET, "/admin/v1/environments/staging/flags/search", token: server.adminToken)
+            #expect(staging.json?["settings"] == ["enabled": true, "defaultVariant": "off", "targeting": ["if": [true, "on", .null]]])
+            let production = try await server.request(.GET, "/admin/v1/environments/production/flags/search", token: server.adminToken)
+            #expect(production.json?["settings"]?["enabled"] == false)
+            let again = try await Self.flags(["push", "--manifest", staged, "--settings", "staging"] + base)
+            #expect(again.standardOutput == "No differences.\nSettings in staging: no differences.\nNothing to register.\n", "\(again)")
+        }
+    }
+
     @Test
     func aTypeMismatchIsRefusedUnlessForced() async throws {
         try await TestServer.with { server in

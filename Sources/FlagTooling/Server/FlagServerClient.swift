@@ -92,14 +92,17 @@ public struct FlagServerClient: Sendable {
 
     /// Registers definitions atomically without touching environment settings
     /// (`POST /admin/v1/flags`); the flags in `resetting` are also switched off on their default
-    /// variant in every environment (a forced type change). A dry run writes nothing.
+    /// variant in every environment (a forced type change), and the flags in `settings` get those
+    /// settings in its environment (targeting is kept). A dry run writes nothing.
     public func register(
-        _ flags: [ServerFlag], resetting: Set<String> = [], dryRun: Bool, reason: String? = nil
+        _ flags: [ServerFlag], resetting: Set<String> = [],
+        settings: (environment: String, flags: [String: ServerFlagSettings])? = nil, dryRun: Bool, reason: String? = nil
     ) throws(ToolingError) -> Registration {
         struct Item: Encodable {
             var flag: ServerFlag
             var reset: Bool
-            enum CodingKeys: String, CodingKey { case key, type, variants, metadata, defaultVariant, resetSettings }
+            var settings: [String: ServerFlagSettings]?
+            enum CodingKeys: String, CodingKey { case key, type, variants, metadata, defaultVariant, resetSettings, settings }
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(flag.key, forKey: .key)
@@ -108,6 +111,7 @@ public struct FlagServerClient: Sendable {
                 try container.encode(flag.metadata, forKey: .metadata)
                 try container.encode(flag.defaultVariant ?? "", forKey: .defaultVariant)
                 if reset { try container.encode(true, forKey: .resetSettings) }
+                try container.encodeIfPresent(settings, forKey: .settings)
             }
         }
         struct Body: Encodable {
@@ -129,7 +133,12 @@ public struct FlagServerClient: Sendable {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
-            body = try encoder.encode(Body(flags: flags.map { Item(flag: $0, reset: resetting.contains($0.key)) }, reason: reason))
+            let items = flags.map { flag in
+                Item(
+                    flag: flag, reset: resetting.contains(flag.key),
+                    settings: settings.flatMap { settings in settings.flags[flag.key].map { [settings.environment: $0] } })
+            }
+            body = try encoder.encode(Body(flags: items, reason: reason))
         } catch {
             throw ToolingError(.failed, "The definitions cannot be encoded as JSON: \(error).")
         }
