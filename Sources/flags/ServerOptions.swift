@@ -31,9 +31,13 @@ struct ServerOptions: ParsableArguments {
 
     func client() throws(ToolingError) -> FlagServerClient {
         let token = self.token ?? ProcessInfo.processInfo.environment[Self.tokenVariable] ?? ""
-        return try FlagServerClient(
+        let client = try FlagServerClient(
             server: server, token: token, transport: URLSessionFlagServerTransport(timeout: timeout),
             maximumResponseBytes: maxResponseBytes)
+        if client.sendsTokenInClear {
+            Output.warning("\(server) is plain http to another machine: the token travels unencrypted. Use https.")
+        }
+        return client
     }
 }
 

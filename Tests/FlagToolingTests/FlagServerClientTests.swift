@@ -140,6 +140,32 @@ struct FlagServerClientTests {
         }
     }
 
+    @Test func plainHTTPToAnotherMachineIsNoticed() throws {
+        func clear(_ server: String) throws -> Bool {
+            try FlagServerClient(server: server, token: "t", transport: FakeFlagServerTransport([])).sendsTokenInClear
+        }
+        #expect(try clear("http://flags.example.com"))
+        #expect(try clear("http://10.0.0.2:8080"))
+        #expect(try !clear("https://flags.example.com"))
+        #expect(try !clear("http://127.0.0.1:8080"))
+        #expect(try !clear("http://localhost:8080"))
+        #expect(try !clear("http://[::1]:8080"))
+    }
+
+    @Test func settingsAreSentOnlyForTheFlagsThatHaveThem() throws {
+        let transport = FakeFlagServerTransport(status: 200, body: #"{"dryRun": false, "changes": [], "problems": [], "revisions": {}}"#)
+        let flags = [
+            ServerFlag(key: "a", type: .boolean, variants: ["on": true, "off": false], defaultVariant: "on"),
+            ServerFlag(key: "b", type: .boolean, variants: ["on": true, "off": false], defaultVariant: "off"),
+        ]
+        _ = try client(transport).register(
+            flags, settings: ("staging", ["b": ServerFlagSettings(enabled: true, defaultVariant: "off")]), dryRun: false)
+        let body = String(decoding: try #require(transport.requests.first?.body), as: UTF8.self)
+        #expect(
+            body
+                == #"{"flags":[{"defaultVariant":"on","key":"a","metadata":{"conflicts":[],"requires":[],"sensitive":false},"type":"boolean","variants":{"off":false,"on":true}},{"defaultVariant":"off","key":"b","metadata":{"conflicts":[],"requires":[],"sensitive":false},"settings":{"staging":{"defaultVariant":"off","enabled":true}},"type":"boolean","variants":{"off":false,"on":true}}]}"#)
+    }
+
     @Test func registrationSendsDefinitionsAndReadsTheAnswer() throws {
         let transport = FakeFlagServerTransport(
             status: 200,

@@ -50,6 +50,13 @@ public struct FlagServerClient: Sendable {
         self.maximumResponseBytes = maximumResponseBytes
     }
 
+    /// Whether the token would travel unencrypted to another machine: `http` to a host other
+    /// than `localhost`, `127.0.0.1` or `::1`.
+    public var sendsTokenInClear: Bool {
+        guard server.scheme?.lowercased() == "http", let host = server.host?.lowercased() else { return false }
+        return !["localhost", "127.0.0.1", "::1", "[::1]"].contains(host)
+    }
+
     /// Every flag definition on the server (`GET /admin/v1/flags`).
     public func definitions() throws(ToolingError) -> [ServerFlag] {
         let data = try call("GET", "/admin/v1/flags", purpose: .read(environment: nil))
