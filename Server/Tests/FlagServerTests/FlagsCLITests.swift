@@ -306,6 +306,26 @@ struct FlagsCLITests {
         }
     }
 
+    /// The server validates the write as a whole in its dry run: a change of variants that
+    /// leaves an environment on a variant that no longer exists is refused, naming it.
+    @Test
+    func problemsOfTheServersDryRunRefuseThePush() async throws {
+        try await TestServer.with { server in
+            let created = try await server.request(
+                .PUT, "/admin/v1/flags/page_size", token: server.adminToken,
+                body: #"{"type": "integer", "variants": {"small": 20, "large": 50}, "defaultVariant": "large"}"#)
+            #expect(created.status == 200)
+            let before = try await Self.revisions(server)
+            let push = try await Self.flags([
+                "push", "--manifest", try Self.write(Self.manifest), "--server", server.baseURL, "--token", server.adminToken,
+            ])
+            #expect(push.status == 1, "\(push)")
+            #expect(push.standardError.hasPrefix("error: Refused by the server's dry run; nothing was written:\n  \"page_size\" in environment "), "\(push)")
+            #expect(push.standardError.contains("defaultVariant"), "\(push)")
+            #expect(try await Self.revisions(server) == before)
+        }
+    }
+
     @Test
     func wrongTokensGetClearMessages() async throws {
         try await TestServer.with { server in
