@@ -1,0 +1,22 @@
+import FlagEvaluation
+
+extension AdminRequests {
+    /// `POST …/flags/{key}/preview`: settings to try (each field defaults to the current one),
+    /// optionally a percentage rollout instead of `targeting`, and the targeting keys to evaluate.
+    struct Preview: Decodable {
+        var enabled: Bool?
+        var defaultVariant: String?
+        var targeting: JSONValue?
+        /// Percentages by variant, adding up to 100: replaces `targeting` with a rollout.
+        var percentages: [String: Int]?
+        /// At most 1000; by default `user-1` … `user-100`.
+        var targetingKeys: [String]?
+    }
+}
+
+extension AdminResponses {
+    /// `POST …/flags/{key}/validate`: the problems saving the settings would have.
+    struct Validation: Encodable {
+        var problems: [ValidationError]
+    }
+}
