@@ -76,6 +76,12 @@ struct OpenAPIDocumentTests {
                 server, .POST, "/admin/v1/environments/{environment}/flags/{key}/preview",
                 "/admin/v1/environments/production/flags/checkout/preview", token: admin, body: #"{"percentages": {"on": 10}}"#)
             _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/evaluate", "/admin/v1/environments/production/evaluate",
+                token: admin, body: #"{"context": {"targetingKey": "u1", "email": "beta@x"}}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/evaluate", "/admin/v1/environments/production/evaluate",
+                token: admin, body: #"{"context": {"targetingKey": 7}}"#)
+            _ = try await r.call(
                 server, .GET, "/admin/v1/environments/{environment}/revisions", "/admin/v1/environments/production/revisions", token: admin)
             _ = try await r.call(
                 server, .GET, "/admin/v1/environments/{environment}/audit", "/admin/v1/environments/production/audit", token: admin)

@@ -14,7 +14,21 @@ extension AdminRequests {
     }
 }
 
+extension AdminRequests {
+    /// `POST /environments/{env}/evaluate`: the evaluation context (targeting key and attributes).
+    struct Evaluate: Decodable {
+        var context: JSONValue?
+    }
+}
+
 extension AdminResponses {
+    /// `POST /environments/{env}/evaluate`: every flag's result, with the steps that led to it.
+    struct Evaluation: Encodable {
+        var environment: String
+        var revision: Int
+        var flags: [FlagExplainer.Explanation]
+    }
+
     /// `POST …/flags/{key}/validate`: the problems saving the settings would have.
     struct Validation: Encodable {
         var problems: [ValidationError]

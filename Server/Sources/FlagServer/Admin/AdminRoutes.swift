@@ -130,6 +130,21 @@ struct AdminRoutes: Sendable {
                 throw APIError(error)
             }
         }
+        group.post("/environments/:environment/evaluate") { request, context in
+            let environment = try context.parameters.require("environment")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(AdminRequests.Evaluate.self, from: request, limit: limits.maximumEvaluationBytes)
+            let state = await admin.state
+            do {
+                let evaluationContext = try FlagExplainer.checkedContext(body.context ?? .object([:]))
+                guard let flags = FlagExplainer.explain(environment: environment, state: state, context: evaluationContext, now: Date())
+                else { throw Self.missing("environment \"\(environment)\"") }
+                return JSONBody.response(AdminResponses.Evaluation(
+                    environment: environment, revision: state.environments[environment]?.revision ?? 0, flags: flags))
+            } catch let error as AdminError {
+                throw APIError(error)
+            }
+        }
 
         group.get("/environments/:environment/segments") { request, context in
             let environment = try context.parameters.require("environment")

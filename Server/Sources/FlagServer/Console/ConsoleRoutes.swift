@@ -44,6 +44,7 @@ struct ConsoleRoutes: Sendable {
         router.post("/console/logout") { request, _ in try await signOut(request) }
         registerFlagPages(on: router)
         registerHistory(on: router)
+        registerEvaluate(on: router)
     }
 
     // MARK: - Sessions
@@ -154,7 +155,10 @@ struct ConsoleRoutes: Sendable {
             if !visitor.canEdit {
                 context["viewerNote"] = "You are signed in as a viewer: you can see everything and change nothing."
             }
-            context["nav"] = [("flags", "Flags", "/console/flags"), ("history", "History", "/console/history")].map { item in
+            context["nav"] = [
+                ("flags", "Flags", "/console/flags"), ("evaluate", "Evaluate", "/console/evaluate"),
+                ("history", "History", "/console/history"),
+            ].map { item in
                 ["href": item.2, "label": item.1, "current": item.0 == section] as [String: Any]
             }
         }
