@@ -290,6 +290,19 @@ class ConsoleBrowserTests(unittest.TestCase):
         self.assertTrue(self.find_all("li.entry button[disabled]"))
         self.shot("12-viewer-history")
 
+        # The other pages, read-only.
+        self.open("/console/evaluate?environment=production&targetingKey=user-1&attributes=%7B%22plan%22%3A%22pro%22%7D")
+        self.assertIn("TARGETING_MATCH", self.find("#result-%s" % FLAG).text)
+        self.shot("13-viewer-evaluate")
+        self.open("/console/environments?left=staging&right=production")
+        self.assertIn("differs", self.find("#compare-%s" % FLAG).text)
+        self.assertTrue(self.find_all("#compare-%s button[disabled]" % FLAG))
+        self.shot("14-viewer-environments")
+        self.open("/console/tokens")
+        self.assertIn("browser-test-app", self.find("main").text)
+        self.assertNotIn(self.client_token, self.browser.page_source)
+        self.shot("15-viewer-tokens")
+
         # A forged form post with the viewer's own session and CSRF token is refused.
         self.open("/console/flags")
         self.browser.execute_script(
@@ -309,7 +322,7 @@ class ConsoleBrowserTests(unittest.TestCase):
         from selenium.webdriver.support.ui import WebDriverWait
         WebDriverWait(self.browser, 20).until(lambda _: self.find_all("#refusal"))
         self.assertIn("Your role (viewer) cannot change anything here", self.find("#refusal").text)
-        self.shot("13-viewer-refused")
+        self.shot("16-viewer-refused")
         self.assertEqual(self.production_settings(), before)
 
 

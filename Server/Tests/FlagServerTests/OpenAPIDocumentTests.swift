@@ -76,6 +76,12 @@ struct OpenAPIDocumentTests {
                 server, .POST, "/admin/v1/environments/{environment}/flags/{key}/preview",
                 "/admin/v1/environments/production/flags/checkout/preview", token: admin, body: #"{"percentages": {"on": 10}}"#)
             _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/copy",
+                "/admin/v1/environments/staging/flags/checkout/copy", token: admin, body: #"{"from": "production", "reason": "same as prod"}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/copy",
+                "/admin/v1/environments/staging/flags/checkout/copy", token: admin, body: #"{"from": "nowhere"}"#)
+            _ = try await r.call(
                 server, .POST, "/admin/v1/environments/{environment}/evaluate", "/admin/v1/environments/production/evaluate",
                 token: admin, body: #"{"context": {"targetingKey": "u1", "email": "beta@x"}}"#)
             _ = try await r.call(

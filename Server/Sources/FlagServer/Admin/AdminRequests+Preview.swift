@@ -21,6 +21,14 @@ extension AdminRequests {
     }
 }
 
+extension AdminRequests {
+    /// `POST /environments/{env}/flags/{key}/copy`: the environment to copy the settings from.
+    struct Copy: Decodable {
+        var from: String
+        var reason: String?
+    }
+}
+
 extension AdminResponses {
     /// `POST /environments/{env}/evaluate`: every flag's result, with the steps that led to it.
     struct Evaluation: Encodable {

@@ -130,6 +130,21 @@ struct AdminRoutes: Sendable {
                 throw APIError(error)
             }
         }
+        group.post("/environments/:environment/flags/:key/copy") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            let token = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(AdminRequests.Copy.self, from: request, limit: limits.maximumAdminBytes)
+            guard token.environment == Self.all || token.environment == body.from else {
+                throw APIError(
+                    .forbidden, code: "forbidden",
+                    message: "token \"\(token.id)\" is for environment \"\(token.environment)\", not \"\(body.from)\"")
+            }
+            let reason = body.reason ?? "copy \"\(key)\" from \(body.from)"
+            return try await write(token, reason: reason) { state throws(AdminError) in
+                try EnvironmentCopy.changes(flag: key, from: body.from, to: environment, in: state)
+            }
+        }
         group.post("/environments/:environment/evaluate") { request, context in
             let environment = try context.parameters.require("environment")
             _ = try authenticator.authorize(request, role: .admin, environment: environment)

@@ -45,6 +45,8 @@ struct ConsoleRoutes: Sendable {
         registerFlagPages(on: router)
         registerHistory(on: router)
         registerEvaluate(on: router)
+        registerEnvironments(on: router)
+        registerTokens(on: router)
     }
 
     // MARK: - Sessions
@@ -157,7 +159,8 @@ struct ConsoleRoutes: Sendable {
             }
             context["nav"] = [
                 ("flags", "Flags", "/console/flags"), ("evaluate", "Evaluate", "/console/evaluate"),
-                ("history", "History", "/console/history"),
+                ("history", "History", "/console/history"), ("environments", "Environments", "/console/environments"),
+                ("tokens", "Tokens", "/console/tokens"),
             ].map { item in
                 ["href": item.2, "label": item.1, "current": item.0 == section] as [String: Any]
             }
