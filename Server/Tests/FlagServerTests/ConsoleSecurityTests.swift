@@ -2,6 +2,7 @@ import FlagEvaluation
 @testable import FlagServer
 import Foundation
 import NIOHTTP1
+import Synchronization
 import Testing
 
 /// The console's security over a real server on loopback: CSRF, roles, escaping, sign-in,
@@ -173,6 +174,21 @@ struct ConsoleSecurityTests {
             #expect(try await replay.post(Self.killPath, Self.kill, csrf: csrf).status == 401)
             #expect(await Self.isOn(server) == true)
         }
+    }
+
+    @Test
+    func aSessionEndsWhenItsLifetimeIsOver() async throws {
+        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let store = try await SQLiteFlagStore(path: nil)
+        try await store.migrate()
+        let accounts = ConsoleAccounts(store: store, sessionLifetime: 3600, passwordCost: 4, now: { clock.withLock { $0 } })
+        try await accounts.createUser(name: "erin", password: "erin password", role: .editor)
+        let session = try #require(try await accounts.signIn(name: "erin", password: "erin password"))
+        clock.withLock { $0 += 3599 }
+        #expect(try await accounts.user(sessionID: session.sessionID)?.name == "erin")
+        clock.withLock { $0 += 1 }
+        #expect(try await accounts.user(sessionID: session.sessionID) == nil)
+        await store.close()
     }
 
     @Test
