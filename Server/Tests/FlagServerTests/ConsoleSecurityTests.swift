@@ -150,6 +150,20 @@ struct ConsoleSecurityTests {
     }
 
     @Test
+    func signInAttemptsAreBounded() async throws {
+        try await TestServer.withConsole(options: ConsoleOptions(signInsPerSecond: 0.001, signInBurst: 2)) { server in
+            try await server.consoleUser("erin", role: .editor)
+            #expect(try await ConsoleClient(server).signIn("erin", password: "guess one guess").status == 401)
+            #expect(try await ConsoleClient(server).signIn("erin", password: "guess two guess").status == 401)
+            let limited = try await ConsoleClient(server).signIn("erin")
+            #expect(limited.status == 429)
+            #expect(limited.headers.first(name: "Retry-After") != nil)
+            #expect(limited.body.contains("Too many sign-in attempts."))
+            #expect(limited.setCookie(ConsoleRoutes.sessionCookie) == nil)
+        }
+    }
+
+    @Test
     func signingOutEndsTheSession() async throws {
         try await TestServer.withConsole { server in
             try await server.booleanFlag("checkout")

@@ -129,6 +129,7 @@ public final class FlagServer: Sendable {
         if let consoleAccounts, let console {
             ConsoleRoutes(
                 admin: admin, accounts: consoleAccounts, renderer: console.renderer, options: console.options, limits: limits,
+                signInLimiter: RateLimiter(perSecond: console.options.signInsPerSecond, burst: console.options.signInBurst),
                 now: now
             ).register(on: router)
         }

@@ -16,6 +16,8 @@ struct ConsoleRoutes: Sendable {
     let renderer: ConsoleRenderer
     let options: ConsoleOptions
     let limits: ServerLimits
+    /// Bounds the bcrypt checks sign-in attempts cost, across all names.
+    let signInLimiter: RateLimiter
     let now: @Sendable () -> Date
 
     static let sessionCookie = "flag_console_session"
@@ -101,13 +103,13 @@ struct ConsoleRoutes: Sendable {
         options.secureCookies || request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
     }
 
-    func loginPage(_ request: Request, error: String?, name: String = "") -> Response {
+    func loginPage(_ request: Request, error: String?, name: String = "", status: HTTPResponse.Status? = nil) -> Response {
         let token = ConsoleAccounts.randomHex(bytes: 16)
         var context = layout(nil, title: "Sign in")
         context["csrf"] = token
         context["error"] = error
         context["name"] = name
-        var response = renderer.page("login", context, status: error == nil ? .ok : .unauthorized)
+        var response = renderer.page("login", context, status: status ?? (error == nil ? .ok : .unauthorized))
         response.setCookie(Cookie(
             name: Self.loginCookie, value: token, maxAge: 3600, path: "/console/login", secure: isSecure(request),
             httpOnly: true, sameSite: .strict))
@@ -122,6 +124,12 @@ struct ConsoleRoutes: Sendable {
             return refusal(.forbidden, "The sign-in form's CSRF token is missing or wrong. Reload the page and try again.", visitor: nil)
         }
         let name = form["name"] ?? ""
+        if let retryAfter = signInLimiter.acquire("sign-in") {
+            var response = loginPage(
+                request, error: "Too many sign-in attempts. Try again in \(retryAfter) s.", name: name, status: .tooManyRequests)
+            response.headers[.retryAfter] = String(retryAfter)
+            return response
+        }
         let signedIn: ConsoleAccounts.SignedIn?
         do {
             signedIn = try await accounts.signIn(name: name, password: form["password"] ?? "")
