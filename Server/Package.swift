@@ -18,6 +18,7 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -44,6 +45,8 @@ package.targets = [
             .product(name: "FlagManifest", package: rootPackage),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "SQLiteNIO", package: "sqlite-nio"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Atomics", package: "swift-atomics"),
@@ -53,7 +56,7 @@ package.targets = [
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
-        resources: [.copy("Resources/openapi.json")]
+        resources: [.copy("Resources/openapi.json"), .copy("Resources/Console")]
     ),
     .executableTarget(
         name: "flag-server",

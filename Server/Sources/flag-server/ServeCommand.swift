@@ -20,13 +20,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (FLAG_SERVER_LOG_LEVEL, default info).")
     var logLevel: String?
     @Option(help: "ttlSeconds advertised by app_config (FLAG_SERVER_TTL_SECONDS, default 60).") var ttlSeconds: Int?
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Always mark console cookies Secure, for TLS ended by a proxy (FLAG_SERVER_SECURE_COOKIES, default false).")
+    var secureCookies: Bool?
 
     func run() async throws {
         let configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration(
                 host: host, port: port, dataDirectory: dataDirectory, databaseURL: databaseURL, logLevel: logLevel,
-                ttlSeconds: ttlSeconds, environment: ProcessInfo.processInfo.environment)
+                ttlSeconds: ttlSeconds, secureCookies: secureCookies, environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ArgumentParser.ValidationError(error.description)
         }
@@ -43,14 +47,25 @@ struct ServeCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try await SQLiteFlagStore(path: configuration.databasePath, logger: logger)
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, ttlSeconds: configuration.ttlSeconds, metrics: registry, logger: logger)
-        if let bootstrap {
-            // Shown once: written unbuffered so that it reaches a redirected stdout at once.
+            store: store, ttlSeconds: configuration.ttlSeconds, metrics: registry,
+            consoleOptions: ConsoleOptions(secureCookies: configuration.secureCookies), logger: logger)
+        // Shown once: written unbuffered so that it reaches a redirected stdout at once.
+        if let token = bootstrap?.adminToken {
             FileHandle.standardOutput.write(Data("""
                 Created environments \(FlagServer.defaultEnvironments.joined(separator: ", ")) in \(configuration.databasePath).
                 First admin token (shown only this once; only its hash is stored):
 
-                    \(bootstrap.adminToken)
+                    \(token)
+
+
+                """.utf8))
+        }
+        if let console = bootstrap?.consoleAdmin {
+            FileHandle.standardOutput.write(Data("""
+                Created the console user "\(console.name)" (role admin) at /console.
+                Its password (shown only this once; only its bcrypt hash is stored):
+
+                    \(console.password)
 
 
                 """.utf8))

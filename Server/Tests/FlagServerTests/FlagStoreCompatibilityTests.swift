@@ -53,7 +53,7 @@ struct FlagStoreCompatibilityTests {
             #expect(try await store.schemaVersion() == 0)
             try await store.migrate()
             try await store.migrate()
-            #expect(try await store.schemaVersion() == 1)
+            #expect(try await store.schemaVersion() == 2)
             #expect(try await store.load() == ServerState())
         }
     }

@@ -74,6 +74,29 @@ struct OpenAPIDocumentTests {
                 server, .POST, "/admin/v1/environments/{environment}/flags/{key}/revert",
                 "/admin/v1/environments/production/flags/checkout/revert", token: admin, body: #"{"revision": 2}"#)
             _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/validate",
+                "/admin/v1/environments/production/flags/checkout/validate", token: admin,
+                body: #"{"enabled": true, "defaultVariant": "maybe", "targeting": {"nope": [1]}}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/preview",
+                "/admin/v1/environments/production/flags/checkout/preview", token: admin,
+                body: #"{"percentages": {"on": 10, "off": 90}, "targetingKeys": ["a", "b"]}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/preview",
+                "/admin/v1/environments/production/flags/checkout/preview", token: admin, body: #"{"percentages": {"on": 10}}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/copy",
+                "/admin/v1/environments/staging/flags/checkout/copy", token: admin, body: #"{"from": "production", "reason": "same as prod"}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/copy",
+                "/admin/v1/environments/staging/flags/checkout/copy", token: admin, body: #"{"from": "nowhere"}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/evaluate", "/admin/v1/environments/production/evaluate",
+                token: admin, body: #"{"context": {"targetingKey": "u1", "email": "beta@x"}}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/evaluate", "/admin/v1/environments/production/evaluate",
+                token: admin, body: #"{"context": {"targetingKey": 7}}"#)
+            _ = try await r.call(
                 server, .GET, "/admin/v1/environments/{environment}/revisions", "/admin/v1/environments/production/revisions", token: admin)
             _ = try await r.call(
                 server, .GET, "/admin/v1/environments/{environment}/audit", "/admin/v1/environments/production/audit", token: admin)

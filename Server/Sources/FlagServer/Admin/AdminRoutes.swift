@@ -96,6 +96,71 @@ struct AdminRoutes: Sendable {
                     reverting: key, in: environment, to: body.revision, history: history, state: state)
             }
         }
+        group.post("/environments/:environment/flags/:key/validate") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(AdminRequests.PutSettings.self, from: request, limit: limits.maximumAdminBytes)
+            let settings = FlagSettings(enabled: body.enabled, defaultVariant: body.defaultVariant, targeting: body.targeting)
+            do {
+                let problems = try SettingsPreview.problems(of: settings, flag: key, environment: environment, in: await admin.state)
+                return JSONBody.response(AdminResponses.Validation(problems: problems))
+            } catch let error as AdminError {
+                throw APIError(error)
+            }
+        }
+        group.post("/environments/:environment/flags/:key/preview") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(AdminRequests.Preview.self, from: request, limit: limits.maximumAdminBytes)
+            let state = await admin.state
+            guard let flag = state.flags[key], let current = state.environments[environment]?.settings[key] else {
+                throw Self.missing(state.environments[environment] == nil ? "environment \"\(environment)\"" : "flag \"\(key)\"")
+            }
+            do {
+                var settings = FlagSettings(
+                    enabled: body.enabled ?? current.enabled, defaultVariant: body.defaultVariant ?? current.defaultVariant,
+                    targeting: body.targeting ?? current.targeting)
+                if let percentages = body.percentages { settings.targeting = try SettingsPreview.rollout(percentages, flag: flag) }
+                let result = try SettingsPreview.preview(
+                    settings, flag: key, environment: environment, in: state,
+                    targetingKeys: body.targetingKeys ?? SettingsPreview.sampleKeys(), now: Date())
+                return JSONBody.response(result)
+            } catch let error as AdminError {
+                throw APIError(error)
+            }
+        }
+        group.post("/environments/:environment/flags/:key/copy") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            let token = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(AdminRequests.Copy.self, from: request, limit: limits.maximumAdminBytes)
+            guard token.environment == Self.all || token.environment == body.from else {
+                throw APIError(
+                    .forbidden, code: "forbidden",
+                    message: "token \"\(token.id)\" is for environment \"\(token.environment)\", not \"\(body.from)\"")
+            }
+            let reason = body.reason ?? "copy \"\(key)\" from \(body.from)"
+            return try await write(token, reason: reason) { state throws(AdminError) in
+                try EnvironmentCopy.changes(flag: key, from: body.from, to: environment, in: state)
+            }
+        }
+        group.post("/environments/:environment/evaluate") { request, context in
+            let environment = try context.parameters.require("environment")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(AdminRequests.Evaluate.self, from: request, limit: limits.maximumEvaluationBytes)
+            let state = await admin.state
+            do {
+                let evaluationContext = try FlagExplainer.checkedContext(body.context ?? .object([:]))
+                guard let flags = FlagExplainer.explain(environment: environment, state: state, context: evaluationContext, now: Date())
+                else { throw Self.missing("environment \"\(environment)\"") }
+                return JSONBody.response(AdminResponses.Evaluation(
+                    environment: environment, revision: state.environments[environment]?.revision ?? 0, flags: flags))
+            } catch let error as AdminError {
+                throw APIError(error)
+            }
+        }
 
         group.get("/environments/:environment/segments") { request, context in
             let environment = try context.parameters.require("environment")

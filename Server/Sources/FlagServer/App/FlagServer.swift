@@ -24,17 +24,28 @@ public final class FlagServer: Sendable {
     public let metrics: PrometheusCollectorRegistry
     public let limits: ServerLimits
     let rateLimiter: RateLimiter?
+    /// The web console's users and sessions; `nil` when the store keeps no console accounts.
+    public let consoleAccounts: ConsoleAccounts?
+    let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
 
-    /// What the first start created: the admin token text, shown once.
-    public struct Bootstrap: Sendable {
-        public var adminToken: String
+    /// What this start created, shown once: the first admin token (first start) and the first
+    /// console admin's password (the first start with a console).
+    public struct Bootstrap: Sendable, CustomStringConvertible {
+        public var adminToken: String?
+        public var consoleAdmin: (name: String, password: String)?
+
+        public var description: String {
+            "Bootstrap(adminToken: \(adminToken == nil ? "nil" : "<REDACTED>"), consoleAdmin: \(consoleAdmin.map { "\($0.name) <REDACTED>" } ?? "nil"))"
+        }
     }
 
     init(
         admin: FlagAdmin, publisher: StatePublisher, events: EventHub, metrics: PrometheusCollectorRegistry,
-        limits: ServerLimits, rateLimiter: RateLimiter?, logger: Logger, now: @escaping @Sendable () -> Date
+        limits: ServerLimits, rateLimiter: RateLimiter?, consoleAccounts: ConsoleAccounts? = nil,
+        console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil, logger: Logger,
+        now: @escaping @Sendable () -> Date
     ) {
         self.admin = admin
         self.publisher = publisher
@@ -42,18 +53,25 @@ public final class FlagServer: Sendable {
         self.metrics = metrics
         self.limits = limits
         self.rateLimiter = rateLimiter
+        self.consoleAccounts = consoleAccounts
+        self.console = console
         self.logger = logger
         self.now = now
     }
 
     /// Migrates `store`, creates the default environments and a first admin token if the store
-    /// has no environments yet, and loads the state.
+    /// has no environments yet, creates the first console admin if the console has no user yet,
+    /// and loads the state.
     ///
-    /// - Returns: The server, and the first admin token when this start created it.
+    /// - Parameters:
+    ///   - consoleAccounts: The console's users and sessions; by default kept in `store` when it
+    ///     is a ``ConsoleAccountStore`` (else the console is off).
+    /// - Returns: The server, and what this start created (shown once).
     public static func start(
         store: any FlagStore, limits: ServerLimits = ServerLimits(), ttlSeconds: Int = 60,
         rateLimiter: RateLimiter? = RateLimiter(perSecond: 50, burst: 100),
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        consoleAccounts: ConsoleAccounts? = nil, consoleOptions: ConsoleOptions = ConsoleOptions(),
         logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
@@ -73,9 +91,21 @@ public final class FlagServer: Sendable {
                 throw APIError(error)
             }
         }
+        let accounts = consoleAccounts ?? (store as? any ConsoleAccountStore).map { ConsoleAccounts(store: $0, now: now) }
+        var console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
+        if let accounts {
+            console = (try await ConsoleRenderer.load(), consoleOptions)
+            do {
+                if let first = try await accounts.createFirstAdminIfNeeded() {
+                    bootstrap = Bootstrap(adminToken: bootstrap?.adminToken, consoleAdmin: first)
+                }
+            } catch {
+                throw APIError(error)
+            }
+        }
         let server = FlagServer(
             admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits,
-            rateLimiter: rateLimiter, logger: logger, now: now)
+            rateLimiter: rateLimiter, consoleAccounts: accounts, console: console, logger: logger, now: now)
         return (server, bootstrap)
     }
 
@@ -96,6 +126,13 @@ public final class FlagServer: Sendable {
         EventStreamRoutes(authenticator: authenticator, events: events).register(on: router)
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits).register(on: router)
         ServiceRoutes(metrics: metrics, events: events).register(on: router)
+        if let consoleAccounts, let console {
+            ConsoleRoutes(
+                admin: admin, accounts: consoleAccounts, renderer: console.renderer, options: console.options, limits: limits,
+                signInLimiter: RateLimiter(perSecond: console.options.signInsPerSecond, burst: console.options.signInBurst),
+                now: now
+            ).register(on: router)
+        }
         return router
     }
 

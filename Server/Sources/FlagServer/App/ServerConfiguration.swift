@@ -12,6 +12,7 @@ public import Logging
 /// | `--database-url` | `FLAG_SERVER_DATABASE_URL` | none (SQLite in the data directory) |
 /// | `--log-level` | `FLAG_SERVER_LOG_LEVEL` | `info` |
 /// | `--ttl-seconds` | `FLAG_SERVER_TTL_SECONDS` | `60` |
+/// | `--secure-cookies` | `FLAG_SERVER_SECURE_COOKIES` | `false` (console cookies are `Secure` behind `X-Forwarded-Proto: https` anyway) |
 public struct ServerConfiguration: Sendable, Hashable {
     public var host: String
     public var port: Int
@@ -19,6 +20,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var databaseURL: String?
     public var logLevel: Logger.Level
     public var ttlSeconds: Int
+    /// Whether console cookies are always `Secure` (set it when TLS ends in a proxy that does not
+    /// send `X-Forwarded-Proto: https`).
+    public var secureCookies: Bool
 
     /// The SQLite file inside ``dataDirectory``.
     public var databasePath: String { dataDirectory + "/flags.sqlite" }
@@ -28,7 +32,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` naming the option or variable and the bad value.
     public init(
         host: String? = nil, port: Int? = nil, dataDirectory: String? = nil, databaseURL: String? = nil,
-        logLevel: String? = nil, ttlSeconds: Int? = nil, environment: [String: String]
+        logLevel: String? = nil, ttlSeconds: Int? = nil, secureCookies: Bool? = nil, environment: [String: String]
     ) throws(ConfigurationError) {
         func integer(_ option: Int?, _ variable: String, default value: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
             let resolved: Int
@@ -56,6 +60,17 @@ public struct ServerConfiguration: Sendable, Hashable {
         }
         self.logLevel = level
         self.ttlSeconds = try integer(ttlSeconds, "FLAG_SERVER_TTL_SECONDS", default: 60, range: 0...86_400)
+        if let secureCookies {
+            self.secureCookies = secureCookies
+        } else if let text = environment["FLAG_SERVER_SECURE_COOKIES"] {
+            switch text.lowercased() {
+            case "1", "true", "yes": self.secureCookies = true
+            case "0", "false", "no", "": self.secureCookies = false
+            default: throw ConfigurationError("FLAG_SERVER_SECURE_COOKIES=\(text) is not true or false")
+            }
+        } else {
+            self.secureCookies = false
+        }
         if let url = self.databaseURL, !url.isEmpty {
             throw ConfigurationError(
                 "database URL \"\(Self.redactingCredentials(url))\": PostgreSQL is not supported yet; leave FLAG_SERVER_DATABASE_URL unset to use SQLite in the data directory")

@@ -15,7 +15,7 @@ import SQLiteNIO
 /// try await store.migrate()
 /// ```
 public actor SQLiteFlagStore: FlagStore {
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     /// One operation at a time on the connection: the actor is reentrant at every `await`.
     private let serial = AsyncLock()
 
@@ -173,7 +173,7 @@ public actor SQLiteFlagStore: FlagStore {
     }
 
     /// Runs `body`, mapping every failure that is not already a ``StoreError`` to one.
-    private func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
+    func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
         await serial.lock()
         defer { serial.unlock() }
         do {

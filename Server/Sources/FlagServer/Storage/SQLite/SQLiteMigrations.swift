@@ -66,6 +66,27 @@ enum SQLiteMigrations {
                 )
                 """,
             ]
-        )
+        ),
+        (
+            2,
+            [
+                """
+                CREATE TABLE console_users (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE console_sessions (
+                    digest TEXT PRIMARY KEY NOT NULL,
+                    user TEXT NOT NULL REFERENCES console_users(name),
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
 }

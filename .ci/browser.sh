@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Browser tests of the flag server's web console (Server/browser-tests): headless Chromium from
+# Debian's packages driven by Selenium, against the flag-server binary built by `.ci/run`.
+# Fails (never skips) when Chromium, chromedriver or selenium cannot be had.
+# Screenshots: Server/.build/console-screenshots/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! command -v chromium > /dev/null || ! command -v chromedriver > /dev/null; then
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver
+fi
+command -v chromium > /dev/null || { echo "browser tests: chromium is missing (apt-get install -y chromium)"; exit 1; }
+command -v chromedriver > /dev/null || { echo "browser tests: chromedriver is missing (apt-get install -y chromium-driver)"; exit 1; }
+python3 -m pip install --quiet --disable-pip-version-check selenium
+
+FLAG_SERVER_BINARY="$(swift build --package-path Server --show-bin-path)/flag-server" \
+    python3 -m unittest discover -s Server/browser-tests -p 'test_*.py' -v

@@ -1,0 +1,143 @@
+import Crypto
+public import Foundation
+import HummingbirdBcrypt
+
+/// Console users and sessions: bcrypt passwords, session ids stored as SHA-256 digests, CSRF
+/// tokens derived from the session id.
+///
+/// ```swift
+/// let accounts = ConsoleAccounts(store: sqliteStore)
+/// try await accounts.createUser(name: "alice", password: "correct horse battery", role: .editor)
+/// let session = try await accounts.signIn(name: "alice", password: "correct horse battery")
+/// ```
+public final class ConsoleAccounts: Sendable {
+    public let store: any ConsoleAccountStore
+    /// How long a session lasts after sign-in.
+    public let sessionLifetime: TimeInterval
+    /// The bcrypt cost of new password hashes.
+    let passwordCost: UInt8
+    let now: @Sendable () -> Date
+    /// A hash of the same cost that no password is known for, checked when the name is unknown.
+    let unknownUserHash: String
+
+    /// The shortest password a user may be given.
+    public static let minimumPasswordLength = 12
+    /// bcrypt reads at most 72 bytes; longer passwords are refused rather than silently cut.
+    public static let maximumPasswordBytes = 72
+
+    public init(
+        store: any ConsoleAccountStore, sessionLifetime: TimeInterval = 12 * 3600, passwordCost: UInt8 = 12,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.store = store
+        self.sessionLifetime = sessionLifetime
+        self.passwordCost = passwordCost
+        self.now = now
+        unknownUserHash = Bcrypt.hash(Self.randomHex(bytes: 16), cost: passwordCost)
+    }
+
+    /// A signed-in session: the id goes into the cookie, the user acts.
+    public struct SignedIn: Sendable {
+        public var sessionID: String
+        public var user: ConsoleUser
+    }
+
+    /// Creates a user with a bcrypt hash of `password`.
+    ///
+    /// - Throws: ``AdminError/badRequest(_:)`` for a bad name or password,
+    ///   ``AdminError/conflict(_:)`` if the name is taken.
+    @discardableResult
+    public func createUser(name: String, password: String, role: ConsoleRole) async throws(AdminError) -> ConsoleUser {
+        guard StateValidator.isValidKey(name) else { throw .badRequest("name: \"\(name)\" \(StateValidator.keyRule)") }
+        guard password.count >= Self.minimumPasswordLength else {
+            throw .badRequest("password: must be at least \(Self.minimumPasswordLength) characters")
+        }
+        guard password.utf8.count <= Self.maximumPasswordBytes else {
+            throw .badRequest("password: must be at most \(Self.maximumPasswordBytes) bytes")
+        }
+        let user = ConsoleUser(
+            name: name, passwordHash: Bcrypt.hash(password, cost: passwordCost), role: role, createdAt: now())
+        do {
+            try await store.insertConsoleUser(user)
+        } catch {
+            throw AdminError(store: error)
+        }
+        return user
+    }
+
+    /// Creates the first admin (`admin`, a generated password) if there is no user yet.
+    ///
+    /// - Returns: The name and the password, to show once; `nil` if users exist.
+    public func createFirstAdminIfNeeded() async throws(AdminError) -> (name: String, password: String)? {
+        let users: [ConsoleUser]
+        do { users = try await store.consoleUsers() } catch { throw AdminError(store: error) }
+        guard users.isEmpty else { return nil }
+        let password = Self.generatedPassword()
+        try await createUser(name: "admin", password: password, role: .admin)
+        return ("admin", password)
+    }
+
+    /// Signs `name` in if `password` is theirs; `nil` otherwise, without telling which was wrong.
+    public func signIn(name: String, password: String) async throws(AdminError) -> SignedIn? {
+        guard password.utf8.count <= Self.maximumPasswordBytes, name.utf8.count <= StateValidator.maximumKeyLength else {
+            return nil
+        }
+        let users: [ConsoleUser]
+        do { users = try await store.consoleUsers() } catch { throw AdminError(store: error) }
+        let user = users.first { $0.name == name }
+        // An unknown name costs a bcrypt check too, so timing does not tell names apart.
+        let matches = Bcrypt.verify(password, hash: user?.passwordHash ?? unknownUserHash)
+        guard let user, matches else { return nil }
+        let sessionID = Self.randomHex(bytes: 32)
+        let time = now()
+        let session = ConsoleSession(
+            digest: TokenIssuer.digest(of: sessionID), user: user.name, createdAt: time,
+            expiresAt: time.addingTimeInterval(sessionLifetime))
+        do { try await store.insertConsoleSession(session) } catch { throw AdminError(store: error) }
+        return SignedIn(sessionID: sessionID, user: user)
+    }
+
+    /// The user of a live session, or `nil` for an unknown, expired or signed-out one.
+    public func user(sessionID: String) async throws(AdminError) -> ConsoleUser? {
+        guard sessionID.utf8.count == 64 else { return nil }
+        do {
+            guard let session = try await store.consoleSession(digest: TokenIssuer.digest(of: sessionID)),
+                session.expiresAt > now()
+            else { return nil }
+            return try await store.consoleUsers().first { $0.name == session.user }
+        } catch {
+            throw AdminError(store: error)
+        }
+    }
+
+    /// Ends a session on every replica (and clears expired ones).
+    public func signOut(sessionID: String) async throws(AdminError) {
+        do {
+            try await store.deleteConsoleSession(digest: TokenIssuer.digest(of: sessionID), expiredBefore: now())
+        } catch {
+            throw AdminError(store: error)
+        }
+    }
+
+    /// The CSRF token of a session: an HMAC of a fixed label keyed by the session id, so only the
+    /// holder of the (HttpOnly) session cookie can know it.
+    public static func csrfToken(sessionID: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Data("flag-server console csrf".utf8), using: SymmetricKey(data: Data(sessionID.utf8)))
+        return code.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether `presented` is the CSRF token of `sessionID` (constant-time comparison).
+    public static func isValidCSRF(_ presented: String?, sessionID: String) -> Bool {
+        guard let presented else { return false }
+        return TokenIssuer.constantTimeEqual(Array(presented.utf8), Array(csrfToken(sessionID: sessionID).utf8))
+    }
+
+    /// A new random password (96 bits, hex).
+    public static func generatedPassword() -> String { randomHex(bytes: 12) }
+
+    static func randomHex(bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+}

@@ -1,0 +1,19 @@
+/// What a console user may do.
+public enum ConsoleRole: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    /// Sees every page; changes nothing.
+    case viewer
+    /// Also changes flags: settings, rollouts, the kill switch, revert.
+    case editor
+    /// Also manages tokens.
+    case admin
+
+    var rank: Int {
+        switch self {
+        case .viewer: 0
+        case .editor: 1
+        case .admin: 2
+        }
+    }
+
+    public static func < (lhs: ConsoleRole, rhs: ConsoleRole) -> Bool { lhs.rank < rhs.rank }
+}

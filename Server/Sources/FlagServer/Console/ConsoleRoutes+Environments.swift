@@ -1,0 +1,63 @@
+import FlagEvaluation
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Environments side by side, and copying a flag's configuration from one to another.
+extension ConsoleRoutes {
+    func registerEnvironments(on router: Router<BasicRequestContext>) {
+        router.get("/console/environments") { request, _ in
+            try await page(request) { visitor in await environmentsPage(request, visitor) }
+        }
+        router.post("/console/environments/copy") { request, _ in
+            try await change(request) { visitor, form in
+                let key = form["key"] ?? ""
+                let source = form["from"] ?? ""
+                let target = form["to"] ?? ""
+                let given = (form["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                let error = await write(visitor, reason: given.isEmpty ? "copy \"\(key)\" from \(source)" : given) { state throws(AdminError) in
+                    try EnvironmentCopy.changes(flag: key, from: source, to: target, in: state)
+                }
+                if let error { return await environmentsPage(request, visitor, error: error.description, status: APIError(error).status) }
+                return Self.redirect("/console/environments?left=\(Self.escaped(source))&right=\(Self.escaped(target))&done=copied")
+            }
+        }
+    }
+
+    func environmentsPage(
+        _ request: Request, _ visitor: Visitor, error: String? = nil, status: HTTPResponse.Status = .ok
+    ) async -> Response {
+        let state = await admin.state
+        let query = Self.query(of: request)
+        let environments = state.environments.keys.sorted()
+        func pick(_ name: String, _ fallback: String?) -> String {
+            query[name].flatMap { environments.contains($0) ? $0 : nil } ?? fallback ?? environments.first ?? ""
+        }
+        let left = pick("left", environments.contains("staging") ? "staging" : nil)
+        let right = pick("right", environments.contains("production") ? "production" : environments.last)
+        func describe(_ flag: FlagRecord, _ settings: FlagSettings?) -> [String: Any] {
+            Self.omittingEmpty([
+                "state": settings?.enabled == true ? "on" : "off",
+                "serving": settings.map { Self.serving(flag, $0) } ?? "",
+                "rule": settings?.targeting.map { $0.serialized(prettyPrinted: true) } ?? "",
+            ], ["rule"])
+        }
+        var context = layout(visitor, title: "Environments", section: "environments")
+        context["left"] = left
+        context["right"] = right
+        context["leftOptions"] = environments.map { ["value": $0, "selected": $0 == left] as [String: Any] }
+        context["rightOptions"] = environments.map { ["value": $0, "selected": $0 == right] as [String: Any] }
+        context["rows"] = state.flags.values.sorted { $0.key < $1.key }.map { flag -> [String: Any] in
+            let a = state.environments[left]?.settings[flag.key]
+            let b = state.environments[right]?.settings[flag.key]
+            return [
+                "key": flag.key, "path": Self.escaped(flag.key), "differs": a != b, "same": a == b,
+                "leftSide": describe(flag, a), "rightSide": describe(flag, b), "id": "copy-\(flag.key)",
+            ]
+        }
+        context["sameEnvironment"] = left == right
+        context["error"] = error
+        context["notice"] = query["done"] == "copied" ? "Copied: written as a new revision." : nil
+        return renderer.page("environments", context, status: status)
+    }
+}

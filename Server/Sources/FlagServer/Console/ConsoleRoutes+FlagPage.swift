@@ -1,0 +1,181 @@
+import FlagEvaluation
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// One flag: metadata, variants, every environment, and for the chosen environment the rule
+/// editor and the percentage rollout.
+extension ConsoleRoutes {
+    /// What the forms of the chosen environment show after a post that was not saved.
+    struct Draft {
+        var enabled: Bool?
+        var defaultVariant: String?
+        var targeting: String?
+        var percentages: [String: String] = [:]
+        var problems: [String] = []
+        var checked = false
+        var preview: SettingsPreview.Result?
+        var reason: String = ""
+    }
+
+    func flagPage(
+        _ visitor: Visitor, key: String, environment requested: String?, draft: Draft = Draft(),
+        status: HTTPResponse.Status = .ok, notice: String? = nil
+    ) async throws -> Response {
+        let state = await admin.state
+        guard let flag = state.flags[key] else { throw Self.notFound("flag \"\(key)\"") }
+        let environments = state.environments.keys.sorted()
+        let selected = requested.flatMap { environments.contains($0) ? $0 : nil }
+            ?? (environments.contains("production") ? "production" : environments.first ?? "")
+        let sensitive = flag.metadata.sensitive
+        func shown(_ value: JSONValue) -> String { sensitive ? "<REDACTED>" : value.serialized() }
+        var context = layout(visitor, title: flag.metadata.displayName ?? flag.key, section: "flags")
+        let metadata = flag.metadata
+        context["flag"] = Self.omittingEmpty([
+            "key": flag.key, "heading": metadata.displayName ?? flag.key, "showKey": metadata.displayName != nil, "path": Self.escaped(flag.key), "type": flag.type.rawValue,
+            "displayName": metadata.displayName ?? "", "description": metadata.description ?? "",
+            "owner": metadata.owner ?? "—", "phase": metadata.phase.map(String.init) ?? "—",
+            "removalTarget": metadata.removalTarget ?? "—",
+            "requires": metadata.requires.isEmpty ? "—" : metadata.requires.joined(separator: ", "),
+            "conflicts": metadata.conflicts.isEmpty ? "—" : metadata.conflicts.joined(separator: ", "),
+            "sensitive": sensitive,
+        ], ["displayName", "description"])
+        context["variants"] = flag.variants.keys.sorted().map { ["name": $0, "value": shown(flag.variants[$0]!)] }
+        context["environments"] = environments.map { environment -> [String: Any] in
+            let settings = state.environments[environment]?.settings[key]
+            return Self.omittingEmpty([
+                "key": environment, "path": Self.escaped(environment), "current": environment == selected,
+                "state": settings?.enabled == true ? "on" : "off", "enabled": settings?.enabled == true,
+                "defaultVariant": settings?.defaultVariant ?? "",
+                "serving": settings.map { Self.serving(flag, $0) } ?? "",
+                "rule": settings?.targeting.map { $0.serialized(prettyPrinted: true) } ?? "",
+            ], ["rule"])
+        }
+        let current = state.environments[selected]?.settings[key] ?? FlagSettings(enabled: false, defaultVariant: "")
+        let defaultVariant = draft.defaultVariant ?? current.defaultVariant
+        let rolloutNow = SettingsPreview.percentages(of: current.targeting)
+        context["edit"] = [
+            "environment": selected, "environmentPath": Self.escaped(selected),
+            "enabled": draft.enabled ?? current.enabled,
+            "variantOptions": flag.variants.keys.sorted().map { ["name": $0, "selected": $0 == defaultVariant] as [String: Any] },
+            "targeting": draft.targeting ?? current.targeting.map { $0.serialized(prettyPrinted: true) } ?? "",
+            "rollout": flag.variants.keys.sorted().map { variant -> [String: Any] in
+                let percent = draft.percentages[variant] ?? rolloutNow.map { String($0[variant] ?? 0) } ?? ""
+                return ["variant": variant, "percent": percent, "id": "percent-\(variant)"]
+            },
+            "problems": draft.problems,
+            "hasProblems": !draft.problems.isEmpty,
+            "checkedOK": draft.checked && draft.problems.isEmpty,
+            "reason": draft.reason,
+            "validateURL": "/console/api/environments/\(Self.escaped(selected))/flags/\(Self.escaped(key))/validate",
+        ] as [String: Any]
+        if let preview = draft.preview, preview.problems.isEmpty {
+            let total = max(1, preview.assignments.count)
+            context["preview"] = [
+                "total": preview.assignments.count,
+                "counts": preview.counts.sorted { $0.key < $1.key }.map { variant, count in
+                    ["variant": variant, "count": count, "percent": String(format: "%.1f", Double(count) * 100 / Double(total))]
+                        as [String: Any]
+                },
+                "sample": preview.assignments.prefix(12).map { assignment in
+                    [
+                        "targetingKey": assignment.targetingKey, "variant": assignment.variant ?? "(caller's default)",
+                        "value": assignment.value.map(shown) ?? "",
+                    ]
+                },
+            ] as [String: Any]
+        }
+        context["notice"] = notice
+        return renderer.page("flag", context, status: status)
+    }
+
+    /// The settings a settings form describes, or the problem with its fields.
+    func settings(from form: ConsoleForm, key: String, environment: String, in state: ServerState) -> Result<FlagSettings, ValidationError> {
+        let text = (form["targeting"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        var targeting: JSONValue?
+        if !text.isEmpty {
+            do {
+                targeting = try JSONValue(parsing: text)
+            } catch {
+                return .failure(ValidationError(environment: environment, key: key, field: "targeting", problem: "not JSON: \(error)"))
+            }
+        }
+        let defaultVariant = form["defaultVariant"] ?? state.environments[environment]?.settings[key]?.defaultVariant ?? ""
+        return .success(FlagSettings(enabled: form["enabled"] == "on" || form["enabled"] == "true", defaultVariant: defaultVariant, targeting: targeting))
+    }
+
+    func saveSettings(_ visitor: Visitor, _ form: ConsoleForm, key: String, environment: String) async throws -> Response {
+        let state = await admin.state
+        var draft = Draft(
+            enabled: form["enabled"] == "on", defaultVariant: form["defaultVariant"], targeting: form["targeting"] ?? "",
+            reason: form["reason"] ?? "")
+        let settings: FlagSettings
+        switch self.settings(from: form, key: key, environment: environment, in: state) {
+        case .failure(let problem):
+            draft.problems = [problem.description]
+            return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: .unprocessableContent)
+        case .success(let value): settings = value
+        }
+        if form["action"] == "check" {
+            do {
+                draft.problems = try SettingsPreview.problems(of: settings, flag: key, environment: environment, in: state).map(\.description)
+            } catch {
+                draft.problems = Self.problemTexts(error)
+            }
+            draft.checked = true
+            return try await flagPage(
+                visitor, key: key, environment: environment, draft: draft,
+                status: draft.problems.isEmpty ? .ok : .unprocessableContent,
+                notice: draft.problems.isEmpty ? "The rule is valid. It is not saved yet." : nil)
+        }
+        if let error = await write(visitor, reason: form["reason"], { _ in [.putSettings(environment: environment, flag: key, settings)] }) {
+            draft.problems = Self.problemTexts(error)
+            return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: APIError(error).status)
+        }
+        return Self.redirect("/console/flags/\(Self.escaped(key))?environment=\(Self.escaped(environment))&done=saved")
+    }
+
+    func saveRollout(_ visitor: Visitor, _ form: ConsoleForm, key: String, environment: String) async throws -> Response {
+        let state = await admin.state
+        guard let flag = state.flags[key] else { throw Self.notFound("flag \"\(key)\"") }
+        var draft = Draft(reason: form["reason"] ?? "")
+        var percentages: [String: Int] = [:]
+        var problems: [String] = []
+        for variant in flag.variants.keys.sorted() {
+            let text = (form["percent.\(variant)"] ?? "").trimmingCharacters(in: .whitespaces)
+            draft.percentages[variant] = text
+            if text.isEmpty { continue }
+            if let value = Int(text) { percentages[variant] = value } else { problems.append("\"\(key)\": rollout.\(variant): \"\(text)\" is not a whole number") }
+        }
+        guard problems.isEmpty else {
+            draft.problems = problems
+            return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: .unprocessableContent)
+        }
+        var settings = state.environments[environment]?.settings[key] ?? FlagSettings(enabled: false, defaultVariant: "")
+        do {
+            settings.targeting = try SettingsPreview.rollout(percentages, flag: flag)
+            if form["action"] == "preview" {
+                let preview = try SettingsPreview.preview(
+                    settings, flag: key, environment: environment, in: state,
+                    targetingKeys: SettingsPreview.sampleKeys(count: SettingsPreview.maximumTargetingKeys), now: now())
+                draft.preview = preview
+                draft.problems = preview.problems.map(\.description)
+            }
+        } catch {
+            draft.problems = Self.problemTexts(error)
+        }
+        if !draft.problems.isEmpty {
+            return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: .unprocessableContent)
+        }
+        if form["action"] == "preview" {
+            return try await flagPage(visitor, key: key, environment: environment, draft: draft)
+        }
+        let reason = (form["reason"] ?? "").isEmpty ? "rollout \(Self.serving(flag, settings))" : form["reason"]
+        let rolledOut = settings
+        if let error = await write(visitor, reason: reason, { _ in [.putSettings(environment: environment, flag: key, rolledOut)] }) {
+            draft.problems = Self.problemTexts(error)
+            return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: APIError(error).status)
+        }
+        return Self.redirect("/console/flags/\(Self.escaped(key))?environment=\(Self.escaped(environment))&done=saved")
+    }
+}

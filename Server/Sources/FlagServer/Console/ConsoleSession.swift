@@ -1,0 +1,23 @@
+public import Foundation
+
+/// A signed-in console session as stored: the SHA-256 digest of the session id (the cookie's
+/// value), never the id itself, so a leaked database does not leak sessions.
+public struct ConsoleSession: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The hex SHA-256 digest of the session id.
+    public var digest: String
+    /// The ``ConsoleUser/name`` of the user.
+    public var user: String
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(digest: String, user: String, createdAt: Date, expiresAt: Date) {
+        self.digest = digest
+        self.user = user
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    public var description: String {
+        "ConsoleSession(user: \(user), expiresAt: \(expiresAt), digest: <REDACTED>)"
+    }
+}

@@ -1,0 +1,96 @@
+import FlagServer
+import Foundation
+import Testing
+
+/// The suite every ``ConsoleAccountStore`` implementation must pass. Add an implementation to
+/// `Kind` and `makeStore`.
+struct ConsoleAccountStoreCompatibilityTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case sqliteMemory, sqliteFile
+        var testDescription: String { rawValue }
+    }
+
+    /// A migrated, empty store of `kind`.
+    static func makeStore(_ kind: Kind) async throws -> any FlagStore & ConsoleAccountStore {
+        let store = switch kind {
+        case .sqliteMemory: try await SQLiteFlagStore(path: nil)
+        case .sqliteFile: try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
+        }
+        try await store.migrate()
+        return store
+    }
+
+    static func with(_ kind: Kind, _ body: (any FlagStore & ConsoleAccountStore) async throws -> Void) async throws {
+        let store = try await makeStore(kind)
+        do {
+            try await body(store)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+
+    static let time = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test(arguments: Kind.allCases)
+    func usersAreStoredOnceByName(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            #expect(try await store.consoleUsers().isEmpty)
+            let erin = ConsoleUser(name: "erin", passwordHash: "$2b$04$hash", role: .editor, createdAt: Self.time)
+            let vera = ConsoleUser(name: "vera", passwordHash: "$2b$04$other", role: .viewer, createdAt: Self.time)
+            try await store.insertConsoleUser(vera)
+            try await store.insertConsoleUser(erin)
+            #expect(try await store.consoleUsers() == [erin, vera])
+            await #expect(throws: StoreError.conflict("console user \"erin\" exists already")) {
+                try await store.insertConsoleUser(ConsoleUser(name: "erin", passwordHash: "x", role: .admin, createdAt: Self.time))
+            }
+            #expect(try await store.consoleUsers().first?.role == .editor)
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func sessionsAreFoundByDigestAndDeleted(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            try await store.insertConsoleUser(ConsoleUser(name: "erin", passwordHash: "h", role: .editor, createdAt: Self.time))
+            let live = ConsoleSession(digest: "aa", user: "erin", createdAt: Self.time, expiresAt: Self.time + 3600)
+            let expired = ConsoleSession(digest: "bb", user: "erin", createdAt: Self.time - 7200, expiresAt: Self.time - 3600)
+            let other = ConsoleSession(digest: "cc", user: "erin", createdAt: Self.time, expiresAt: Self.time + 3600)
+            for session in [live, expired, other] { try await store.insertConsoleSession(session) }
+            #expect(try await store.consoleSession(digest: "aa") == live)
+            #expect(try await store.consoleSession(digest: "zz") == nil)
+
+            // Deleting one also clears the expired ones, and leaves the others.
+            try await store.deleteConsoleSession(digest: "aa", expiredBefore: Self.time)
+            #expect(try await store.consoleSession(digest: "aa") == nil)
+            #expect(try await store.consoleSession(digest: "bb") == nil)
+            #expect(try await store.consoleSession(digest: "cc") == other)
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aSessionNeedsAnExistingUser(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            await #expect(throws: StoreError.notFound("console user \"ghost\"")) {
+                try await store.insertConsoleSession(
+                    ConsoleSession(digest: "aa", user: "ghost", createdAt: Self.time, expiresAt: Self.time + 60))
+            }
+        }
+    }
+
+    @Test
+    func sessionsSurviveAReopenOfTheFile() async throws {
+        // Replicas share the database: a session created through one connection is seen by another.
+        let path = TemporaryDirectory().path + "/flags.sqlite"
+        let first = try await SQLiteFlagStore(path: path)
+        try await first.migrate()
+        let second = try await SQLiteFlagStore(path: path)
+        try await first.insertConsoleUser(ConsoleUser(name: "erin", passwordHash: "h", role: .editor, createdAt: Self.time))
+        try await first.insertConsoleSession(ConsoleSession(digest: "aa", user: "erin", createdAt: Self.time, expiresAt: Self.time + 60))
+        #expect(try await second.consoleSession(digest: "aa")?.user == "erin")
+        try await second.deleteConsoleSession(digest: "aa", expiredBefore: Self.time)
+        #expect(try await first.consoleSession(digest: "aa") == nil)
+        await first.close()
+        await second.close()
+    }
+}
