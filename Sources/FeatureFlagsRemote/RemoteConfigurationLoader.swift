@@ -54,6 +54,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         var decodeCount = 0
         /// The event streams the cached payload advertised, followed once launch uses it.
         var cachedEventStreams: [RemoteEventStream] = []
+        /// Whether a `Retry-After` moment may be on disk (this launch wrote it, or read it).
+        var hasPersistedNotBefore = false
     }
 
     private enum FetchOutcome: Sendable {
@@ -241,6 +243,14 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             guard !done else { return }
             done = true
             let now = clock.now
+            // A Retry-After from an earlier launch still holds, whether or not anything was cached.
+            if let notBefore = cache.loadNotBefore(now: now) {
+                mutate { state in
+                    state.notBefore = notBefore
+                    state.hasPersistedNotBefore = true
+                    state.snapshot.nextRefreshAt = notBefore
+                }
+            }
             switch cache.load(now: now, decode: decode) {
             case .nothing:
                 return
@@ -265,11 +275,11 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                     state.snapshot.fetchedAt = entry.writtenAt
                     state.snapshot.expiresAt = entry.expiresAt
                     state.cachedEventStreams = decoded.eventStreams
-                    // A Retry-After from an earlier launch still holds.
-                    if let notBefore = entry.notBefore, notBefore > now {
+                    // A Retry-After an earlier build kept in the cache header still holds.
+                    if let notBefore = entry.notBefore, notBefore > now, notBefore > state.notBefore ?? .distantPast {
                         state.notBefore = notBefore
-                        state.snapshot.nextRefreshAt = notBefore
                     }
+                    if let notBefore = state.notBefore { state.snapshot.nextRefreshAt = notBefore }
                 }
             }
         }
@@ -398,6 +408,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         -> FetchOutcome
     {
         let now = clock.now
+        clearPersistedNotBefore()
         let entry = RemoteCacheEntry(
             payload: response.body, format: configuration.source.format, etag: response.value(forHeaderField: "ETag"),
             writtenAt: now,
@@ -431,6 +442,15 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         return .updated(values)
     }
 
+    /// Removes the kept `Retry-After` moment once a request went through.
+    private func clearPersistedNotBefore() {
+        let persisted = state.withLock { state in
+            defer { state.hasPersistedNotBefore = false }
+            return state.hasPersistedNotBefore
+        }
+        if persisted { cache.removeNotBefore() }
+    }
+
     /// The most ignored keys one log line names.
     static let ignoredKeysLogged = 5
 
@@ -452,6 +472,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         entry.writtenAt = now
         entry.notBefore = nil
         cache.save(entry)
+        clearPersistedNotBefore()
         logger.debug("Remote configuration not modified", metadata: ["trigger": "\(trigger.rawValue)"])
         let values = mutate { state -> RemoteFlagValues in
             state.entry = entry
@@ -483,15 +504,14 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     private func failed(_ error: RemoteLoadError, trigger: RefreshTrigger, retryAt: Date? = nil) -> FetchOutcome {
         let now = clock.now
-        let (next, outcome, persisted) = mutate { state -> (Date, FetchOutcome, RemoteCacheEntry?) in
+        let (next, outcome, persisted) = mutate { state -> (Date, FetchOutcome, Date?) in
             state.failures += 1
             let next = retryAt ?? now.addingTimeInterval(configuration.retryPolicy.delay(afterFailures: state.failures))
-            var persisted: RemoteCacheEntry?
+            var persisted: Date?
             if error.code == .rateLimited {
                 state.notBefore = next
-                // Kept with the cache, so that a relaunch before it sends nothing either.
-                state.entry?.notBefore = next
-                persisted = state.entry
+                state.hasPersistedNotBefore = true
+                persisted = next
             } else {
                 state.retryAt = next
             }
@@ -502,7 +522,9 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.snapshot.nextRefreshAt = next
             return (next, .failed(error, hasValues: hasValues, values: state.snapshot.values), persisted)
         }
-        if let persisted { cache.save(persisted) }
+        // Kept beside the cache, so that a relaunch before it sends nothing either, even when
+        // nothing was ever cached.
+        if let persisted { cache.saveNotBefore(persisted) }
         logger.warning(
             "Remote configuration refresh failed",
             metadata: [
