@@ -187,6 +187,20 @@ struct EventStreamFollowerTests {
         #expect(transport.snapshot.bulkRequests.last?.headerFields["If-None-Match"] == nil)
     }
 
+    @Test func aStreamFirstFollowedInTheBackgroundStillClosesAfterTheInactivityDelay() async throws {
+        let transport = EventStreamTestTransport()
+        let clock = ManualClock()
+        let loader = makeLoader(transport, clock: clock, inactivityDelay: 30)
+        // A background launch (a background fetch, say): the stream is advertised afterwards.
+        loader.applicationDidEnterBackground()
+        _ = try await loader.loadFlags()
+        _ = await transport.connection(1)
+        await clock.waitForSleeper(until: clock.now.addingTimeInterval(30))
+        clock.advance(by: 30)
+        await transport.wait { $0.terminated == 1 }
+        #expect(transport.snapshot.streamRequests.count == 1)
+    }
+
     @Test func theAppsInactivityDelayWinsOverTheServers() async throws {
         let transport = EventStreamTestTransport(
             eventStreams: #"[{"type": "sse", "endpoint": {"requestUri": "/e"}, "inactivityDelaySec": 45}]"#)

@@ -139,6 +139,8 @@ final class EventStreamFollower: Sendable {
             state.target = target
             if state.pausedForInactivity { return false }
             start(target, refetchOnConnect: refetchOnConnect, in: &state)
+            // Followed while the app is in the background: the inactivity delay applies too.
+            if state.inBackground, state.inactivityTimer == nil { startInactivityTimer(for: target, in: &state) }
             return true
         }
         if replaced {
@@ -167,24 +169,28 @@ final class EventStreamFollower: Sendable {
     /// The app went to the background: the connection closes after the inactivity delay
     /// (the configuration's, else the server's, else 120 s).
     func enterBackground() {
-        let now = clock.now
         state.withLock { state in
             guard !state.inBackground else { return }
             state.inBackground = true
             guard let target = state.target else { return }
-            let delay = RemoteDurationLimits.clamp(
-                configuration.eventStreamInactivityDelay ?? target.inactivityDelay ?? RemoteEventStream.defaultInactivityDelay,
-                to: RemoteDurationLimits.inactivityDelay)
-            let clock = self.clock
-            state.inactivityTimer?.cancel()
-            state.inactivityTimer = Task { [weak self] in
-                do {
-                    try await clock.sleep(until: now.addingTimeInterval(delay))
-                } catch {
-                    return
-                }
-                self?.pauseForInactivity()
+            startInactivityTimer(for: target, in: &state)
+        }
+    }
+
+    private func startInactivityTimer(for target: Target, in state: inout State) {
+        let delay = RemoteDurationLimits.clamp(
+            configuration.eventStreamInactivityDelay ?? target.inactivityDelay ?? RemoteEventStream.defaultInactivityDelay,
+            to: RemoteDurationLimits.inactivityDelay)
+        let clock = self.clock
+        let deadline = clock.now.addingTimeInterval(delay)
+        state.inactivityTimer?.cancel()
+        state.inactivityTimer = Task { [weak self] in
+            do {
+                try await clock.sleep(until: deadline)
+            } catch {
+                return
             }
+            self?.pauseForInactivity()
         }
     }
 
