@@ -11,12 +11,14 @@ import Logging
 ///     configuration: .init(environment: environment, source: .appConfig, cacheDirectory: cachesDirectory),
 ///     registry: try FlagRegistry(AppFlag.self))
 /// let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .current, remoteProvider: loader))
-/// // On every return to the foreground:
+/// // On every return to the foreground, and on leaving it:
 /// loader.applicationWillEnterForeground()
+/// loader.applicationDidEnterBackground()
 /// ```
 ///
 /// Launch never waits for the network: ``cachedFlags()`` reads the cache synchronously, and a
-/// refresh runs in the background when the cache is past its time to live. See
+/// refresh runs in the background when the cache is past its time to live. When an OFREP
+/// response advertises an event stream, the loader follows it and refetches on each change. See
 /// <doc:RemoteConfiguration> for the wire formats and the behaviour under every failure.
 public final class RemoteConfigurationLoader: RemoteFlagProvider {
     /// The configuration.
