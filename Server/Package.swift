@@ -74,6 +74,9 @@ package.targets = [
         dependencies: [
             "FlagServer",
             .product(name: "FlagEvaluation", package: rootPackage),
+            // The library's loader, driven against this server (ClientStreamTests).
+            .product(name: "FeatureFlags", package: rootPackage),
+            .product(name: "FeatureFlagsRemote", package: rootPackage),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -22,6 +22,13 @@ extension RemoteConfigurationLoader {
         /// Extra header fields for every request (an API key header for an OFREP server, say).
         /// Never logged or cached.
         public var headerFields: [String: String]
+        /// Whether the loader follows the event stream an OFREP bulk response advertises
+        /// (`eventStreams`), refetching when the server announces a change.
+        public var followsEventStreams: Bool
+        /// Seconds in the background after which the event stream closes, overriding the
+        /// server's `inactivityDelaySec` (otherwise 120 s); held to
+        /// ``RemoteDurationLimits/inactivityDelay``.
+        public var eventStreamInactivityDelay: TimeInterval?
 
         public init(
             environment: AppEnvironment,
@@ -31,7 +38,9 @@ extension RemoteConfigurationLoader {
             requestTimeout: TimeInterval = 15,
             retryPolicy: RefreshRetryPolicy = RefreshRetryPolicy(),
             maximumPayloadSize: Int = 16 * 1024 * 1024,
-            headerFields: [String: String] = [:]
+            headerFields: [String: String] = [:],
+            followsEventStreams: Bool = true,
+            eventStreamInactivityDelay: TimeInterval? = nil
         ) {
             self.environment = environment
             self.source = source
@@ -41,6 +50,8 @@ extension RemoteConfigurationLoader {
             self.retryPolicy = retryPolicy
             self.maximumPayloadSize = maximumPayloadSize
             self.headerFields = headerFields
+            self.followsEventStreams = followsEventStreams
+            self.eventStreamInactivityDelay = eventStreamInactivityDelay
         }
     }
 }

@@ -7,7 +7,7 @@ extension RemoteConfigurationLoader.Configuration: CustomStringConvertible, Cust
     CustomReflectable
 {
     public var description: String {
-        "Configuration(environment: \(environment) \(environment.baseURL.absoluteString), source: \(source), cacheDirectory: \(cacheDirectory?.path ?? "nil"), defaultTTL: \(defaultTTL), requestTimeout: \(requestTimeout), maximumPayloadSize: \(maximumPayloadSize), headerFields: \(headerFields.redactedDescription))"
+        "Configuration(environment: \(environment) \(environment.baseURL.absoluteString), source: \(source), cacheDirectory: \(cacheDirectory?.path ?? "nil"), defaultTTL: \(defaultTTL), requestTimeout: \(requestTimeout), maximumPayloadSize: \(maximumPayloadSize), headerFields: \(headerFields.redactedDescription), followsEventStreams: \(followsEventStreams))"
     }
 
     public var debugDescription: String { description }
@@ -23,6 +23,7 @@ extension RemoteConfigurationLoader.Configuration: CustomStringConvertible, Cust
                 "requestTimeout": requestTimeout,
                 "maximumPayloadSize": maximumPayloadSize,
                 "headerFields": headerFields.redactedMirror,
+                "followsEventStreams": followsEventStreams,
             ], displayStyle: .struct)
     }
 }

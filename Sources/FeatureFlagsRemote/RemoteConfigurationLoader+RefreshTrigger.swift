@@ -7,6 +7,10 @@ extension RemoteConfigurationLoader {
         case retry
         case manual
         case userInitiated = "user"
+        /// The event stream announced a change.
+        case serverEvent = "event"
+        /// The event stream reconnected after a gap (an unconditional request).
+        case eventStreamReconnected = "reconnect"
     }
 }
 
@@ -15,7 +19,7 @@ extension RemoteConfigurationLoader.RefreshTrigger {
     /// caller.
     var isBackground: Bool {
         switch self {
-        case .foreground, .timeToLiveExpired, .retry: true
+        case .foreground, .timeToLiveExpired, .retry, .serverEvent, .eventStreamReconnected: true
         case .launch, .manual, .userInitiated: false
         }
     }

@@ -11,12 +11,14 @@ import Logging
 ///     configuration: .init(environment: environment, source: .appConfig, cacheDirectory: cachesDirectory),
 ///     registry: try FlagRegistry(AppFlag.self))
 /// let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .current, remoteProvider: loader))
-/// // On every return to the foreground:
+/// // On every return to the foreground, and on leaving it:
 /// loader.applicationWillEnterForeground()
+/// loader.applicationDidEnterBackground()
 /// ```
 ///
 /// Launch never waits for the network: ``cachedFlags()`` reads the cache synchronously, and a
-/// refresh runs in the background when the cache is past its time to live. See
+/// refresh runs in the background when the cache is past its time to live. When an OFREP
+/// response advertises an event stream, the loader follows it and refetches on each change. See
 /// <doc:RemoteConfiguration> for the wire formats and the behaviour under every failure.
 public final class RemoteConfigurationLoader: RemoteFlagProvider {
     /// The configuration.
@@ -33,6 +35,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     private let state = Locked(State())
     private let publisher = RemoteSnapshotPublisher()
     private let scheduler: RefreshScheduler
+    /// The server's change-notification stream, when a bulk response advertises one.
+    let eventStream: EventStreamFollower
     /// Held while the cache file is read once, so that concurrent first reads wait for it.
     private let cacheReadGate = Locked(false)
 
@@ -50,6 +54,10 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         var stopped = false
         var inFlight: Task<FetchOutcome, Never>?
         var decodeCount = 0
+        /// The event streams the cached payload advertised, followed once launch uses it.
+        var cachedEventStreams: [RemoteEventStream] = []
+        /// Whether a `Retry-After` moment may be on disk (this launch wrote it, or read it).
+        var hasPersistedNotBefore = false
     }
 
     private enum FetchOutcome: Sendable {
@@ -77,9 +85,17 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         self.logger = logger
         self.scheduler = RefreshScheduler(clock: clock)
         self.cache = RemoteCacheStore(configuration: configuration, logger: logger)
+        self.eventStream = EventStreamFollower(
+            configuration: configuration, transport: transport, clock: clock, logger: logger)
+        eventStream.setHandlers(
+            .init(
+                refetch: { [weak self] kind in await self?.refetch(for: kind) },
+                connectionChanged: { [weak self] connected in self?.mutate { $0.snapshot.isEventStreamConnected = connected } }
+            ))
     }
 
     deinit {
+        eventStream.disconnect()
         scheduler.cancel()
         state.withLock { $0.inFlight }?.cancel()
         publisher.finishAll()
@@ -124,12 +140,14 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     public func loadFlags() async throws -> RemoteFlagValues {
         readCacheIfNeeded()
         let now = clock.now
-        let fresh = state.withLock { state -> (Date, RemoteFlagValues)? in
+        let fresh = state.withLock { state -> (Date, RemoteFlagValues, [RemoteEventStream])? in
             guard let entry = state.entry, !entry.isExpired(at: now) else { return nil }
-            return (max(entry.expiresAt, state.notBefore ?? entry.expiresAt), state.snapshot.values)
+            return (max(entry.expiresAt, state.notBefore ?? entry.expiresAt), state.snapshot.values, state.cachedEventStreams)
         }
-        if let (next, values) = fresh {
+        if let (next, values, streams) = fresh {
             schedule(at: next)
+            // The cached values may be behind: the stream's first connection refetches.
+            followEventStreams(streams, refetchOnConnect: true)
             return values
         }
         switch await fetch(.launch) {
@@ -177,9 +195,19 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     /// Call when the app returns to the foreground: refreshes in the background when the values
     /// are past their TTL, nothing was loaded yet, or a retry is due, and never inside a
     /// backoff or `Retry-After` wait. Returns at once.
+    ///
+    /// An event stream closed while the app was inactive reopens, and refetches once connected.
     @discardableResult
     public func applicationWillEnterForeground() -> Task<Void, Never> {
-        Task { await self.refreshIfNeeded(.foreground) }
+        eventStream.enterForeground()
+        return Task { await self.refreshIfNeeded(.foreground) }
+    }
+
+    /// Call when the app goes to the background: the event stream closes after its inactivity
+    /// delay (``Configuration/eventStreamInactivityDelay``, else the server's, else 120 s) and
+    /// reopens on ``applicationWillEnterForeground()``.
+    public func applicationDidEnterBackground() {
+        eventStream.enterBackground()
     }
 
     /// Refreshes when the values are past their TTL, nothing was loaded yet, or a retry is
@@ -217,6 +245,14 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             guard !done else { return }
             done = true
             let now = clock.now
+            // A Retry-After from an earlier launch still holds, whether or not anything was cached.
+            if let notBefore = cache.loadNotBefore(now: now) {
+                mutate { state in
+                    state.notBefore = notBefore
+                    state.hasPersistedNotBefore = true
+                    state.snapshot.nextRefreshAt = notBefore
+                }
+            }
             switch cache.load(now: now, decode: decode) {
             case .nothing:
                 return
@@ -240,11 +276,12 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                     state.snapshot.ignoredCount = listed.ignoredCount
                     state.snapshot.fetchedAt = entry.writtenAt
                     state.snapshot.expiresAt = entry.expiresAt
-                    // A Retry-After from an earlier launch still holds.
-                    if let notBefore = entry.notBefore, notBefore > now {
+                    state.cachedEventStreams = decoded.eventStreams
+                    // A Retry-After an earlier build kept in the cache header still holds.
+                    if let notBefore = entry.notBefore, notBefore > now, notBefore > state.notBefore ?? .distantPast {
                         state.notBefore = notBefore
-                        state.snapshot.nextRefreshAt = notBefore
                     }
+                    if let notBefore = state.notBefore { state.snapshot.nextRefreshAt = notBefore }
                 }
             }
         }
@@ -252,19 +289,37 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     // MARK: - Fetching
 
-    /// One request at a time: callers arriving while one is in flight share its outcome.
+    /// One request at a time: callers arriving while one is in flight share its outcome, except
+    /// an event stream's, which must see the server after the change it announced and so waits
+    /// for the request in flight and then sends its own.
     private func fetch(_ trigger: RefreshTrigger) async -> FetchOutcome {
-        let task = state.withLock { state -> Task<FetchOutcome, Never> in
-            if let inFlight = state.inFlight { return inFlight }
-            let task = Task {
-                let outcome = await self.performFetch(trigger)
-                self.state.withLock { $0.inFlight = nil }
-                return outcome
+        let afterInFlight = trigger == .serverEvent || trigger == .eventStreamReconnected
+        while true {
+            let (task, shared) = state.withLock { state -> (Task<FetchOutcome, Never>, Bool) in
+                if let inFlight = state.inFlight { return (inFlight, true) }
+                let task = Task {
+                    let outcome = await self.performFetch(trigger)
+                    self.state.withLock { $0.inFlight = nil }
+                    return outcome
+                }
+                state.inFlight = task
+                return (task, false)
             }
-            state.inFlight = task
-            return task
+            let outcome = await task.value
+            if shared && afterInFlight && !Task.isCancelled { continue }
+            return outcome
         }
-        return await task.value
+    }
+
+    /// A refetch the event stream asked for, through the normal refresh path (and its waits).
+    private func refetch(for kind: EventStreamFollower.Refetch) async {
+        readCacheIfNeeded()
+        _ = await fetch(kind == .changed ? .serverEvent : .eventStreamReconnected)
+    }
+
+    private func followEventStreams(_ streams: [RemoteEventStream], refetchOnConnect: Bool) {
+        guard configuration.followsEventStreams else { return }
+        eventStream.follow(streams, baseURL: configuration.environment.baseURL, refetchOnConnect: refetchOnConnect)
     }
 
     private func performFetch(_ trigger: RefreshTrigger) async -> FetchOutcome {
@@ -272,6 +327,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         // A request the schedule made (launch, TTL expiry, a retry) that must wait is
         // rescheduled for the end of the wait.
         let scheduled = trigger == .launch || trigger == .timeToLiveExpired || trigger == .retry
+            || trigger == .serverEvent || trigger == .eventStreamReconnected
         let gate = state.withLock { state -> (RemoteLoadError?, RemoteCacheEntry?, Date?) in
             if state.stopped {
                 return (
@@ -319,7 +375,9 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                 "environment": "\(configuration.environment)", "endpoint": "\(configuration.source.endpoint)",
                 "trigger": "\(trigger.rawValue)", "conditional": "\(cached?.etag != nil)",
             ])
-        switch await fetcher.fetch(etag: cached?.etag) {
+        // After a gap in the event stream, an unconditional request (OFREP's full refetch).
+        let etag = trigger == .eventStreamReconnected ? nil : cached?.etag
+        switch await fetcher.fetch(etag: etag) {
         case .notModified:
             guard let cached else {
                 return failed(
@@ -352,6 +410,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         -> FetchOutcome
     {
         let now = clock.now
+        clearPersistedNotBefore()
         let entry = RemoteCacheEntry(
             payload: response.body, format: configuration.source.format, etag: response.value(forHeaderField: "ETag"),
             writtenAt: now,
@@ -372,13 +431,26 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.notBefore = nil
             state.retryAt = nil
             state.userSkippedWait = false
+            let connected = state.snapshot.isEventStreamConnected
             state.snapshot = RemoteConfigurationSnapshot(
                 values: values, status: .ready, ignored: decoded.ignored, cacheProblem: state.snapshot.cacheProblem,
                 fetchedAt: now, expiresAt: entry.expiresAt, nextRefreshAt: entry.expiresAt)
+            state.snapshot.isEventStreamConnected = connected
+            state.cachedEventStreams = decoded.eventStreams
             if trigger.isBackground { publisher.publish(values) } else { publisher.discardUndelivered() }
         }
         schedule(at: entry.expiresAt)
+        followEventStreams(decoded.eventStreams, refetchOnConnect: false)
         return .updated(values)
+    }
+
+    /// Removes the kept `Retry-After` moment once a request went through.
+    private func clearPersistedNotBefore() {
+        let persisted = state.withLock { state in
+            defer { state.hasPersistedNotBefore = false }
+            return state.hasPersistedNotBefore
+        }
+        if persisted { cache.removeNotBefore() }
     }
 
     /// The most ignored keys one log line names.
@@ -402,6 +474,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         entry.writtenAt = now
         entry.notBefore = nil
         cache.save(entry)
+        clearPersistedNotBefore()
         logger.debug("Remote configuration not modified", metadata: ["trigger": "\(trigger.rawValue)"])
         let values = mutate { state -> RemoteFlagValues in
             state.entry = entry
@@ -433,15 +506,14 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     private func failed(_ error: RemoteLoadError, trigger: RefreshTrigger, retryAt: Date? = nil) -> FetchOutcome {
         let now = clock.now
-        let (next, outcome, persisted) = mutate { state -> (Date, FetchOutcome, RemoteCacheEntry?) in
+        let (next, outcome, persisted) = mutate { state -> (Date, FetchOutcome, Date?) in
             state.failures += 1
             let next = retryAt ?? now.addingTimeInterval(configuration.retryPolicy.delay(afterFailures: state.failures))
-            var persisted: RemoteCacheEntry?
+            var persisted: Date?
             if error.code == .rateLimited {
                 state.notBefore = next
-                // Kept with the cache, so that a relaunch before it sends nothing either.
-                state.entry?.notBefore = next
-                persisted = state.entry
+                state.hasPersistedNotBefore = true
+                persisted = next
             } else {
                 state.retryAt = next
             }
@@ -452,7 +524,9 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.snapshot.nextRefreshAt = next
             return (next, .failed(error, hasValues: hasValues, values: state.snapshot.values), persisted)
         }
-        if let persisted { cache.save(persisted) }
+        // Kept beside the cache, so that a relaunch before it sends nothing either, even when
+        // nothing was ever cached.
+        if let persisted { cache.saveNotBefore(persisted) }
         logger.warning(
             "Remote configuration refresh failed",
             metadata: [
@@ -475,6 +549,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             state.snapshot.nextRefreshAt = nil
             return .failed(error, hasValues: hasValues, values: state.snapshot.values)
         }
+        eventStream.disconnect()
         logger.error(
             "The server refused the app; remote configuration refresh stopped",
             metadata: ["environment": "\(configuration.environment)", "status": "\(error.statusCode ?? 0)"])

@@ -42,13 +42,20 @@ public struct FlagDebugRemoteStatus: Sendable, Hashable {
     public var error: String?
     /// A notice the app may show its users.
     public var notice: String?
+    /// The server's change stream, such as `connected` or `connecting`; `nil` when none is
+    /// followed.
+    public var eventStream: String?
 
-    public init(state: String, source: String? = nil, lastFetch: Date? = nil, error: String? = nil, notice: String? = nil) {
+    public init(
+        state: String, source: String? = nil, lastFetch: Date? = nil, error: String? = nil, notice: String? = nil,
+        eventStream: String? = nil
+    ) {
         self.state = state
         self.source = source
         self.lastFetch = lastFetch
         self.error = error
         self.notice = notice
+        self.eventStream = eventStream
     }
 }
 

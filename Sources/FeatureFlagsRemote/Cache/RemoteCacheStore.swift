@@ -18,6 +18,8 @@ struct RemoteCacheStore: Sendable {
     }
 
     let file: RemoteCacheFile?
+    /// The server's `Retry-After` moment, beside the cache file.
+    let retryAfterFile: RemoteRetryAfterFile?
     /// A hash of environment, base URL, format and (for OFREP) evaluation context.
     let key: String
     let format: RemotePayloadFormat
@@ -31,6 +33,9 @@ struct RemoteCacheStore: Sendable {
         self.logger = logger
         self.file = configuration.cacheDirectory.map {
             RemoteCacheFile(directory: $0, environment: configuration.environment.name, format: format)
+        }
+        self.retryAfterFile = configuration.cacheDirectory.map {
+            RemoteRetryAfterFile(directory: $0, environment: configuration.environment.name, format: format)
         }
         var identity = "\(configuration.environment.name)|\(configuration.environment.baseURL.absoluteString)|\(format)"
         if case .ofrep(let context) = configuration.source { identity += "|" + context.jsonObject.jsonString }
@@ -71,6 +76,36 @@ struct RemoteCacheStore: Sendable {
         } catch {
             logger.warning("The remote configuration cache could not be written", metadata: ["reason": "\(error)"])
         }
+    }
+
+    /// The `Retry-After` moment an earlier launch kept, if it is still ahead; an unusable file
+    /// is reported (and, when unreadable, moved aside).
+    func loadNotBefore(now: Date) -> Date? {
+        switch retryAfterFile?.read(now: now) {
+        case nil, .none?:
+            return nil
+        case .notBefore(let date)?:
+            return date
+        case .invalid(let reason, let movedTo)?:
+            logger.warning(
+                "The Retry-After file was unusable and was ignored",
+                metadata: ["reason": "\(reason)", "movedTo": "\(movedTo?.lastPathComponent ?? "(not moved)")"])
+            return nil
+        }
+    }
+
+    /// Keeps the `Retry-After` moment for later launches; a failure is logged.
+    func saveNotBefore(_ date: Date) {
+        do {
+            try retryAfterFile?.write(date)
+        } catch {
+            logger.warning("The Retry-After file could not be written", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    /// Forgets the kept `Retry-After` moment (a request succeeded).
+    func removeNotBefore() {
+        retryAfterFile?.remove()
     }
 
     private func reportProblem(_ reason: String, movedTo: URL?) -> Loaded {

@@ -1,7 +1,8 @@
 import FeatureFlags
 
 extension RemoteConfigurationLoader: FlagDebugRemoteStatusReporting {
-    /// The loader's state for the debug menu: status, source, last fetch and last error.
+    /// The loader's state for the debug menu: status, source, last fetch, last error and the
+    /// event stream's state.
     ///
     /// ```swift
     /// let menu = FlagDebugModel(flags, remote: loader)
@@ -13,6 +14,7 @@ extension RemoteConfigurationLoader: FlagDebugRemoteStatusReporting {
             source: snapshot.values.values.isEmpty ? nil : snapshot.values.source,
             lastFetch: snapshot.fetchedAt,
             error: snapshot.lastError.map { "\($0)" },
-            notice: snapshot.notice?.message)
+            notice: snapshot.notice?.message,
+            eventStream: eventStream.stateName)
     }
 }

@@ -13,6 +13,7 @@ import Foundation
 /// | time to live (`ttlSeconds`, `defaultTTL`) | 0 s … 7 days |
 /// | `Retry-After` | 0 s … 24 hours after now |
 /// | backoff after a failure | 0 s … 1 hour |
+/// | event stream inactivity delay (`inactivityDelaySec`) | 1 s … 24 hours |
 public enum RemoteDurationLimits {
     /// A payload's time to live, in seconds: 0 to 7 days.
     public static let timeToLive: ClosedRange<TimeInterval> = 0...(7 * 86_400)
@@ -21,6 +22,9 @@ public enum RemoteDurationLimits {
     /// The longest wait between retries after failures, in seconds: 1 hour, whatever
     /// ``RefreshRetryPolicy/maximumDelay`` says.
     public static let backoff: ClosedRange<TimeInterval> = 0...3_600
+    /// How long an event stream stays open while the app is inactive, in seconds: 1 second to
+    /// 24 hours.
+    public static let inactivityDelay: ClosedRange<TimeInterval> = 1...86_400
 
     /// `seconds` held to `range`; not-a-number counts as the lower bound.
     static func clamp(_ seconds: TimeInterval, to range: ClosedRange<TimeInterval>) -> TimeInterval {

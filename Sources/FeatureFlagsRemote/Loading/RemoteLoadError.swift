@@ -34,6 +34,9 @@ public struct RemoteLoadError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let backingOff = Code(rawValue: "backingOff")
         /// A 304 with nothing cached to keep.
         public static let notModifiedWithoutCache = Code(rawValue: "notModifiedWithoutCache")
+        /// An advertised event stream that is not followed (another origin, no usable URL), or
+        /// one whose server refused or ended it for good.
+        public static let eventStreamRefused = Code(rawValue: "eventStreamRefused")
     }
 
     /// The kind of failure.

@@ -12,15 +12,19 @@ public struct DecodedRemotePayload: Sendable, Hashable {
     public var ttl: TimeInterval?
     /// Flags the server deferred to their code defaults (OFREP entries without a value).
     public var deferredToDefault: [String]
+    /// The change-notification streams an OFREP bulk response advertises (`eventStreams`), at
+    /// most 8, in the server's order.
+    public var eventStreams: [RemoteEventStream]
 
     public init(
         values: [String: RemoteFlagValue], ignored: [IgnoredRemoteValue] = [], ttl: TimeInterval? = nil,
-        deferredToDefault: [String] = []
+        deferredToDefault: [String] = [], eventStreams: [RemoteEventStream] = []
     ) {
         self.values = values
         self.ignored = ignored
         self.ttl = ttl
         self.deferredToDefault = deferredToDefault
+        self.eventStreams = eventStreams
     }
 }
 
@@ -161,7 +165,31 @@ public enum RemotePayloadDecoder {
             }
         }
         ignored.sort { $0.key < $1.key }
-        return DecodedRemotePayload(values: values, ignored: ignored, deferredToDefault: deferred.sorted())
+        return DecodedRemotePayload(
+            values: values, ignored: ignored, deferredToDefault: deferred.sorted(),
+            eventStreams: eventStreams(members["eventStreams"]))
+    }
+
+    /// The advertised event streams. Streams are optional, so entries that don't read (not an
+    /// object, no `type`, over-long strings) are skipped rather than failing the payload.
+    private static func eventStreams(_ value: FlagValue?) -> [RemoteEventStream] {
+        guard case .array(let entries)? = value else { return [] }
+        func string(_ value: FlagValue?) -> String? {
+            guard case .string(let text)? = value, text.utf8.count <= RemoteEventStream.maximumStringLength else {
+                return nil
+            }
+            return text
+        }
+        return entries.prefix(RemoteEventStream.maximumCount).compactMap { entry in
+            guard case .object(let fields) = entry, let type = string(fields["type"]) else { return nil }
+            var endpoint: [String: FlagValue] = [:]
+            if case .object(let members)? = fields["endpoint"] { endpoint = members }
+            let delay = fields["inactivityDelaySec"]?.doubleValue.flatMap { $0.isFinite && $0 >= 1 ? $0 : nil }
+            return RemoteEventStream(
+                type: type, url: string(fields["url"]), origin: string(endpoint["origin"]),
+                requestURI: string(endpoint["requestUri"]),
+                inactivityDelay: delay.map { RemoteDurationLimits.clamp($0, to: RemoteDurationLimits.inactivityDelay) })
+        }
     }
 
     // MARK: - Validation

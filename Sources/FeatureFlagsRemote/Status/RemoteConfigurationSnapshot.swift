@@ -29,6 +29,9 @@ public struct RemoteConfigurationSnapshot: Sendable, Hashable {
     public var expiresAt: Date?
     /// When the next refresh is scheduled (TTL expiry, a retry, or `Retry-After`).
     public var nextRefreshAt: Date?
+    /// Whether the server's event stream is connected now, so changes arrive within about a
+    /// second rather than at the next TTL refresh.
+    public var isEventStreamConnected = false
 
     public init(
         values: RemoteFlagValues = .empty, status: RemoteStatus = .notReady, notice: RemoteNotice? = nil,

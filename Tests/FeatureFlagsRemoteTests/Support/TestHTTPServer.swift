@@ -23,10 +23,26 @@ enum ScriptedResponse: Sendable {
     case truncated(status: Int, headers: [(String, String)], body: [UInt8], sending: Int)
     /// Waits for `gate` to open before answering with `then`.
     case gated(Gate, then: ScriptedResponseBox)
+    /// A `text/event-stream` response without a length: the head at once, then whatever the
+    /// test sends through `feed`, until it closes the feed (or the server shuts down).
+    case eventStream(EventStreamFeed, status: Int = 200, headers: [(String, String)] = [])
 
     static func json(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> ScriptedResponse {
         .respond(status: status, headers: [("Content-Type", "application/json")] + headers, body: Array(text.utf8))
     }
+}
+
+/// What a test writes to an open event stream response.
+final class EventStreamFeed: Sendable {
+    let chunks: AsyncStream<String>
+    private let continuation: AsyncStream<String>.Continuation
+
+    init() {
+        (chunks, continuation) = AsyncStream.makeStream(of: String.self)
+    }
+
+    func send(_ text: String) { continuation.yield(text) }
+    func close() { continuation.finish() }
 }
 
 /// Boxes a response so `ScriptedResponse` can nest.
@@ -86,9 +102,15 @@ final class TestHTTPServer: Sendable {
         try? await serverChannel.close()
     }
 
+    /// What a connection writes: bytes and then closing, or a head and then a feed's chunks.
+    fileprivate enum Reply: Sendable {
+        case bytes(ByteBuffer)
+        case stream(head: ByteBuffer, feed: EventStreamFeed)
+    }
+
     /// Records a request and works out the bytes to answer with; `nil` when the server shut
     /// down while the response was held.
-    fileprivate func respond(to request: RecordedRequest, allocator: ByteBufferAllocator) async -> ByteBuffer? {
+    fileprivate func respond(to request: RecordedRequest, allocator: ByteBufferAllocator) async -> Reply? {
         recorded.withLock { $0.append(request) }
         var response = await handler(request)
         while case .gated(let gate, let then) = response {
@@ -96,7 +118,22 @@ final class TestHTTPServer: Sendable {
             if shutdownGate.isOpen { return nil }
             response = then.response
         }
-        return Self.bytes(for: response, allocator: allocator)
+        if case .eventStream(let feed, let status, let headers) = response {
+            var text = "HTTP/1.1 \(status) \(HTTPResponseStatus(statusCode: status).reasonPhrase)\r\n"
+            for (name, value) in [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")] + headers {
+                text += "\(name): \(value)\r\n"
+            }
+            text += "Connection: close\r\n\r\n"
+            var head = allocator.buffer(capacity: text.utf8.count)
+            head.writeString(text)
+            return .stream(head: head, feed: feed)
+        }
+        return .bytes(Self.bytes(for: response, allocator: allocator))
+    }
+
+    /// Whether the server is shutting down (open event streams end then).
+    fileprivate func waitForShutdown() async {
+        await shutdownGate.wait()
     }
 
     private static func bytes(for response: ScriptedResponse, allocator: ByteBufferAllocator) -> ByteBuffer {
@@ -114,7 +151,7 @@ final class TestHTTPServer: Sendable {
         case .truncated(let status, let headers, let body, let sending):
             buffer.writeString(head(status, headers, length: body.count))
             buffer.writeBytes(body.prefix(sending))
-        case .gated:
+        case .gated, .eventStream:
             break
         }
         return buffer
@@ -150,14 +187,37 @@ private final class ConnectionHandler: ChannelInboundHandler {
                 method: head.method.rawValue, path: head.uri, headers: headers, body: Data(body.readableBytesView))
             let channel = context.channel
             let server = self.server
-            let promise = context.eventLoop.makePromise(of: ByteBuffer?.self)
-            promise.completeWithTask { await server.respond(to: request, allocator: channel.allocator) }
-            promise.futureResult.whenSuccess { bytes in
-                guard let bytes else {
-                    channel.close(promise: nil)
-                    return
+            let allocator = channel.allocator
+            Task {
+                switch await server.respond(to: request, allocator: allocator) {
+                case nil:
+                    try? await channel.close()
+                case .bytes(let bytes)?:
+                    try? await channel.writeAndFlush(bytes)
+                    try? await channel.close()
+                case .stream(let head, let feed)?:
+                    try? await channel.writeAndFlush(head)
+                    // Until the test closes the feed, the server shuts down, or the client goes.
+                    await withTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await chunk in feed.chunks {
+                                var buffer = allocator.buffer(capacity: chunk.utf8.count)
+                                buffer.writeString(chunk)
+                                do {
+                                    try await channel.writeAndFlush(buffer)
+                                } catch {
+                                    return
+                                }
+                            }
+                        }
+                        group.addTask { await server.waitForShutdown() }
+                        group.addTask { try? await channel.closeFuture.get() }
+                        await group.next()
+                        // Closing ends the wait on `closeFuture`, which cancellation does not.
+                        channel.close(promise: nil)
+                        group.cancelAll()
+                    }
                 }
-                channel.writeAndFlush(bytes).whenComplete { _ in channel.close(promise: nil) }
             }
         }
     }
