@@ -16,7 +16,17 @@ struct ReplicaRestartTests {
         let directory = "/tmp/flag-server-restart-test-\(UUID().uuidString.prefix(8))"
         let port = Int.random(in: 56_000...56_999)
 
-        func run(_ command: String) throws {
+        /// Runs `.ci/postgres.sh command` on a thread of its own, so that waiting for it blocks no
+        /// thread of the concurrency pool that the replicas need meanwhile.
+        func run(_ command: String) async throws {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                Thread { continuation.resume(with: Result { try runBlocking(command) }) }.start()
+            }
+        }
+
+        func runBlockingForCleanup(_ command: String) throws { try runBlocking(command) }
+
+        private func runBlocking(_ command: String) throws {
             guard let control = PostgresTestDatabase.control else {
                 throw TestFailure("FLAG_SERVER_TEST_POSTGRES_CONTROL is not set: source .ci/postgres.sh and call postgres_setup")
             }
@@ -46,9 +56,9 @@ struct ReplicaRestartTests {
     @Test
     func replicasServeTheLastStateWhilePostgresIsDownAndRecoverByThemselves() async throws {
         let postgres = OwnPostgres()
-        try postgres.run("start")
+        try await postgres.run("start")
         defer {
-            try? postgres.run("stop")
+            try? postgres.runBlockingForCleanup("stop")
             try? FileManager.default.removeItem(atPath: postgres.directory)
         }
         try await ReplicaTestCluster.with(replicas: 2, configuration: try postgres.configuration) { cluster in
@@ -60,7 +70,7 @@ struct ReplicaRestartTests {
             var last: EventStreamReader.Event?
             while last?.id != "3" { last = try await onB.nextEvent() }
 
-            try postgres.run("stop")
+            try await postgres.run("stop")
             await a.server.readiness.wait(untilReady: false)
             await b.server.readiness.wait(untilReady: false)
             let notReady = try await b.request(.GET, "/health/ready")
@@ -71,7 +81,7 @@ struct ReplicaRestartTests {
             #expect(served.status == 200)
             #expect(served.json?["flags"]?.arrayValue?.first?["value"] == true)
 
-            try postgres.run("start")
+            try await postgres.run("start")
             await a.server.readiness.wait(untilReady: true)
             await b.server.readiness.wait(untilReady: true)
             #expect(try await b.request(.GET, "/health/ready").status == 200)
