@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
@@ -48,6 +49,7 @@ package.targets = [
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -81,6 +83,7 @@ package.targets = [
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]
     ),

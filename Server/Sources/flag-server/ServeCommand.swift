@@ -9,14 +9,19 @@ import Prometheus
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Start the server (SQLite in the data directory; created with three environments on first start)."
+        abstract: "Start the server (SQLite in the data directory, or PostgreSQL; created with three environments on first start)."
     )
 
     @Option(help: "Address to listen on (FLAG_SERVER_HOST, default 127.0.0.1).") var host: String?
     @Option(help: "Port to listen on, 0 for any free port (FLAG_SERVER_PORT, default 8080).") var port: Int?
     @Option(help: "Directory of the SQLite database (FLAG_SERVER_DATA_DIRECTORY, default ./flag-server-data).")
     var dataDirectory: String?
-    @Option(help: "PostgreSQL URL (FLAG_SERVER_DATABASE_URL); not supported yet.") var databaseURL: String?
+    @Option(help: "PostgreSQL URL, postgres://user:password@host:5432/database (FLAG_SERVER_DATABASE_URL); replaces SQLite.")
+    var databaseURL: String?
+    @Option(help: "Seconds between a replica's revision checks (FLAG_SERVER_REVISION_CHECK_SECONDS, default 30).")
+    var revisionCheckSeconds: Int?
+    @Option(help: "Requests per second per token, 0 for no limit (FLAG_SERVER_RATE_LIMIT_PER_SECOND, default 50).")
+    var rateLimitPerSecond: Int?
     @Option(help: "trace, debug, info, notice, warning, error or critical (FLAG_SERVER_LOG_LEVEL, default info).")
     var logLevel: String?
     @Option(help: "ttlSeconds advertised by app_config (FLAG_SERVER_TTL_SECONDS, default 60).") var ttlSeconds: Int?
@@ -30,7 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             configuration = try ServerConfiguration(
                 host: host, port: port, dataDirectory: dataDirectory, databaseURL: databaseURL, logLevel: logLevel,
-                ttlSeconds: ttlSeconds, secureCookies: secureCookies, environment: ProcessInfo.processInfo.environment)
+                ttlSeconds: ttlSeconds, revisionCheckSeconds: revisionCheckSeconds,
+                rateLimitPerSecond: rateLimitPerSecond, secureCookies: secureCookies,
+                environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ArgumentParser.ValidationError(error.description)
         }
@@ -44,15 +51,26 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "flag-server")
 
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let store = try await SQLiteFlagStore(path: configuration.databasePath, logger: logger)
+        let store: any FlagStore
+        let location: String
+        if let postgres = configuration.postgres {
+            store = PostgresFlagStore(configuration: postgres, logger: logger)
+            location = postgres.description
+        } else {
+            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+            store = try await SQLiteFlagStore(path: configuration.databasePath, logger: logger)
+            location = configuration.databasePath
+        }
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, ttlSeconds: configuration.ttlSeconds, metrics: registry,
-            consoleOptions: ConsoleOptions(secureCookies: configuration.secureCookies), logger: logger)
+            store: store, ttlSeconds: configuration.ttlSeconds,
+            rateLimiter: configuration.rateLimitPerSecond == 0
+                ? nil : RateLimiter(perSecond: Double(configuration.rateLimitPerSecond), burst: 2 * configuration.rateLimitPerSecond),
+            metrics: registry, consoleOptions: ConsoleOptions(secureCookies: configuration.secureCookies), logger: logger,
+            revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)))
         // Shown once: written unbuffered so that it reaches a redirected stdout at once.
         if let token = bootstrap?.adminToken {
             FileHandle.standardOutput.write(Data("""
-                Created environments \(FlagServer.defaultEnvironments.joined(separator: ", ")) in \(configuration.databasePath).
+                Created environments \(FlagServer.defaultEnvironments.joined(separator: ", ")) in \(location).
                 First admin token (shown only this once; only its hash is stored):
 
                     \(token)

@@ -6,15 +6,19 @@ import Testing
 /// `Kind` and `makeStore`.
 struct ConsoleAccountStoreCompatibilityTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case sqliteMemory, sqliteFile
+        case sqliteMemory, sqliteFile, postgres
         var testDescription: String { rawValue }
     }
 
     /// A migrated, empty store of `kind`.
     static func makeStore(_ kind: Kind) async throws -> any FlagStore & ConsoleAccountStore {
-        let store = switch kind {
+        let store: any FlagStore & ConsoleAccountStore = switch kind {
         case .sqliteMemory: try await SQLiteFlagStore(path: nil)
         case .sqliteFile: try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
+        case .postgres:
+            // Skipped without a database outside CI; in CI a missing database fails the test.
+            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
+            try PostgresTestDatabase.makeStore()
         }
         try await store.migrate()
         return store

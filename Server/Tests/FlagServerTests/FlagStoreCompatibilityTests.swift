@@ -6,7 +6,7 @@ import Testing
 /// The suite every ``FlagStore`` implementation must pass. Add an implementation to `stores`.
 struct FlagStoreCompatibilityTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case sqliteMemory, sqliteFile
+        case sqliteMemory, sqliteFile, postgres
         var testDescription: String { rawValue }
     }
 
@@ -14,6 +14,10 @@ struct FlagStoreCompatibilityTests {
         switch kind {
         case .sqliteMemory: return try await SQLiteFlagStore(path: nil)
         case .sqliteFile: return try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
+        case .postgres:
+            // Skipped without a database outside CI; in CI a missing database fails the test.
+            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
+            return try PostgresTestDatabase.makeStore()
         }
     }
 

@@ -34,6 +34,8 @@ struct OpenAPIDocumentTests {
             try document.body.write(toFile: directory + "/openapi.json", atomically: true, encoding: .utf8)
 
             _ = try await r.call(server, .GET, "/health", "/health", token: nil)
+            _ = try await r.call(server, .GET, "/health/live", "/health/live", token: nil)
+            _ = try await r.call(server, .GET, "/health/ready", "/health/ready", token: nil)
             _ = try await r.call(server, .GET, "/admin/v1/environments", "/admin/v1/environments", token: admin)
             _ = try await r.call(server, .POST, "/admin/v1/environments", "/admin/v1/environments", token: admin, body: #"{"key": "qa"}"#)
             _ = try await r.call(server, .POST, "/admin/v1/environments", "/admin/v1/environments", token: admin, body: #"{"key": "qa"}"#)

@@ -50,10 +50,10 @@ struct ServerConfigurationTests {
     }
 
     @Test
-    func aDatabaseURLIsRefusedWithItsPasswordRedacted() {
+    func aBadDatabaseURLIsRefusedWithItsPasswordRedacted() {
         do {
-            _ = try ServerConfiguration(environment: ["FLAG_SERVER_DATABASE_URL": "postgres://flags:hunter2@db/flags"])
-            Issue.record("a PostgreSQL URL was accepted")
+            _ = try ServerConfiguration(environment: ["FLAG_SERVER_DATABASE_URL": "postgres://flags:hunter2@db/flags?sslmode=maybe"])
+            Issue.record("a PostgreSQL URL with a bad sslmode was accepted")
         } catch {
             #expect(!error.description.contains("hunter2"))
             #expect(error.description.contains("postgres://<REDACTED>@db/flags"))

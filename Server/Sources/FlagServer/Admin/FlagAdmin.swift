@@ -39,6 +39,13 @@ public actor FlagAdmin {
         }
     }
 
+    /// Reloads from the store between writes: a replica catching up with another replica's commit.
+    public func refresh() async throws(StoreError) {
+        await writing.lock()
+        defer { writing.unlock() }
+        try await reload()
+    }
+
     /// Computes changes from the current state with `makeChanges`, validates and commits them.
     ///
     /// If another writer (a replica) committed in between, the state is reloaded and

@@ -23,6 +23,10 @@ public final class FlagServer: Sendable {
     public let events: EventHub
     public let metrics: PrometheusCollectorRegistry
     public let limits: ServerLimits
+    /// Whether the server can serve current values (`GET /health/ready`).
+    public let readiness: Readiness
+    /// Follows other replicas' commits when the store is shared (``ReplicatedFlagStore``).
+    public let synchronizer: ReplicaSynchronizer?
     let rateLimiter: RateLimiter?
     /// The web console's users and sessions; `nil` when the store keeps no console accounts.
     public let consoleAccounts: ConsoleAccounts?
@@ -43,15 +47,17 @@ public final class FlagServer: Sendable {
 
     init(
         admin: FlagAdmin, publisher: StatePublisher, events: EventHub, metrics: PrometheusCollectorRegistry,
-        limits: ServerLimits, rateLimiter: RateLimiter?, consoleAccounts: ConsoleAccounts? = nil,
-        console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil, logger: Logger,
-        now: @escaping @Sendable () -> Date
+        limits: ServerLimits, readiness: Readiness, synchronizer: ReplicaSynchronizer?, rateLimiter: RateLimiter?,
+        consoleAccounts: ConsoleAccounts? = nil, console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil,
+        logger: Logger, now: @escaping @Sendable () -> Date
     ) {
         self.admin = admin
         self.publisher = publisher
         self.events = events
         self.metrics = metrics
         self.limits = limits
+        self.readiness = readiness
+        self.synchronizer = synchronizer
         self.rateLimiter = rateLimiter
         self.consoleAccounts = consoleAccounts
         self.console = console
@@ -61,18 +67,23 @@ public final class FlagServer: Sendable {
 
     /// Migrates `store`, creates the default environments and a first admin token if the store
     /// has no environments yet, creates the first console admin if the console has no user yet,
-    /// and loads the state.
+    /// and loads the state. Over a ``ReplicatedFlagStore`` (PostgreSQL), the server also follows the
+    /// commits of other replicas (see ``ReplicaSynchronizer``).
     ///
     /// - Parameters:
     ///   - consoleAccounts: The console's users and sessions; by default kept in `store` when it
     ///     is a ``ConsoleAccountStore`` (else the console is off).
+    ///   - revisionCheck: How often a replica compares its revisions with the database's, in case a
+    ///     notification was lost.
+    ///   - reconnectDelay: The pause before a replica listens again after its connection failed.
     /// - Returns: The server, and what this start created (shown once).
     public static func start(
         store: any FlagStore, limits: ServerLimits = ServerLimits(), ttlSeconds: Int = 60,
         rateLimiter: RateLimiter? = RateLimiter(perSecond: 50, burst: 100),
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         consoleAccounts: ConsoleAccounts? = nil, consoleOptions: ConsoleOptions = ConsoleOptions(),
-        logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init
+        logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init,
+        revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1)
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
         let publisher = StatePublisher(ttlSeconds: ttlSeconds)
@@ -82,11 +93,16 @@ public final class FlagServer: Sendable {
         var bootstrap: Bootstrap?
         if await admin.state.environments.isEmpty {
             do {
-                try await admin.write(actor: "flag-server (first start)", reason: "first start") { _ in
-                    defaultEnvironments.map(StateChange.createEnvironment)
+                // Replicas starting together on an empty database: the write of one wins, the
+                // others retry on its state, find the environments there and create no token.
+                let created = try await admin.write(actor: "flag-server (first start)", reason: "first start") { state in
+                    defaultEnvironments.filter { state.environments[$0] == nil }.map(StateChange.createEnvironment)
                 }
-                let (token, _) = try await admin.createToken(name: "first-admin", environment: TokenIssuer.allEnvironments, role: .admin)
-                bootstrap = Bootstrap(adminToken: token)
+                if !created.isEmpty {
+                    let (token, _) = try await admin.createToken(
+                        name: "first-admin", environment: TokenIssuer.allEnvironments, role: .admin)
+                    bootstrap = Bootstrap(adminToken: token)
+                }
             } catch {
                 throw APIError(error)
             }
@@ -103,9 +119,16 @@ public final class FlagServer: Sendable {
                 throw APIError(error)
             }
         }
+        let readiness = Readiness(stateLoaded: true)
+        let synchronizer = (store as? any ReplicatedFlagStore).map {
+            ReplicaSynchronizer(
+                admin: admin, store: $0, schedule: revisionCheck, reconnectDelay: reconnectDelay, readiness: readiness,
+                metrics: metrics, logger: logger)
+        }
         let server = FlagServer(
-            admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits,
-            rateLimiter: rateLimiter, consoleAccounts: accounts, console: console, logger: logger, now: now)
+            admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits, readiness: readiness,
+            synchronizer: synchronizer, rateLimiter: rateLimiter, consoleAccounts: accounts, console: console,
+            logger: logger, now: now)
         return (server, bootstrap)
     }
 
@@ -125,7 +148,7 @@ public final class FlagServer: Sendable {
         DocumentRoutes(authenticator: authenticator).register(on: router)
         EventStreamRoutes(authenticator: authenticator, events: events).register(on: router)
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits).register(on: router)
-        ServiceRoutes(metrics: metrics, events: events).register(on: router)
+        ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
                 admin: admin, accounts: consoleAccounts, renderer: console.renderer, options: console.options, limits: limits,
@@ -144,7 +167,7 @@ public final class FlagServer: Sendable {
         Application(
             router: router(),
             configuration: .init(address: .hostname(host, port: port), serverName: "flag-server"),
-            services: [EventStreamShutdown(events: events)],
+            services: [EventStreamShutdown(events: events)] + (synchronizer.map { [$0] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )

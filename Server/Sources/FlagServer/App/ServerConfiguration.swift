@@ -10,6 +10,8 @@ public import Logging
 /// | `--port` | `FLAG_SERVER_PORT` | `8080` |
 /// | `--data-directory` | `FLAG_SERVER_DATA_DIRECTORY` | `./flag-server-data` |
 /// | `--database-url` | `FLAG_SERVER_DATABASE_URL` | none (SQLite in the data directory) |
+/// | `--revision-check-seconds` | `FLAG_SERVER_REVISION_CHECK_SECONDS` | `30` (PostgreSQL replicas) |
+/// | `--rate-limit-per-second` | `FLAG_SERVER_RATE_LIMIT_PER_SECOND` | `50` per token, burst twice that; `0` turns it off |
 /// | `--log-level` | `FLAG_SERVER_LOG_LEVEL` | `info` |
 /// | `--ttl-seconds` | `FLAG_SERVER_TTL_SECONDS` | `60` |
 /// | `--secure-cookies` | `FLAG_SERVER_SECURE_COOKIES` | `false` (console cookies are `Secure` behind `X-Forwarded-Proto: https` anyway) |
@@ -18,6 +20,13 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var port: Int
     public var dataDirectory: String
     public var databaseURL: String?
+    /// The PostgreSQL database ``databaseURL`` names; `nil` for SQLite in ``dataDirectory``.
+    public var postgres: PostgresConfiguration?
+    /// How often a PostgreSQL replica compares its revisions with the database's (a safety net
+    /// for a lost notification).
+    public var revisionCheckSeconds: Int
+    /// Requests per second per token (burst twice that); 0 turns the limit off (benchmarks).
+    public var rateLimitPerSecond: Int
     public var logLevel: Logger.Level
     public var ttlSeconds: Int
     /// Whether console cookies are always `Secure` (set it when TLS ends in a proxy that does not
@@ -32,7 +41,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` naming the option or variable and the bad value.
     public init(
         host: String? = nil, port: Int? = nil, dataDirectory: String? = nil, databaseURL: String? = nil,
-        logLevel: String? = nil, ttlSeconds: Int? = nil, secureCookies: Bool? = nil, environment: [String: String]
+        logLevel: String? = nil, ttlSeconds: Int? = nil, revisionCheckSeconds: Int? = nil,
+        rateLimitPerSecond: Int? = nil, secureCookies: Bool? = nil, environment: [String: String]
     ) throws(ConfigurationError) {
         func integer(_ option: Int?, _ variable: String, default value: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
             let resolved: Int
@@ -71,9 +81,14 @@ public struct ServerConfiguration: Sendable, Hashable {
         } else {
             self.secureCookies = false
         }
+        self.revisionCheckSeconds = try integer(
+            revisionCheckSeconds, "FLAG_SERVER_REVISION_CHECK_SECONDS", default: 30, range: 1...3600)
+        self.rateLimitPerSecond = try integer(
+            rateLimitPerSecond, "FLAG_SERVER_RATE_LIMIT_PER_SECOND", default: 50, range: 0...1_000_000)
         if let url = self.databaseURL, !url.isEmpty {
-            throw ConfigurationError(
-                "database URL \"\(Self.redactingCredentials(url))\": PostgreSQL is not supported yet; leave FLAG_SERVER_DATABASE_URL unset to use SQLite in the data directory")
+            postgres = try PostgresConfiguration(url: url)
+        } else {
+            postgres = nil
         }
     }
 

@@ -3,15 +3,27 @@ import Hummingbird
 import NIOCore
 import Prometheus
 
-/// `GET /health`, `GET /metrics` (Prometheus text) and `GET /openapi.json`.
+/// `GET /health`, `GET /health/live`, `GET /health/ready`, `GET /metrics` (Prometheus text) and
+/// `GET /openapi.json`.
 struct ServiceRoutes: Sendable {
     let metrics: PrometheusCollectorRegistry
     let events: EventHub
+    let readiness: Readiness
 
     func register(on router: Router<BasicRequestContext>) {
         let streams = metrics.makeGauge(name: "flag_server_event_streams", help: "Open server-sent-event streams.")
         router.get("/health") { _, _ in
             JSONBody.response(["status": "ok"])
+        }
+        // Liveness: the process answers. A load balancer restarts a replica that stops answering.
+        router.get("/health/live") { _, _ in
+            JSONBody.response(["status": "ok"])
+        }
+        // Readiness: the state is loaded and the database was reachable at the last contact. A
+        // replica that is not ready still serves its last state; a load balancer may prefer others.
+        router.get("/health/ready") { _, _ in
+            guard let problem = readiness.problem else { return JSONBody.response(["status": "ready"]) }
+            return JSONBody.response(["status": "not ready", "problem": problem], status: .serviceUnavailable)
         }
         router.get("/metrics") { _, _ in
             streams.set(Double(events.subscriberCount))

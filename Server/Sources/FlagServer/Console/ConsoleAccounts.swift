@@ -73,7 +73,12 @@ public final class ConsoleAccounts: Sendable {
         do { users = try await store.consoleUsers() } catch { throw AdminError(store: error) }
         guard users.isEmpty else { return nil }
         let password = Self.generatedPassword()
-        try await createUser(name: "admin", password: password, role: .admin)
+        do {
+            _ = try await createUser(name: "admin", password: password, role: .admin)
+        } catch .conflict {
+            // Another replica sharing the database created it first: its start printed the password.
+            return nil
+        }
         return ("admin", password)
     }
 

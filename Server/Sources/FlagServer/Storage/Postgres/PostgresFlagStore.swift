@@ -1,0 +1,459 @@
+import FlagEvaluation
+public import Foundation
+public import Logging
+import NIOSSL
+import PostgresNIO
+
+/// The shared store: PostgreSQL, for several server processes (replicas) over one database.
+///
+/// Every write is one transaction that first takes a transaction-scoped advisory lock, so writes
+/// of all replicas are serialized: revision numbers are unique and ordered, and the
+/// ``ChangeSet/basedOn`` check of ``commit(_:at:)`` sees the newest state. A commit announces its
+/// revisions with `NOTIFY` inside the transaction (delivered only if it commits); replicas
+/// ``listen(onListening:onAnnouncement:)``. Migrations run under a session advisory lock, so
+/// replicas starting together apply each one once.
+///
+/// ```swift
+/// let store = PostgresFlagStore(configuration: try PostgresConfiguration(url: "postgres://flags@127.0.0.1/flags"))
+/// try await store.migrate()
+/// ```
+public final class PostgresFlagStore: ReplicatedFlagStore {
+    let client: PostgresClient
+    private let runner: Task<Void, Never>
+    let logger: Logger
+    private let now: @Sendable () -> Date
+    /// What this store is connected to, without the password.
+    public let configuration: PostgresConfiguration
+    /// The NOTIFY channel: one per schema, so that servers over different schemas stay apart.
+    let channel: String
+    /// Advisory lock keys, one per schema: writes (per transaction) and migrations (per session).
+    private let writeLock: Int64
+    private let migrationLock: Int64
+
+    /// Connects (lazily, through a pool of at most `maximumConnections`) to the database of
+    /// `configuration`. One connection stays open for `LISTEN` while a ``ReplicaSynchronizer`` runs.
+    ///
+    /// - Parameter now: The clock stamped into announcements (the start of the propagation delay).
+    public init(
+        configuration: PostgresConfiguration, maximumConnections: Int = 8,
+        logger: Logger = Logger(label: "flag-server.postgres"), now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.now = now
+        let tls: PostgresClient.Configuration.TLS =
+            switch configuration.tls {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
+        var options = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: tls)
+        options.options.maximumConnections = max(2, maximumConnections)
+        options.options.connectTimeout = .seconds(5)
+        if let schema = configuration.schema {
+            options.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        let client = PostgresClient(configuration: options, backgroundLogger: logger)
+        self.client = client
+        runner = Task { await client.run() }
+        let schema = configuration.schema ?? "public"
+        channel = "flag_server_revisions_" + schema
+        writeLock = Self.lockKey("flag-server write " + schema)
+        migrationLock = Self.lockKey("flag-server migrate " + schema)
+    }
+
+    /// Closes every connection.
+    public func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    public func migrate() async throws(StoreError) {
+        try await run { [logger, migrationLock, configuration] in
+            try await client.withConnection { connection in
+                // Replicas starting together wait here; the first applies the migrations, the
+                // others then find nothing left to do. A session lock ends with the connection.
+                try await connection.query("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
+                do {
+                    if let schema = configuration.schema {
+                        try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+                    }
+                    try await connection.query(
+                        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)",
+                        logger: logger)
+                    let current = try await Self.version(connection, logger: logger)
+                    for migration in PostgresMigrations.all where migration.version > current {
+                        try await Self.transaction(connection, logger: logger) {
+                            for statement in migration.statements {
+                                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                            }
+                            try await connection.query(
+                                "INSERT INTO schema_migrations (version, applied_at) VALUES (\(migration.version), \(Date().timeIntervalSince1970))",
+                                logger: logger)
+                        }
+                        logger.info("applied migration", metadata: ["version": "\(migration.version)"])
+                    }
+                } catch {
+                    _ = try? await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+                    throw error
+                }
+                try await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+            }
+        }
+    }
+
+    public func schemaVersion() async throws(StoreError) -> Int {
+        try await run { [logger] in
+            try await client.withConnection { connection in try await Self.version(connection, logger: logger) }
+        }
+    }
+
+    public func load() async throws(StoreError) -> ServerState {
+        try await run { [logger] in
+            try await client.withConnection { connection in
+                try await Self.transaction(connection, logger: logger, readOnly: true) {
+                    try await Self.readState(connection, logger: logger)
+                }
+            }
+        }
+    }
+
+    @discardableResult
+    public func commit(_ changes: ChangeSet, at time: Date) async throws(StoreError) -> [String: Int] {
+        try await run { [logger, writeLock, channel, now] in
+            try await client.withConnection { connection in
+                try await Self.transaction(connection, logger: logger) {
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(writeLock))", logger: logger)
+                    let state = try await Self.readState(connection, logger: logger)
+                    for (environment, expected) in changes.basedOn.sorted(by: { $0.key < $1.key }) {
+                        let actual = state.environments[environment]?.revision ?? 0
+                        guard actual == expected else {
+                            throw StoreError.staleRevision(environment: environment, expected: expected, actual: actual)
+                        }
+                    }
+                    let (next, drafts) = try state.applying(changes.changes)
+                    let revisions = try await Self.write(
+                        connection, logger: logger, from: state, to: next, drafts: drafts, changes: changes, time: time)
+                    if !revisions.isEmpty {
+                        let payload = RevisionAnnouncement(revisions: revisions, committedAt: now().timeIntervalSince1970).payload
+                        try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+                    }
+                    return revisions
+                }
+            }
+        }
+    }
+
+    public func revisions(environment: String, limit: Int) async throws(StoreError) -> [RevisionRecord] {
+        try await run { [logger] in
+            try await client.withConnection { connection in
+                var records: [RevisionRecord] = []
+                let rows = try await connection.query(
+                    """
+                    SELECT revision, time, actor, reason FROM revisions WHERE environment = \(environment)
+                    ORDER BY revision DESC LIMIT \(max(0, limit))
+                    """, logger: logger)
+                for try await (revision, time, actor, reason) in rows.decode((Int, Double, String, String?).self) {
+                    records.append(RevisionRecord(
+                        environment: environment, revision: revision, time: Date(timeIntervalSince1970: time), actor: actor,
+                        reason: reason))
+                }
+                return records
+            }
+        }
+    }
+
+    public func audit(environment: String, key: String?, limit: Int) async throws(StoreError) -> [AuditEntry] {
+        try await run { [logger] in
+            try await client.withConnection { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT revision, time, actor, reason, subject, key, before, after FROM audit
+                    WHERE environment = \(environment) AND (\(key)::TEXT IS NULL OR key = \(key))
+                    ORDER BY id DESC LIMIT \(max(0, limit))
+                    """, logger: logger)
+                var entries: [AuditEntry] = []
+                for try await (revision, time, actor, reason, subject, key, before, after) in rows.decode(
+                    (Int, Double, String, String?, String, String, String?, String?).self)
+                {
+                    entries.append(AuditEntry(
+                        environment: environment, revision: revision, time: Date(timeIntervalSince1970: time), actor: actor,
+                        reason: reason, subject: AuditEntry.Subject(rawValue: subject) ?? .flag, key: key,
+                        before: try before.map { try JSONValue(parsing: $0) },
+                        after: try after.map { try JSONValue(parsing: $0) }))
+                }
+                return entries
+            }
+        }
+    }
+
+    public func tokens() async throws(StoreError) -> [TokenRecord] {
+        try await run { [logger] in
+            try await client.withConnection { connection in
+                try await Self.readTokens(connection, logger: logger)
+            }
+        }
+    }
+
+    public func insertToken(_ token: TokenRecord) async throws(StoreError) {
+        try await run { [logger, channel, now] in
+            try await client.withConnection { connection in
+                try await Self.transaction(connection, logger: logger) {
+                    try await connection.query(
+                        """
+                        INSERT INTO tokens (id, name, environment, role, digest, created_at)
+                        VALUES (\(token.id), \(token.name), \(token.environment), \(token.role.rawValue), \(token.digest),
+                                \(token.createdAt.timeIntervalSince1970))
+                        """, logger: logger)
+                    let payload = RevisionAnnouncement(revisions: [:], tokens: true, committedAt: now().timeIntervalSince1970).payload
+                    try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+                }
+            }
+        }
+    }
+
+    public func revokeToken(id: String, at time: Date) async throws(StoreError) {
+        try await run { [logger, channel, now] in
+            try await client.withConnection { connection in
+                try await Self.transaction(connection, logger: logger) {
+                    var found = false
+                    for try await _ in try await connection.query("SELECT id FROM tokens WHERE id = \(id)", logger: logger) {
+                        found = true
+                    }
+                    guard found else { throw StoreError.notFound("token \"\(id)\"") }
+                    try await connection.query(
+                        "UPDATE tokens SET revoked_at = \(time.timeIntervalSince1970) WHERE id = \(id) AND revoked_at IS NULL",
+                        logger: logger)
+                    let payload = RevisionAnnouncement(revisions: [:], tokens: true, committedAt: now().timeIntervalSince1970).payload
+                    try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+                }
+            }
+        }
+    }
+
+    // MARK: - Replication
+
+    public func currentVersion() async throws(StoreError) -> StoreVersion {
+        try await run { [logger] in
+            try await client.withConnection { connection in
+                var revisions: [String: Int] = [:]
+                for try await (key, revision) in try await connection.query(
+                    "SELECT key, revision FROM environments", logger: logger
+                ).decode((String, Int).self) {
+                    revisions[key] = revision
+                }
+                var generation = 0
+                for try await count in try await connection.query(
+                    "SELECT count(*) + count(revoked_at) FROM tokens", logger: logger
+                ).decode(Int.self) {
+                    generation = count
+                }
+                return StoreVersion(revisions: revisions, tokenGeneration: generation)
+            }
+        }
+    }
+
+    public func listen(
+        onListening: @Sendable () async -> Void,
+        onAnnouncement: @Sendable (RevisionAnnouncement?) async -> Void
+    ) async throws(StoreError) {
+        try await run { [channel] in
+            try await client.withConnection { connection in
+                try await connection.listen(on: channel) { notifications in
+                    await onListening()
+                    for try await notification in notifications {
+                        await onAnnouncement(RevisionAnnouncement(payload: notification.payload))
+                    }
+                }
+            }
+            throw StoreError.database("the notification connection ended")
+        }
+    }
+
+    // MARK: - Internals
+
+    /// A stable 64-bit key for `pg_advisory_lock` (FNV-1a of `name`).
+    static func lockKey(_ name: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// Runs `body`, mapping every failure that is not already a ``StoreError`` to one. PostgresNIO's
+    /// errors describe themselves without query values or credentials.
+    func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as PSQLError {
+            let message = error.serverInfo?[.message]
+            throw .database("\(configuration.host):\(configuration.port): \(message ?? "\(error.code)")")
+        } catch {
+            throw .database("\(configuration.host):\(configuration.port): \(error)")
+        }
+    }
+
+    static func transaction<T: Sendable>(
+        _ connection: PostgresConnection, logger: Logger, readOnly: Bool = false, _ body: () async throws -> T
+    ) async throws -> T {
+        try await connection.query(readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", logger: logger)
+        do {
+            let result = try await body()
+            try await connection.query("COMMIT", logger: logger)
+            return result
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+
+    private static func version(_ connection: PostgresConnection, logger: Logger) async throws -> Int {
+        var exists = false
+        for try await value in try await connection.query(
+            "SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger
+        ).decode(Bool.self) {
+            exists = value
+        }
+        guard exists else { return 0 }
+        var version = 0
+        for try await value in try await connection.query(
+            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger
+        ).decode(Int.self) {
+            version = value
+        }
+        return version
+    }
+
+    private static func readTokens(_ connection: PostgresConnection, logger: Logger) async throws -> [TokenRecord] {
+        var tokens: [TokenRecord] = []
+        let rows = try await connection.query(
+            "SELECT id, name, environment, role, digest, created_at, revoked_at FROM tokens ORDER BY created_at, id",
+            logger: logger)
+        for try await (id, name, environment, role, digest, createdAt, revokedAt) in rows.decode(
+            (String, String, String, String, String, Double, Double?).self)
+        {
+            tokens.append(TokenRecord(
+                id: id, name: name, environment: environment, role: TokenRole(rawValue: role) ?? .client, digest: digest,
+                createdAt: Date(timeIntervalSince1970: createdAt), revokedAt: revokedAt.map(Date.init(timeIntervalSince1970:))))
+        }
+        return tokens
+    }
+
+    private static func readState(_ connection: PostgresConnection, logger: Logger) async throws -> ServerState {
+        var state = ServerState()
+        for try await (key, revision) in try await connection.query(
+            "SELECT key, revision FROM environments", logger: logger
+        ).decode((String, Int).self) {
+            state.environments[key] = EnvironmentState(key: key, revision: revision)
+        }
+        let decoder = JSONDecoder()
+        for try await (key, document) in try await connection.query(
+            "SELECT key, document FROM flags", logger: logger
+        ).decode((String, String).self) {
+            do {
+                let flag = try decoder.decode(FlagRecord.self, from: Data(document.utf8))
+                state.flags[flag.key] = flag
+            } catch {
+                throw StoreError.database("flag \"\(key)\" is stored unreadably: \(error)")
+            }
+        }
+        for try await (environment, flag, document) in try await connection.query(
+            "SELECT environment, flag, document FROM flag_settings", logger: logger
+        ).decode((String, String, String).self) {
+            do {
+                state.environments[environment]?.settings[flag] = try decoder.decode(FlagSettings.self, from: Data(document.utf8))
+            } catch {
+                throw StoreError.database("settings of flag \"\(flag)\" in \"\(environment)\" are stored unreadably: \(error)")
+            }
+        }
+        for try await (environment, key, rule) in try await connection.query(
+            "SELECT environment, key, rule FROM segments", logger: logger
+        ).decode((String, String, String).self) {
+            do {
+                state.environments[environment]?.segments[key] = try JSONValue(parsing: rule)
+            } catch {
+                throw StoreError.database("segment \"\(key)\" in \"\(environment)\" is stored unreadably: \(error)")
+            }
+        }
+        return state
+    }
+
+    /// Writes the difference between `state` and `next`, bumps revisions and appends the audit.
+    private static func write(
+        _ connection: PostgresConnection, logger: Logger, from state: ServerState, to next: ServerState,
+        drafts: [AuditDraft], changes: ChangeSet, time: Date
+    ) async throws -> [String: Int] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func text(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        let seconds = time.timeIntervalSince1970
+        for (key, flag) in next.flags where state.flags[key] != flag {
+            let document = try text(flag)
+            try await connection.query(
+                """
+                INSERT INTO flags (key, document) VALUES (\(key), \(document))
+                ON CONFLICT (key) DO UPDATE SET document = excluded.document
+                """, logger: logger)
+        }
+        for key in state.flags.keys where next.flags[key] == nil {
+            try await connection.query("DELETE FROM flags WHERE key = \(key)", logger: logger)
+        }
+        var revisions: [String: Int] = [:]
+        let changed = Set(drafts.map(\.environment))
+        for environment in next.environments.values.sorted(by: { $0.key < $1.key }) {
+            let old = state.environments[environment.key]
+            if old == nil {
+                try await connection.query("INSERT INTO environments (key, revision) VALUES (\(environment.key), 0)", logger: logger)
+            }
+            for (flag, settings) in environment.settings where old?.settings[flag] != settings {
+                let document = try text(settings)
+                try await connection.query(
+                    """
+                    INSERT INTO flag_settings (environment, flag, document) VALUES (\(environment.key), \(flag), \(document))
+                    ON CONFLICT (environment, flag) DO UPDATE SET document = excluded.document
+                    """, logger: logger)
+            }
+            for flag in (old?.settings.keys).map(Array.init) ?? [] where environment.settings[flag] == nil {
+                try await connection.query(
+                    "DELETE FROM flag_settings WHERE environment = \(environment.key) AND flag = \(flag)", logger: logger)
+            }
+            for (key, rule) in environment.segments where old?.segments[key] != rule {
+                try await connection.query(
+                    """
+                    INSERT INTO segments (environment, key, rule) VALUES (\(environment.key), \(key), \(rule.serialized()))
+                    ON CONFLICT (environment, key) DO UPDATE SET rule = excluded.rule
+                    """, logger: logger)
+            }
+            for key in (old?.segments.keys).map(Array.init) ?? [] where environment.segments[key] == nil {
+                try await connection.query(
+                    "DELETE FROM segments WHERE environment = \(environment.key) AND key = \(key)", logger: logger)
+            }
+            guard changed.contains(environment.key) else { continue }
+            let revision = environment.revision + 1
+            revisions[environment.key] = revision
+            try await connection.query(
+                "UPDATE environments SET revision = \(revision) WHERE key = \(environment.key)", logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO revisions (environment, revision, time, actor, reason)
+                VALUES (\(environment.key), \(revision), \(seconds), \(changes.actor), \(changes.reason))
+                """, logger: logger)
+        }
+        for draft in drafts {
+            try await connection.query(
+                """
+                INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after)
+                VALUES (\(draft.environment), \(revisions[draft.environment] ?? 0), \(seconds), \(changes.actor),
+                        \(changes.reason), \(draft.subject.rawValue), \(draft.key), \(draft.before?.serialized()),
+                        \(draft.after?.serialized()))
+                """, logger: logger)
+        }
+        return revisions
+    }
+}

@@ -1,0 +1,90 @@
+/// The PostgreSQL schema, as numbered migrations applied in order and recorded in
+/// `schema_migrations`. The same tables as SQLite (``SQLiteMigrations``), in PostgreSQL types.
+///
+/// Append a migration to change the schema; never edit one that has shipped.
+enum PostgresMigrations {
+    static let all: [(version: Int, statements: [String])] = [
+        (
+            1,
+            [
+                "CREATE TABLE environments (key TEXT PRIMARY KEY, revision BIGINT NOT NULL)",
+                "CREATE TABLE flags (key TEXT PRIMARY KEY, document TEXT NOT NULL)",
+                """
+                CREATE TABLE flag_settings (
+                    environment TEXT NOT NULL REFERENCES environments(key),
+                    flag TEXT NOT NULL,
+                    document TEXT NOT NULL,
+                    PRIMARY KEY (environment, flag)
+                )
+                """,
+                """
+                CREATE TABLE segments (
+                    environment TEXT NOT NULL REFERENCES environments(key),
+                    key TEXT NOT NULL,
+                    rule TEXT NOT NULL,
+                    PRIMARY KEY (environment, key)
+                )
+                """,
+                """
+                CREATE TABLE revisions (
+                    environment TEXT NOT NULL REFERENCES environments(key),
+                    revision BIGINT NOT NULL,
+                    time DOUBLE PRECISION NOT NULL,
+                    actor TEXT NOT NULL,
+                    reason TEXT,
+                    PRIMARY KEY (environment, revision)
+                )
+                """,
+                """
+                CREATE TABLE audit (
+                    id BIGSERIAL PRIMARY KEY,
+                    environment TEXT NOT NULL,
+                    revision BIGINT NOT NULL,
+                    time DOUBLE PRECISION NOT NULL,
+                    actor TEXT NOT NULL,
+                    reason TEXT,
+                    subject TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    before TEXT,
+                    after TEXT
+                )
+                """,
+                "CREATE INDEX audit_by_key ON audit (environment, key, revision)",
+                """
+                CREATE TABLE tokens (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    digest TEXT NOT NULL UNIQUE,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    revoked_at DOUBLE PRECISION
+                )
+                """,
+            ]
+        ),
+        (
+            2,
+            [
+                // The console's users and sessions (``ConsoleAccountStore``). `user` is a reserved
+                // word in PostgreSQL, hence `user_name`.
+                """
+                CREATE TABLE console_users (
+                    name TEXT PRIMARY KEY,
+                    password_hash TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE console_sessions (
+                    digest TEXT PRIMARY KEY,
+                    user_name TEXT NOT NULL REFERENCES console_users(name),
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+            ]
+        ),
+    ]
+}

@@ -1,0 +1,115 @@
+import AsyncHTTPClient
+import FlagEvaluation
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// Replicas as real `flag-server` processes over one PostgreSQL schema: one is killed with
+/// SIGKILL while the others keep serving and propagating.
+@Suite(.enabled(
+    if: PostgresTestDatabase.enabled && FileManager.default.isExecutableFile(atPath: CrashRecoveryTests.executable.path),
+    "needs FLAG_SERVER_TEST_DATABASE_URL and the built flag-server executable"))
+struct ReplicaProcessTests {
+    /// A running `flag-server serve --database-url …` on a free port.
+    final class Replica: Sendable {
+        let process: Process
+        let port: Int
+        let firstToken: String?
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+
+        init(databaseURL: String) async throws {
+            let process = Process()
+            process.executableURL = CrashRecoveryTests.executable
+            process.arguments = ["serve", "--port", "0", "--database-url", databaseURL, "--log-level", "info"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let text = try await Task.detached {
+                var text = ""
+                while !text.contains("listening on http://") {
+                    let chunk = output.fileHandleForReading.availableData
+                    guard !chunk.isEmpty else { throw TestFailure("flag-server exited early:\n\(text)") }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                return text
+            }.value
+            guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix(while: \.isNumber),
+                let port = Int(portText)
+            else { throw TestFailure("no port in the output:\n\(text)") }
+            self.process = process
+            self.port = port
+            firstToken = text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init)
+            // Keep draining the output so that the process never blocks on a full pipe.
+            output.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+        }
+
+        func request(_ method: HTTPMethod, _ path: String, token: String, body: String? = nil) async throws -> (Int, String) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            request.method = method
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            if let body { request.body = .bytes(ByteBuffer(string: body)) }
+            let response = try await client.execute(request, deadline: .distantFuture)
+            let bytes = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), String(buffer: bytes))
+        }
+
+        func eventStream(token: String) async throws -> EventStreamReader {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/ofrep/v1/events")
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            let response = try await client.execute(request, deadline: .distantFuture)
+            guard response.status == .ok else { throw TestFailure("the event stream answered \(response.status)") }
+            return EventStreamReader(response)
+        }
+
+        func stop() async {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            try? await client.shutdown()
+        }
+    }
+
+    @Test
+    func aReplicaKilledWithSIGKILLLeavesTheOthersServingAndPropagating() async throws {
+        let url = try PostgresTestDatabase.url(schema: PostgresTestDatabase.freshSchema())
+        let a = try await Replica(databaseURL: url)
+        let admin = try #require(a.firstToken)
+        let created = try await a.request(
+            .POST, "/admin/v1/tokens", token: admin, body: #"{"name": "ios", "environment": "production", "role": "client"}"#)
+        #expect(created.0 == 201)
+        let client = try #require(try JSONValue(parsing: created.1)["token"]?.stringValue)
+        let flag = try await a.request(
+            .PUT, "/admin/v1/flags/checkout", token: admin,
+            body: #"{"type": "boolean", "variants": {"on": true, "off": false}, "defaultVariant": "off"}"#)
+        #expect(flag.0 == 200)
+
+        // B and C start on the existing database: no second first-admin token.
+        let b = try await Replica(databaseURL: url)
+        let c = try await Replica(databaseURL: url)
+        #expect(b.firstToken == nil && c.firstToken == nil)
+        var onC = try await c.eventStream(token: client)
+        #expect(try await onC.next(containing: "at revision 2") != nil)
+
+        kill(b.process.processIdentifier, SIGKILL)
+        b.process.waitUntilExit()
+        #expect(b.process.terminationReason == .uncaughtSignal)
+
+        let on = try await a.request(
+            .PUT, "/admin/v1/environments/production/flags/checkout/settings", token: admin,
+            body: #"{"enabled": true, "defaultVariant": "on"}"#)
+        #expect(on.0 == 200)
+        #expect(try await onC.nextEvent()?.id == "3")
+        let bulk = try await c.request(.POST, "/ofrep/v1/evaluate/flags", token: client, body: #"{"context": {}}"#)
+        #expect(bulk.0 == 200)
+        #expect(try JSONValue(parsing: bulk.1)["flags"]?.arrayValue?.first?["value"] == true)
+        #expect(try await a.request(.GET, "/health/ready", token: client).0 == 200)
+        #expect(try await c.request(.GET, "/health/ready", token: client).0 == 200)
+
+        // B restarted serves the newest state at once.
+        let restarted = try await Replica(databaseURL: url)
+        let fromB = try await restarted.request(.POST, "/ofrep/v1/evaluate/flags", token: client, body: #"{"context": {}}"#)
+        #expect(try JSONValue(parsing: fromB.1)["flags"]?.arrayValue?.first?["value"] == true)
+        for replica in [a, b, c, restarted] { await replica.stop() }
+    }
+}

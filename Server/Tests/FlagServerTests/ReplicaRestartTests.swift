@@ -1,0 +1,99 @@
+import AsyncHTTPClient
+import FlagEvaluation
+@testable import FlagServer
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// PostgreSQL restarted under running replicas. The test runs a PostgreSQL of its own (through
+/// `FLAG_SERVER_TEST_POSTGRES_CONTROL`, `.ci/postgres.sh`), so that stopping it disturbs no other test.
+@Suite(.enabled(
+    if: PostgresTestDatabase.control != nil || PostgresTestDatabase.inCI,
+    "needs FLAG_SERVER_TEST_POSTGRES_CONTROL (source .ci/postgres.sh; postgres_setup)"))
+struct ReplicaRestartTests {
+    /// A PostgreSQL in a data directory and on a port of its own.
+    struct OwnPostgres {
+        let directory = "/tmp/flag-server-restart-test-\(UUID().uuidString.prefix(8))"
+        let port = Int.random(in: 56_000...56_999)
+
+        /// Runs `.ci/postgres.sh command` on a thread of its own, so that waiting for it blocks no
+        /// thread of the concurrency pool that the replicas need meanwhile.
+        func run(_ command: String) async throws {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                Thread { continuation.resume(with: Result { try runBlocking(command) }) }.start()
+            }
+        }
+
+        func runBlockingForCleanup(_ command: String) throws { try runBlocking(command) }
+
+        private func runBlocking(_ command: String) throws {
+            guard let control = PostgresTestDatabase.control else {
+                throw TestFailure("FLAG_SERVER_TEST_POSTGRES_CONTROL is not set: source .ci/postgres.sh and call postgres_setup")
+            }
+            // posix_spawn and waitpid rather than Process: Foundation's Process did not notice the
+            // script's exit here (pg_ctl leaves a daemon behind), and waitUntilExit never returned.
+            let arguments = ["/bin/bash", control, command]
+            let environment = ProcessInfo.processInfo.environment.merging([
+                "FLAG_SERVER_TEST_POSTGRES_DATA": directory, "FLAG_SERVER_TEST_POSTGRES_PORT": String(port),
+            ]) { $1 }.map { "\($0)=\($1)" }
+            var argv = arguments.map { strdup($0) } + [nil]
+            var envp = environment.map { strdup($0) } + [nil]
+            defer { for pointer in argv + envp { free(pointer) } }
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, "/bin/bash", nil, nil, &argv, &envp) == 0 else {
+                throw TestFailure("cannot run postgres.sh \(command)")
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            guard status == 0 else { throw TestFailure("postgres.sh \(command) failed (status \(status))") }
+        }
+
+        var configuration: PostgresConfiguration {
+            get throws { try PostgresConfiguration(url: "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable") }
+        }
+    }
+
+    @Test
+    func replicasServeTheLastStateWhilePostgresIsDownAndRecoverByThemselves() async throws {
+        let postgres = OwnPostgres()
+        try await postgres.run("start")
+        defer {
+            try? postgres.runBlockingForCleanup("stop")
+            try? FileManager.default.removeItem(atPath: postgres.directory)
+        }
+        try await ReplicaTestCluster.with(replicas: 2, configuration: try postgres.configuration) { cluster in
+            let (a, b) = (cluster.replicas[0], cluster.replicas[1])
+            let token = try await a.token(.client, environment: "production")
+            await b.server.synchronizer?.checkNow()
+            var onB = EventStreamReader(try await b.openStream(token: token))
+            try await a.booleanFlag("checkout")
+            var last: EventStreamReader.Event?
+            while last?.id != "3" { last = try await onB.nextEvent() }
+
+            try await postgres.run("stop")
+            await a.server.readiness.wait(untilReady: false)
+            await b.server.readiness.wait(untilReady: false)
+            let notReady = try await b.request(.GET, "/health/ready")
+            #expect(notReady.status == 503)
+            #expect(notReady.json?["problem"]?.stringValue?.hasPrefix("the database is unreachable") == true)
+            #expect(try await b.request(.GET, "/health/live").status == 200)
+            let served = try await b.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#)
+            #expect(served.status == 200)
+            #expect(served.json?["flags"]?.arrayValue?.first?["value"] == true)
+
+            try await postgres.run("start")
+            await a.server.readiness.wait(untilReady: true)
+            await b.server.readiness.wait(untilReady: true)
+            #expect(try await b.request(.GET, "/health/ready").status == 200)
+
+            // Writes work again and still reach B's open stream; no committed revision was lost.
+            let off = try await a.request(
+                .PUT, "/admin/v1/environments/production/flags/checkout/settings", token: cluster.adminToken,
+                body: #"{"enabled": false, "defaultVariant": "off"}"#)
+            #expect(off.status == 200)
+            #expect(try await onB.nextEvent()?.id == "4")
+            let history = try await cluster.stores[1].revisions(environment: "production", limit: 10)
+            #expect(history.map(\.revision) == [4, 3, 2, 1])
+        }
+    }
+}
