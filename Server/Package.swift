@@ -76,7 +76,8 @@ package.targets = [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]
+        ],
+        exclude: ["ExpectedFailures"]
     ),
 ]
 

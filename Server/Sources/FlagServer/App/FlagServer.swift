@@ -1,3 +1,4 @@
+public import FlagEvaluation
 public import Foundation
 public import HTTPTypes
 import Hummingbird
@@ -49,15 +50,19 @@ public final class FlagServer: Sendable {
     /// Migrates `store`, creates the default environments and a first admin token if the store
     /// has no environments yet, and loads the state.
     ///
+    /// `fractionalBucketing` is flagd's current algorithm unless a deployment migrating from
+    /// older flagd must keep its users in the buckets they had (``FractionalBucketing/legacy``).
+    ///
     /// - Returns: The server, and the first admin token when this start created it.
     public static func start(
         store: any FlagStore, limits: ServerLimits = ServerLimits(), ttlSeconds: Int = 60,
+        fractionalBucketing: FractionalBucketing = .current,
         rateLimiter: RateLimiter? = RateLimiter(perSecond: 50, burst: 100),
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
-        let publisher = StatePublisher(ttlSeconds: ttlSeconds)
+        let publisher = StatePublisher(ttlSeconds: ttlSeconds, bucketing: fractionalBucketing)
         let events = EventHub()
         let admin = FlagAdmin(store: store, publisher: publisher, events: events, metrics: metrics, logger: logger, now: now)
         try await admin.reload()
