@@ -71,7 +71,9 @@ struct TestServer {
         }
         let response = try await HTTPClient.shared.execute(request, deadline: .distantFuture)
         let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
-        return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+        let reply = Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+        RequestLog.record(method: method.rawValue, path: path, body: body, status: reply.status, replyBody: reply.body)
+        return reply
     }
 
     /// Creates a token through the admin API and returns its text.
