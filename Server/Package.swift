@@ -66,6 +66,16 @@ package.targets = [
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]
     ),
+    // The server in a benchmark-only configuration, for scripts/bench_http.sh (wrk); not a product.
+    .executableTarget(
+        name: "flag-server-bench",
+        dependencies: [
+            "FlagServer",
+            .product(name: "FlagEvaluation", package: rootPackage),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
     .testTarget(
         name: "FlagServerTests",
         dependencies: [

@@ -55,7 +55,7 @@ public struct CompiledEnvironment: Sendable {
     /// share a cached answer and a new revision invalidates every one.
     public func bulkETag(context: JSONValue) -> String {
         let digest = SHA256.hash(data: Data(context.serialized().utf8))
-        let hex = digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        let hex = digest.prefix(12).lowercaseHex
         return "\"\(key)-\(revision)-\(hex)\""
     }
 }
