@@ -1,5 +1,6 @@
 import FlagEvaluation
 import FlagServer
+import Foundation
 import NIOHTTP1
 import Testing
 
@@ -8,6 +9,10 @@ struct OFREPTests {
     func singleEvaluationServesTheVariantWithReasonAndMetadata() async throws {
         try await TestServer.with { server in
             try await server.booleanFlag("checkout", targeting: #"{"if": [{"==": [{"var": "plan"}, "free"]}, "off", null]}"#)
+            let described = try await server.request(
+                .PUT, "/admin/v1/flags/checkout", token: server.adminToken,
+                body: #"{"type": "boolean", "variants": {"on": true, "off": false}, "metadata": {"owner": "payments", "custom": {"ticket": "FF-1", "rollout": 2}}}"#)
+            #expect(described.status == 200)
             let token = try await server.token(.client, environment: "production")
             let premium = try await server.request(
                 .POST, "/ofrep/v1/evaluate/flags/checkout", token: token, body: #"{"context": {"targetingKey": "u1", "plan": "premium"}}"#)
@@ -15,7 +20,8 @@ struct OFREPTests {
             #expect(premium.json?["value"] == true)
             #expect(premium.json?["variant"] == "on")
             #expect(premium.json?["reason"] == "DEFAULT")
-            #expect(premium.json?["metadata"]?["type"] == "boolean")
+            // The flag's own flagd metadata, as flagd serves it; registry fields stay in the admin API.
+            #expect(premium.json?["metadata"] == ["ticket": "FF-1", "rollout": 2])
             let free = try await server.request(
                 .POST, "/ofrep/v1/evaluate/flags/checkout", token: token, body: #"{"context": {"targetingKey": "u1", "plan": "free"}}"#)
             #expect(free.json?["value"] == false)
@@ -33,7 +39,7 @@ struct OFREPTests {
             #expect(reply.json?["reason"] == "DISABLED")
             #expect(reply.json?["value"] == nil)
             #expect(reply.json?["variant"] == nil)
-            #expect(reply.json?["metadata"]?["type"] == "boolean")
+            #expect(reply.json?["metadata"] == nil)
         }
     }
 
@@ -158,11 +164,86 @@ struct OFREPTests {
             let first = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#)
             let second = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#)
             let third = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#)
-            #expect([first.status, second.status, third.status] == [200, 200, 429])
+            #expect([first.status, second.status, third.status] == [200, 200, 429] as [Int])
             #expect(third.header("Retry-After") == "1")
             clock.advance(by: 1)
             let later = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: #"{"context": {}}"#)
             #expect(later.status == 200)
         }
+    }
+
+    /// `../shared/conformance/ofrep/service/openapi.yaml` beside the repository.
+    static let specification = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("shared/conformance/ofrep/service/openapi.yaml")
+
+    static var specificationIsPresentOrRequired: Bool {
+        let ci = ProcessInfo.processInfo.environment["CI"] ?? ""
+        return FileManager.default.fileExists(atPath: specification.path) || (!ci.isEmpty && ci != "0" && ci.lowercased() != "false")
+    }
+
+    /// Real answers (a targeted value, a code default, an error, bulk, 304) and events, checked
+    /// against the OFREP specification's schemas by `scripts/validate_ofrep.py`.
+    @Test(.enabled(if: specificationIsPresentOrRequired, "../shared/conformance/ofrep is not checked out beside the repository"))
+    func answersAndEventsConformToTheOFREPSpecification() async throws {
+        #expect(FileManager.default.fileExists(atPath: Self.specification.path), "CI is set but \(Self.specification.path) is missing")
+        let directory = TemporaryDirectory().path
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout", targeting: #"{"if": [{"==": [{"var": "plan"}, "free"]}, "off", null]}"#)
+            try await server.booleanFlag("search", enabled: false)
+            let token = try await server.token(.client, environment: "production")
+            var responses: [JSONValue] = []
+            func record(_ template: String, _ path: String, body: String, headers: [(String, String)] = []) async throws -> TestServer.Reply {
+                let reply = try await server.request(.POST, path, token: token, body: body, headers: headers)
+                responses.append([
+                    "path": .string(template), "method": "post", "status": .int(reply.status),
+                    "body": reply.body.isEmpty ? .null : (reply.json ?? .string(reply.body)),
+                ])
+                return reply
+            }
+            let single = "/ofrep/v1/evaluate/flags/{key}"
+            _ = try await record(single, "/ofrep/v1/evaluate/flags/checkout", body: #"{"context": {"targetingKey": "u1", "plan": "free"}}"#)
+            _ = try await record(single, "/ofrep/v1/evaluate/flags/search", body: #"{"context": {"targetingKey": "u1"}}"#)
+            _ = try await record(single, "/ofrep/v1/evaluate/flags/ghost", body: #"{"context": {}}"#)
+            _ = try await record(single, "/ofrep/v1/evaluate/flags/checkout", body: #"{"context": [1]}"#)
+            let bulk = try await record("/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags", body: #"{"context": {"targetingKey": "u1"}}"#)
+            _ = try await record(
+                "/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags", body: #"{"context": {"targetingKey": "u1"}}"#,
+                headers: [("If-None-Match", bulk.header("ETag") ?? "")])
+
+            var stream = EventStreamReader(try await server.openStream(token: token, lastEventID: "1"))
+            try await server.booleanFlag("search", enabled: true)
+            var events: [JSONValue] = []
+            while events.count < 2, let block = try await stream.nextBlock() {
+                var event: [String: JSONValue] = [:]
+                for line in block.split(separator: "\n") where !line.hasPrefix(":") {
+                    let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                    guard parts.count == 2 else { continue }
+                    event[parts[0]] = parts[0] == "retry" ? .int(Int(parts[1]) ?? -1) : .string(parts[1])
+                }
+                if event["data"] != nil { events.append(.object(event)) }
+            }
+            #expect(events.count == 2)
+            let recorded: JSONValue = ["responses": .array(responses), "events": .array(events)]
+            try recorded.serialized().write(toFile: directory + "/ofrep.json", atomically: true, encoding: .utf8)
+        }
+        let (status, text) = try Self.validateOFREP([Self.specification.path, directory + "/ofrep.json"])
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("checked 6 responses and 2 events, 0 problems"), "\(text)")
+    }
+
+    static func validateOFREP(_ arguments: [String]) throws -> (Int32, String) {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/validate_ofrep.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
     }
 }

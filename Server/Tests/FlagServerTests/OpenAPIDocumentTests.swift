@@ -1,11 +1,13 @@
 import FlagEvaluation
-import FlagServer
+@testable import FlagServer
 import Foundation
 import NIOHTTP1
 import Testing
 
 /// Real responses of every documented operation, validated against the served OpenAPI document
-/// by `scripts/validate_responses.py` (openapi-spec-validator and openapi-schema-validator).
+/// by `scripts/validate_responses.py` (openapi-spec-validator and openapi-schema-validator), and
+/// request bodies checked both ways: what the document allows is accepted, what it refuses is
+/// answered 4xx with a JSON error naming the field, and the stored state stays as it was.
 struct OpenAPIDocumentTests {
     struct Recorder {
         var entries: [JSONValue] = []
@@ -15,9 +17,11 @@ struct OpenAPIDocumentTests {
             body: String? = nil, headers: [(String, String)] = []
         ) async throws -> TestServer.Reply {
             let reply = try await server.request(method, path, token: token, body: body, headers: headers)
+            let request = body.flatMap { try? JSONValue(parsing: $0) }
             entries.append([
                 "path": .string(template), "method": .string(method.rawValue.lowercased()), "status": .int(reply.status),
                 "body": reply.body.isEmpty ? .null : (reply.json ?? .string(reply.body)),
+                "request": request ?? .null, "requestNotJSON": .bool(body != nil && request == nil),
             ])
             return reply
         }
@@ -107,6 +111,9 @@ struct OpenAPIDocumentTests {
             _ = try await r.call(
                 server, .POST, "/admin/v1/environments/{environment}/import", "/admin/v1/environments/staging/import?dryRun=true",
                 token: admin, body: #"{"flags": {}}"#)
+            for (method, template, path, body) in Self.refusedBodies {
+                _ = try await r.call(server, method, template, path, token: admin, body: body)
+            }
             _ = try await r.call(server, .GET, "/admin/v1/tokens", "/admin/v1/tokens", token: admin)
             let created = try await r.call(
                 server, .POST, "/admin/v1/tokens", "/admin/v1/tokens", token: admin,
@@ -135,18 +142,166 @@ struct OpenAPIDocumentTests {
             try JSONValue.array(r.entries).serialized().write(toFile: directory + "/responses.json", atomically: true, encoding: .utf8)
         }
 
+        let (status, text) = try Self.validate([directory + "/openapi.json", directory + "/responses.json"])
+        #expect(status == 0, "\(text)")
+        #expect(text.contains(" 0 problems"))
+        // Every refused body above is one the document refuses too (and so are `{"key": 1}` and
+        // the OFREP body `{`).
+        #expect(text.contains("\(Self.refusedBodies.count + 2) it refuses"), "\(text)")
+    }
+
+    /// Runs `scripts/validate_responses.py` with `arguments`: its exit status and output.
+    static func validate(_ arguments: [String]) throws -> (Int32, String) {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/validate_responses.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, directory + "/openapi.json", directory + "/responses.json"]
+        process.arguments = ["python3", script] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
-        #expect(text.contains("0 problems"))
+        return (process.terminationStatus, text)
+    }
+
+    /// Bodies the document refuses (an unknown field, a wrong type, a missing field, a value out
+    /// of range, not JSON, a repeated key), sent to a server holding the flag `checkout` and the
+    /// segment `beta` in `production`.
+    static let refusedBodies: [(HTTPMethod, String, String, String)] = [
+        (.POST, "/admin/v1/environments", "/admin/v1/environments", #"{"key": "qa2", "colour": "red"}"#),
+        (.POST, "/admin/v1/environments", "/admin/v1/environments", #"{"key": "not a key"}"#),
+        (.PUT, "/admin/v1/flags/{key}", "/admin/v1/flags/checkout", #"{"type": "boolean", "variants": {"on": true}, "metadata": {"owner": 7}}"#),
+        (.PUT, "/admin/v1/flags/{key}", "/admin/v1/flags/checkout", #"{"type": "boolean", "variants": {"on": true}, "metadata": {"ownr": "x"}}"#),
+        (.PUT, "/admin/v1/flags/{key}", "/admin/v1/flags/checkout", #"{"type": "bool", "variants": {"on": true}}"#),
+        (.PUT, "/admin/v1/flags/{key}", "/admin/v1/flags/checkout", #"{"type": "boolean", "variants": {}}"#),
+        (.PUT, "/admin/v1/flags/{key}", "/admin/v1/flags/checkout", #"{"type": "boolean", "variants": {"on": true}, "metadata": {"custom": {"team": ["a"]}}}"#),
+        (.PUT, "/admin/v1/environments/{environment}/flags/{key}/settings", "/admin/v1/environments/production/flags/checkout/settings",
+         #"{"enabled": "yes", "defaultVariant": "on"}"#),
+        (.PUT, "/admin/v1/environments/{environment}/flags/{key}/settings", "/admin/v1/environments/production/flags/checkout/settings",
+         #"{"enabled": true}"#),
+        (.PUT, "/admin/v1/environments/{environment}/flags/{key}/settings", "/admin/v1/environments/production/flags/checkout/settings",
+         #"{"enabled": true, "defaultVariant": "on", "enabled": false}"#),
+        (.PUT, "/admin/v1/environments/{environment}/flags/{key}/settings", "/admin/v1/environments/production/flags/checkout/settings",
+         #"{"enabled": true, "defaultVariant": "on", "reason": "\#(String(repeating: "x", count: 1001))"}"#),
+        (.PUT, "/admin/v1/environments/{environment}/flags/{key}/settings", "/admin/v1/environments/production/flags/checkout/settings",
+         #"{"enabled": true, "defaultVariant": "on""#),
+        (.PUT, "/admin/v1/environments/{environment}/segments/{key}", "/admin/v1/environments/production/segments/beta", #"{"rule": "beta"}"#),
+        (.POST, "/admin/v1/environments/{environment}/flags/{key}/revert", "/admin/v1/environments/production/flags/checkout/revert",
+         #"{"revision": 0}"#),
+        (.POST, "/admin/v1/tokens", "/admin/v1/tokens", #"{"name": "web", "environment": "production", "role": "owner"}"#),
+        (.POST, "/admin/v1/tokens", "/admin/v1/tokens", #"{"name": "web", "environment": "production"}"#),
+    ]
+
+    @Test
+    func aRefusedBodyIsA400NamingTheFieldAndChangesNothing() async throws {
+        try await TestServer.with { server in
+            let admin = server.adminToken
+            try await server.booleanFlag("checkout")
+            let segment = try await server.request(
+                .PUT, "/admin/v1/environments/production/segments/beta", token: admin, body: #"{"rule": {"==": [1, 1]}}"#)
+            #expect(segment.status == 200)
+            func snapshot() async throws -> [String] {
+                var bodies: [String] = []
+                for path in ["/admin/v1/flags", "/admin/v1/environments", "/admin/v1/environments/production/flags",
+                             "/admin/v1/environments/production/segments", "/admin/v1/tokens"] {
+                    bodies.append(try await server.request(.GET, path, token: admin).body)
+                }
+                return bodies
+            }
+            let before = try await snapshot()
+            let expectedFields = [
+                "colour", "key", "metadata.owner", "metadata.ownr", "type", "variants", "metadata.custom.team", "enabled",
+                "defaultVariant", "(body)", "reason", "(body)", "rule", "revision", "role", "role",
+            ]
+            #expect(expectedFields.count == Self.refusedBodies.count)
+            for ((method, _, path, body), field) in zip(Self.refusedBodies, expectedFields) {
+                let reply = try await server.request(method, path, token: admin, body: body)
+                #expect(reply.status == 400, "\(path) \(body): \(reply.status) \(reply.body)")
+                #expect(reply.json?["error"]?["code"] == "bad_request")
+                let fields = reply.json?["error"]?["problems"]?.arrayValue?.compactMap { $0["field"]?.stringValue } ?? []
+                #expect(fields.contains(field), "\(body): expected a problem at \(field), got \(reply.body)")
+                let message = reply.json?["error"]?["message"]?.stringValue ?? ""
+                #expect(message.contains(field == "(body)" ? "not JSON" : field), "\(reply.body)")
+            }
+            #expect(try await snapshot() == before)
+        }
+    }
+
+    @Test
+    func semanticRefusalsAre4xxWithAJSONErrorAndChangeNothing() async throws {
+        try await TestServer.with(limits: ServerLimits(maximumAdminBytes: 2048)) { server in
+            let admin = server.adminToken
+            try await server.booleanFlag("checkout")
+            let before = try await server.request(.GET, "/admin/v1/environments/production/flags", token: admin).body
+            let unknownFlag = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/ghost/settings", token: admin,
+                body: #"{"enabled": true, "defaultVariant": "on"}"#)
+            #expect(unknownFlag.status == 404)
+            #expect(unknownFlag.json?["error"]?["message"]?.stringValue?.contains("\"ghost\"") == true)
+            let invalidRule = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/checkout/settings", token: admin,
+                body: #"{"enabled": true, "defaultVariant": "on", "targeting": {"no_such_operator": [1]}}"#)
+            #expect(invalidRule.status == 422)
+            #expect(invalidRule.json?["error"]?["problems"]?.arrayValue?.first?["field"] == "targeting")
+            #expect(invalidRule.json?["error"]?["problems"]?.arrayValue?.first?["key"] == "checkout")
+            let unknownVariant = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/checkout/settings", token: admin,
+                body: #"{"enabled": true, "defaultVariant": "maybe"}"#)
+            #expect(unknownVariant.status == 422)
+            #expect(unknownVariant.json?["error"]?["problems"]?.arrayValue?.first?["field"] == "defaultVariant")
+            let registryName = try await server.request(
+                .PUT, "/admin/v1/flags/checkout", token: admin,
+                body: #"{"type": "boolean", "variants": {"on": true, "off": false}, "metadata": {"custom": {"owner": "x"}}}"#)
+            #expect(registryName.status == 422)
+            #expect(registryName.json?["error"]?["problems"]?.arrayValue?.first?["field"] == "metadata.custom.owner")
+            let duplicate = try await server.request(.POST, "/admin/v1/environments", token: admin, body: #"{"key": "production"}"#)
+            #expect(duplicate.status == 409)
+            #expect(duplicate.json?["error"]?["message"]?.stringValue?.contains("\"production\"") == true)
+            let oversized = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/checkout/settings", token: admin,
+                body: #"{"enabled": true, "defaultVariant": "on", "targeting": {"in": ["\#(String(repeating: "x", count: 3000))", ["a"]]}}"#)
+            #expect(oversized.status == 413)
+            #expect(oversized.json?["error"]?["message"]?.stringValue?.contains("2048 bytes") == true)
+            #expect(try await server.request(.GET, "/admin/v1/environments/production/flags", token: admin).body == before)
+        }
+    }
+
+    /// The request schemas use only keywords the server's validator checks, so the document
+    /// promises nothing the server does not enforce.
+    @Test
+    func requestSchemasUseOnlyKeywordsTheServerChecks() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/FlagServer/Resources/openapi.json")
+        let document = try JSONValue(parsing: String(contentsOf: url, encoding: .utf8))
+        let schemas = document["components"]?["schemas"]?.objectValue ?? [:]
+        var unsupported: [String] = []
+        var visited: Set<String> = []
+        func walk(_ schema: JSONValue, at place: String) {
+            guard case .object(let members) = schema else { return }
+            for (keyword, value) in members {
+                if keyword == "$ref", let name = value.stringValue?.split(separator: "/").last.map(String.init) {
+                    if visited.insert(name).inserted, let target = schemas[name] { walk(target, at: name) }
+                } else if !RequestSchemaValidator.supportedKeywords.contains(keyword)
+                    && !RequestSchemaValidator.annotationKeywords.contains(keyword)
+                {
+                    unsupported.append("\(place): \(keyword)")
+                }
+            }
+            for (name, property) in members["properties"]?.objectValue ?? [:] { walk(property, at: "\(place).\(name)") }
+            if let additional = members["additionalProperties"] { walk(additional, at: "\(place).*") }
+            if let items = members["items"] { walk(items, at: "\(place)[]") }
+        }
+        var bodies = 0
+        for (path, operations) in document["paths"]?.objectValue ?? [:] where path.hasPrefix("/admin/") {
+            for (method, operation) in operations.objectValue ?? [:] {
+                guard let schema = operation["requestBody"]?["content"]?["application/json"]?["schema"] else { continue }
+                bodies += 1
+                walk(schema, at: "\(method.uppercased()) \(path)")
+            }
+        }
+        #expect(bodies >= 7)
+        #expect(unsupported.isEmpty, "\(unsupported.sorted())")
     }
 }

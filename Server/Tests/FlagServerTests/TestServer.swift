@@ -26,10 +26,12 @@ struct TestServer {
 
     static func with<T: Sendable>(
         store: (any FlagStore)? = nil, rateLimiter: RateLimiter? = nil, limits: ServerLimits = ServerLimits(),
+        fractionalBucketing: FractionalBucketing = .current,
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store: any FlagStore = if let store { store } else { try await SQLiteFlagStore(path: nil) }
-        let (server, bootstrap) = try await FlagServer.start(store: store, limits: limits, rateLimiter: rateLimiter)
+        let (server, bootstrap) = try await FlagServer.start(
+            store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = server.application(host: "127.0.0.1", port: 0) { port in portContinuation.yield(port) }
         let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
@@ -69,7 +71,9 @@ struct TestServer {
         }
         let response = try await HTTPClient.shared.execute(request, deadline: .distantFuture)
         let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
-        return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+        let reply = Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+        RequestLog.record(method: method.rawValue, path: path, body: body, status: reply.status, replyBody: reply.body)
+        return reply
     }
 
     /// Creates a token through the admin API and returns its text.

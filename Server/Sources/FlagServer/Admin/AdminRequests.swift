@@ -41,7 +41,8 @@ enum AdminRequests {
 
     struct PutSettings: Decodable {
         var enabled: Bool
-        var defaultVariant: String
+        /// `null` serves the caller's code default when targeting picks no variant (as in flagd).
+        var defaultVariant: String?
         var targeting: JSONValue?
         var reason: String?
     }

@@ -315,8 +315,8 @@ struct AdminRoutes: Sendable {
         _ token: TokenRecord, reason: String?, status: HTTPResponse.Status = .ok,
         _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async throws -> Response {
-        if let reason, reason.utf8.count > 1000 {
-            throw APIError(.badRequest, code: "bad_request", message: "reason: longer than 1000 bytes")
+        if let reason, reason.count > 1000 {
+            throw APIError(.badRequest, code: "bad_request", message: "reason: longer than 1000 characters")
         }
         do {
             let revisions = try await admin.write(actor: "token \(token.name) (\(token.id))", reason: reason, makeChanges)

@@ -23,6 +23,12 @@ public enum StateValidator {
         return problems
     }
 
+    /// The metadata keys the manifest encoding uses for registry fields; flagd metadata of a
+    /// flag (``FlagMetadata/custom``) may not use them.
+    static let registryMetadataKeys: Set<String> = [
+        "key", "type", "displayName", "description", "owner", "phase", "removalTarget", "requires", "conflicts", "sensitive",
+    ]
+
     static let keyRule = "must be 1–\(maximumKeyLength) letters, digits, '.', '_' or '-'"
 
     static func isValidKey(_ key: String) -> Bool {
@@ -56,6 +62,17 @@ public enum StateValidator {
             }
         }
         if let phase = flag.metadata.phase, phase < 0 { report("metadata.phase", "must be 0 or more, got \(phase)") }
+        for (name, value) in flag.metadata.custom.sorted(by: { $0.key < $1.key }) {
+            if name.isEmpty {
+                report("metadata.custom", "metadata keys must not be empty")
+            } else if registryMetadataKeys.contains(name) {
+                report("metadata.custom.\(name)", "is a registry field; set it as metadata.\(name) instead")
+            }
+            switch value {
+            case .string, .int, .double, .bool: break
+            default: report("metadata.custom.\(name)", "must be a string, number or boolean (flagd metadata), got \(value.typeName)")
+            }
+        }
         return problems
     }
 
@@ -100,11 +117,12 @@ public enum StateValidator {
             }
         }
         for (key, settings) in environment.settings.sorted(by: { $0.key < $1.key }) {
-            guard let flag = state.flags[key] else { continue }
-            if flag.variants[settings.defaultVariant] == nil {
+            // No default variant is allowed, as in flagd: the caller's code default is served then.
+            guard let flag = state.flags[key], let defaultVariant = settings.defaultVariant else { continue }
+            if flag.variants[defaultVariant] == nil {
                 problems.append(ValidationError(
                     environment: environment.key, key: key, field: "defaultVariant",
-                    problem: "\"\(settings.defaultVariant)\" is not one of the variants (\(flag.variants.keys.sorted().joined(separator: ", ")))"))
+                    problem: "\"\(defaultVariant)\" is not one of the variants (\(flag.variants.keys.sorted().joined(separator: ", ")))"))
             }
         }
         // The rules and segments compile with FlagEvaluation's own loader, exactly as served.

@@ -1,3 +1,4 @@
+public import FlagEvaluation
 public import Foundation
 public import HTTPTypes
 import Hummingbird
@@ -70,6 +71,9 @@ public final class FlagServer: Sendable {
     /// and loads the state. Over a ``ReplicatedFlagStore`` (PostgreSQL), the server also follows the
     /// commits of other replicas (see ``ReplicaSynchronizer``).
     ///
+    /// `fractionalBucketing` is flagd's current algorithm unless a deployment migrating from
+    /// older flagd must keep its users in the buckets they had (``FractionalBucketing/legacy``).
+    ///
     /// - Parameters:
     ///   - consoleAccounts: The console's users and sessions; by default kept in `store` when it
     ///     is a ``ConsoleAccountStore`` (else the console is off).
@@ -79,6 +83,7 @@ public final class FlagServer: Sendable {
     /// - Returns: The server, and what this start created (shown once).
     public static func start(
         store: any FlagStore, limits: ServerLimits = ServerLimits(), ttlSeconds: Int = 60,
+        fractionalBucketing: FractionalBucketing = .current,
         rateLimiter: RateLimiter? = RateLimiter(perSecond: 50, burst: 100),
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         consoleAccounts: ConsoleAccounts? = nil, consoleOptions: ConsoleOptions = ConsoleOptions(),
@@ -86,7 +91,7 @@ public final class FlagServer: Sendable {
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1)
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
-        let publisher = StatePublisher(ttlSeconds: ttlSeconds)
+        let publisher = StatePublisher(ttlSeconds: ttlSeconds, bucketing: fractionalBucketing)
         let events = EventHub()
         let admin = FlagAdmin(store: store, publisher: publisher, events: events, metrics: metrics, logger: logger, now: now)
         try await admin.reload()

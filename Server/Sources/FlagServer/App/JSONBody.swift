@@ -37,9 +37,29 @@ enum JSONBody {
         }
     }
 
-    /// Decodes a request body, answering 400 with the field path and problem when it does not fit.
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
+    /// Decodes a request body after checking it against its schema in the OpenAPI document:
+    /// 400 with every problem and its field path (`metadata.owner: expected string, got number`)
+    /// for a body that is not JSON (or repeats a key) or that the document refuses; 413 above
+    /// `limit` bytes.
+    static func decode<T: DocumentedRequestBody>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
         let buffer = try await collect(request, limit: limit)
+        let body: JSONValue
+        do {
+            body = try JSONValue(parsing: buffer.readableBytesView)
+        } catch {
+            throw APIError(
+                .badRequest, code: "bad_request", message: "the body is not JSON: \(error)",
+                problems: [ValidationError(key: nil, field: "(body)", problem: "not JSON: \(error)")])
+        }
+        guard let validator = RequestSchemaValidator.document else {
+            throw APIError(.internalServerError, code: "internal", message: "openapi.json is missing from the bundle")
+        }
+        let problems = validator.problems(in: body, schema: T.schemaName)
+        guard problems.isEmpty else {
+            throw APIError(
+                .badRequest, code: "bad_request",
+                message: problems.map { "\($0.field): \($0.problem)" }.joined(separator: "; "), problems: problems)
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {

@@ -25,7 +25,7 @@ public enum TokenIssuer {
 
     /// The hex SHA-256 digest of `token`.
     public static func digest(of token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(token.utf8)).lowercaseHex
     }
 
     /// The id part of a well-formed token.

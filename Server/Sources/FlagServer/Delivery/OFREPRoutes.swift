@@ -66,7 +66,7 @@ struct OFREPRoutes: Sendable {
         guard let type = environment.types[key] else {
             return Self.failure(.notFound, key: key, code: "FLAG_NOT_FOUND", details: "flag \"\(key)\" was not found")
         }
-        let result = evaluate(key, type: type, context: context, in: environment)
+        let result = OFREPBodies.entry(key, type: type, context: context, in: environment, now: now())
         let status: HTTPResponse.Status = result["errorCode"] == nil ? .ok : .badRequest
         return JSONBody.response(data: Data(result.serialized().utf8), status: status)
     }
@@ -85,37 +85,7 @@ struct OFREPRoutes: Sendable {
         }) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
-        let flags = environment.sortedKeys.compactMap { key in
-            environment.types[key].map { evaluate(key, type: $0, context: context, in: environment) }
-        }
-        let body: JSONValue = [
-            "flags": .array(flags),
-            "metadata": ["version": .string(String(environment.revision)), "environment": .string(environment.key)],
-            "eventStreams": [
-                ["type": "sse", "endpoint": ["requestUri": "/ofrep/v1/events"], "inactivityDelaySec": 120]
-            ],
-        ]
-        return JSONBody.response(data: Data(body.serialized().utf8), headers: [.eTag: etag])
-    }
-
-    /// One OFREP evaluation entry: a value with reason and variant, a code-default entry (no
-    /// value) for a flag that is off or has nothing to serve, or an error entry.
-    func evaluate(_ key: String, type: FlagType, context: JSONValue, in environment: CompiledEnvironment) -> JSONValue {
-        let result = environment.evaluator.evaluate(
-            flag: key, type: type.evaluationType, default: .null, context: EvaluationContext(json: context), now: now())
-        var entry: [String: JSONValue] = ["key": .string(key)]
-        if let code = result.errorCode {
-            entry["errorCode"] = .string(code.rawValue)
-            entry["errorDetails"] = .string(result.errorMessage ?? code.rawValue)
-        } else {
-            entry["reason"] = .string(result.reason.rawValue)
-            if result.variant != nil, !result.value.isNull {
-                entry["value"] = result.value
-                entry["variant"] = result.variant.map(JSONValue.string)
-            }
-        }
-        if !result.metadata.isEmpty { entry["metadata"] = .object(result.metadata) }
-        return .object(entry)
+        return JSONBody.response(data: OFREPBodies.bulk(context: context, in: environment, now: now()), headers: [.eTag: etag])
     }
 }
 

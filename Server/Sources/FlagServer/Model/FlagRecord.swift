@@ -39,10 +39,14 @@ public struct FlagMetadata: Sendable, Hashable, Codable {
     public var conflicts: [String]
     /// Whether the flag's values are secret: they print as `<REDACTED>` in audit listings.
     public var sensitive: Bool
+    /// The flag's own flagd metadata (scalar values under keys the registry does not use), as a
+    /// flagd document or the admin API wrote it: served with every OFREP evaluation of the flag.
+    public var custom: [String: JSONValue]
 
     public init(
         displayName: String? = nil, description: String? = nil, owner: String? = nil, phase: Int? = nil,
-        removalTarget: String? = nil, requires: [String] = [], conflicts: [String] = [], sensitive: Bool = false
+        removalTarget: String? = nil, requires: [String] = [], conflicts: [String] = [], sensitive: Bool = false,
+        custom: [String: JSONValue] = [:]
     ) {
         self.displayName = displayName
         self.description = description
@@ -52,6 +56,7 @@ public struct FlagMetadata: Sendable, Hashable, Codable {
         self.requires = requires
         self.conflicts = conflicts
         self.sensitive = sensitive
+        self.custom = custom
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,5 +69,6 @@ public struct FlagMetadata: Sendable, Hashable, Codable {
         requires = try container.decodeIfPresent([String].self, forKey: .requires) ?? []
         conflicts = try container.decodeIfPresent([String].self, forKey: .conflicts) ?? []
         sensitive = try container.decodeIfPresent(Bool.self, forKey: .sensitive) ?? false
+        custom = try container.decodeIfPresent([String: JSONValue].self, forKey: .custom) ?? [:]
     }
 }

@@ -4,7 +4,12 @@ extension ServerState {
     /// The environment's flags as a flagd flag-definition document, with the registry metadata in
     /// each flag's `metadata` as the project's manifest format writes it, and the segments as
     /// `$evaluators`. Off flags are `DISABLED`.
-    public func flagdDocument(environment key: String) -> JSONValue? {
+    ///
+    /// - Parameter forEvaluation: Whether the document is what the server's own evaluator
+    ///   compiles: each flag's metadata is then only its flagd metadata (``FlagMetadata/custom``),
+    ///   and there is no flag-set metadata, so OFREP answers carry what the flag's author wrote,
+    ///   as flagd serves it.
+    public func flagdDocument(environment key: String, forEvaluation: Bool = false) -> JSONValue? {
         guard let environment = environments[key] else { return nil }
         var flagsJSON: [String: JSONValue] = [:]
         for (flagKey, flag) in flags {
@@ -12,8 +17,8 @@ extension ServerState {
             var entry: [String: JSONValue] = [
                 "state": .string(settings.enabled ? "ENABLED" : "DISABLED"),
                 "variants": .object(flag.variants),
-                "defaultVariant": .string(settings.defaultVariant),
-                "metadata": .object(flag.manifestMetadata),
+                "defaultVariant": settings.defaultVariant.map(JSONValue.string) ?? .null,
+                "metadata": .object(forEvaluation ? flag.metadata.custom : flag.manifestMetadata),
             ]
             if let targeting = settings.targeting { entry["targeting"] = targeting }
             flagsJSON[flagKey] = .object(entry)
@@ -21,17 +26,22 @@ extension ServerState {
         var document: [String: JSONValue] = [
             "$schema": "https://flagd.dev/schema/v0/flags.json",
             "flags": .object(flagsJSON),
-            "metadata": .object(["flagSetId": .string(key), "version": .string(String(environment.revision))]),
         ]
+        if !forEvaluation {
+            document["metadata"] = .object(["flagSetId": .string(key), "version": .string(String(environment.revision))])
+        }
         if !environment.segments.isEmpty { document["$evaluators"] = .object(environment.segments) }
         return .object(document)
     }
 }
 
 extension FlagRecord {
-    /// The registry fields in the manifest's metadata encoding (flagd allows only scalars).
+    /// The flag's flagd metadata (``FlagMetadata/custom``) and the registry fields in the
+    /// manifest's metadata encoding (flagd allows only scalars).
     var manifestMetadata: [String: JSONValue] {
-        var metadata: [String: JSONValue] = ["key": .string(key), "type": .string(type.manifestName)]
+        var metadata = self.metadata.custom
+        metadata["key"] = .string(key)
+        metadata["type"] = .string(type.manifestName)
         if let value = self.metadata.displayName { metadata["displayName"] = .string(value) }
         if let value = self.metadata.description { metadata["description"] = .string(value) }
         if let value = self.metadata.owner { metadata["owner"] = .string(value) }

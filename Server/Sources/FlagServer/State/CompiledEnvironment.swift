@@ -19,15 +19,20 @@ public struct CompiledEnvironment: Sendable {
     public let flagd: (body: Data, etag: String)
 
     /// Compiles `environment` of `state`.
-    public init?(state: ServerState, environment key: String, ttlSeconds: Int) {
-        guard let environment = state.environments[key], let document = state.flagdDocument(environment: key) else {
+    ///
+    /// - Parameter bucketing: How `fractional` assigns buckets (flagd's current algorithm, or the
+    ///   legacy one for deployments migrating from older flagd that must keep their assignments).
+    public init?(state: ServerState, environment key: String, ttlSeconds: Int, bucketing: FractionalBucketing = .current) {
+        guard let environment = state.environments[key], let document = state.flagdDocument(environment: key),
+            let evaluated = state.flagdDocument(environment: key, forEvaluation: true)
+        else {
             return nil
         }
         self.key = key
         revision = environment.revision
         let flagdText = document.serialized(prettyPrinted: true)
-        let (definitions, _) = FlagDefinitions.load([FlagSource(name: "environment \"\(key)\"", json: flagdText)])
-        evaluator = FlagEvaluator(definitions: definitions)
+        let (definitions, _) = FlagDefinitions.load([FlagSource(name: "environment \"\(key)\"", json: evaluated.serialized())])
+        evaluator = FlagEvaluator(definitions: definitions, bucketing: bucketing)
         types = state.flags.mapValues(\.type)
         sortedKeys = state.flags.keys.sorted()
         flagd = (Data(flagdText.utf8), "\"\(key)-\(environment.revision)-flagd\"")
@@ -35,7 +40,9 @@ public struct CompiledEnvironment: Sendable {
         var flags: [String: JSONValue] = [:]
         var config: [String: JSONValue] = [:]
         for (flagKey, settings) in environment.settings where settings.enabled {
-            guard let flag = state.flags[flagKey], let value = flag.variants[settings.defaultVariant] else { continue }
+            guard let flag = state.flags[flagKey], let variant = settings.defaultVariant, let value = flag.variants[variant] else {
+                continue
+            }
             if flag.type == .boolean { flags[flagKey] = value } else { config[flagKey] = value }
         }
         let body: JSONValue = [
@@ -48,7 +55,7 @@ public struct CompiledEnvironment: Sendable {
     /// share a cached answer and a new revision invalidates every one.
     public func bulkETag(context: JSONValue) -> String {
         let digest = SHA256.hash(data: Data(context.serialized().utf8))
-        let hex = digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        let hex = digest.prefix(12).lowercaseHex
         return "\"\(key)-\(revision)-\(hex)\""
     }
 }

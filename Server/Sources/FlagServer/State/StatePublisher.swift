@@ -9,9 +9,12 @@ public final class StatePublisher: Sendable {
     private let state: ManagedAtomic<ServingState>
     /// The `ttlSeconds` `app_config` advertises.
     public let ttlSeconds: Int
+    /// How `fractional` assigns buckets in every environment.
+    public let bucketing: FractionalBucketing
 
-    public init(ttlSeconds: Int) {
+    public init(ttlSeconds: Int, bucketing: FractionalBucketing = .current) {
         self.ttlSeconds = ttlSeconds
+        self.bucketing = bucketing
         state = ManagedAtomic(ServingState(environments: [:], tokens: [:]))
     }
 
@@ -28,7 +31,7 @@ public final class StatePublisher: Sendable {
         for key in server.environments.keys {
             if let compiled = old.environments[key], compiled.revision == server.environments[key]?.revision {
                 environments[key] = compiled
-            } else if let compiled = CompiledEnvironment(state: server, environment: key, ttlSeconds: ttlSeconds) {
+            } else if let compiled = CompiledEnvironment(state: server, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing) {
                 environments[key] = compiled
                 changed.append(key)
             }

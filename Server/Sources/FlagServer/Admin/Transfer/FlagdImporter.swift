@@ -7,7 +7,9 @@ import Foundation
 ///
 /// Registry metadata is read from each flag's `metadata` in the manifest encoding (`type`,
 /// `displayName`, `description`, `owner`, `phase`, `removalTarget`, `requires`/`conflicts` as
-/// comma-separated keys, `sensitive`); other metadata keys are not stored.
+/// comma-separated keys, `sensitive`); every other metadata key is the flag's own flagd metadata
+/// (``FlagMetadata/custom``), kept as written and served with its evaluations. What flagd accepts
+/// is accepted: a flag without `defaultVariant` (or with `null`), `targeting: {}`.
 enum FlagdImporter {
     enum Format: String {
         case flagd, manifest
@@ -54,12 +56,17 @@ enum FlagdImporter {
         func fail(_ field: String, _ problem: String) -> AdminError {
             .invalid([ValidationError(key: key, field: field, problem: problem)])
         }
+        guard case .object = entry else { throw fail("definition", "must be an object, got \(entry.typeName)") }
         guard case .object(let variants) = entry["variants"] ?? .null, !variants.isEmpty else {
             throw fail("variants", "must be an object with at least one variant")
         }
-        let metadata = entry["metadata"]?.objectValue ?? [:]
+        var metadata: [String: JSONValue] = [:]
+        if let value = entry["metadata"] {
+            guard case .object(let members) = value else { throw fail("metadata", "must be an object, got \(value.typeName)") }
+            metadata = members
+        }
         let type: FlagType
-        if let name = metadata["type"] {
+        if let name = metadata.removeValue(forKey: "type") {
             guard let text = name.stringValue, let parsed = FlagType(manifestName: text) else {
                 throw fail("metadata.type", "must be boolean, string, integer, float (or double) or object, got \(name.serialized())")
             }
@@ -67,22 +74,46 @@ enum FlagdImporter {
         } else {
             type = inferType(variants.values)
         }
-        guard let defaultVariant = entry["defaultVariant"]?.stringValue else {
-            throw fail("defaultVariant", "must name a variant (the server needs a default variant for every flag)")
+        // flagd allows a flag without a default variant (null or absent): the caller's code
+        // default is served when targeting does not pick a variant.
+        let defaultVariant: String?
+        switch entry["defaultVariant"] ?? .null {
+        case .null: defaultVariant = nil
+        case .string(let name): defaultVariant = name
+        case let other: throw fail("defaultVariant", "must be a variant name or null, got \(other.typeName)")
         }
-        let state = entry["state"]?.stringValue ?? "ENABLED"
-        guard state == "ENABLED" || state == "DISABLED" else { throw fail("state", "must be ENABLED or DISABLED, got \"\(state)\"") }
-        func list(_ name: String) -> [String] {
-            (metadata[name]?.stringValue ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }
+        guard case .string(let state) = entry["state"] ?? .string("ENABLED"), state == "ENABLED" || state == "DISABLED" else {
+            throw fail("state", "must be \"ENABLED\" or \"DISABLED\", got \((entry["state"] ?? .null).serialized())")
+        }
+        func text(_ name: String) throws(AdminError) -> String? {
+            guard let value = metadata.removeValue(forKey: name) else { return nil }
+            guard let text = value.stringValue else { throw fail("metadata.\(name)", "must be a string, got \(value.typeName)") }
+            return text
+        }
+        func list(_ name: String) throws(AdminError) -> [String] {
+            (try text(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        metadata["key"] = nil  // the manifest encoding repeats the flag key; the key is the entry's
+        let phase: Int?
+        switch metadata.removeValue(forKey: "phase") {
+        case nil: phase = nil
+        case let value?:
+            guard let number = value.intValue else { throw fail("metadata.phase", "must be a whole number, got \(value.serialized())") }
+            phase = number
+        }
+        let sensitive: Bool
+        switch metadata.removeValue(forKey: "sensitive") {
+        case nil: sensitive = false
+        case let value?:
+            guard let flag = value.boolValue else { throw fail("metadata.sensitive", "must be true or false, got \(value.serialized())") }
+            sensitive = flag
         }
         let flag = FlagRecord(
             key: key, type: type, variants: variants,
             metadata: FlagMetadata(
-                displayName: metadata["displayName"]?.stringValue, description: metadata["description"]?.stringValue,
-                owner: metadata["owner"]?.stringValue, phase: metadata["phase"]?.intValue,
-                removalTarget: metadata["removalTarget"]?.stringValue, requires: list("requires"),
-                conflicts: list("conflicts"), sensitive: metadata["sensitive"]?.boolValue ?? false))
+                displayName: try text("displayName"), description: try text("description"), owner: try text("owner"),
+                phase: phase, removalTarget: try text("removalTarget"), requires: try list("requires"),
+                conflicts: try list("conflicts"), sensitive: sensitive, custom: metadata))
         let targeting = entry["targeting"].flatMap { $0 == .object([:]) ? nil : $0 }
         return (flag, FlagSettings(enabled: state == "ENABLED", defaultVariant: defaultVariant, targeting: targeting))
     }

@@ -1,0 +1,30 @@
+/// A request body the OpenAPI document describes: ``JSONBody/decode(_:from:limit:)`` checks it
+/// against `#/components/schemas/<schemaName>` before decoding it.
+protocol DocumentedRequestBody: Decodable {
+    /// The name of the body's schema under `components/schemas` in `openapi.json`.
+    static var schemaName: String { get }
+}
+
+extension AdminRequests.CreateEnvironment: DocumentedRequestBody {
+    static var schemaName: String { "CreateEnvironment" }
+}
+
+extension AdminRequests.PutFlag: DocumentedRequestBody {
+    static var schemaName: String { "PutFlag" }
+}
+
+extension AdminRequests.PutSettings: DocumentedRequestBody {
+    static var schemaName: String { "PutSettings" }
+}
+
+extension AdminRequests.PutSegment: DocumentedRequestBody {
+    static var schemaName: String { "PutSegment" }
+}
+
+extension AdminRequests.Revert: DocumentedRequestBody {
+    static var schemaName: String { "Revert" }
+}
+
+extension AdminRequests.CreateToken: DocumentedRequestBody {
+    static var schemaName: String { "CreateToken" }
+}
