@@ -139,8 +139,13 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
 
     /// Every value at one instant, for consistent reads across a transition, an animation or a
     /// server request. Observed: SwiftUI views reading it redraw when values change.
+    ///
+    /// Inlined and specialized for `Key`: taking a snapshot is one call into the engine (an
+    /// Observation access and a lock-free load of the current table) and one retain.
+    @inlinable
     public var snapshot: FlagSnapshot<Key> {
-        FlagSnapshot(table: engine.currentTable(), caseIndex: caseIndex, engine: engine)
+        let (table, unconfiguredEngine) = engine.snapshotParts()
+        return FlagSnapshot(table: table, caseIndex: caseIndex, unconfiguredEngine: unconfiguredEngine)
     }
 
     /// Values resolved with `remote` in place of the current remote layer, without changing
