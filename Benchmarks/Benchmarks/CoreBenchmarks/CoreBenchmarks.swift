@@ -25,10 +25,8 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: - Single reads
 
     /// Time, allocations and throughput of one million reads; allocations must stay at zero.
-    /// CPU time (user) beside wall-clock time: on a machine shared with other work, wall-clock
-    /// time includes the time the thread waited for a core.
     let readConfiguration = Benchmark.Configuration(
-        metrics: [.wallClock, .cpuUser, .throughput, .mallocCountTotal],
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
         scalingFactor: .mega,
         maxDuration: .seconds(2),
         thresholds: [.mallocCountTotal: .init(absolute: [.p50: 0, .p90: 0, .p100: 0])]
