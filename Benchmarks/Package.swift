@@ -36,6 +36,14 @@ let benchmarkTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ),
     ("EvaluationBenchmarks", [.product(name: "FlagEvaluation", package: rootPackage)]),
     (
+        "LaunchBenchmarks",
+        [
+            .product(name: "FeatureFlags", package: rootPackage),
+            .product(name: "FeatureFlagsRemote", package: rootPackage),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+    (
         "RemoteBenchmarks",
         [
             .product(name: "FeatureFlags", package: rootPackage),

@@ -7,10 +7,12 @@ import Logging
 /// provider.
 ///
 /// ```swift
+/// let registry = try FlagRegistry(AppFlag.self)  // built once, shared with the flags
 /// let loader = RemoteConfigurationLoader(
 ///     configuration: .init(environment: environment, source: .appConfig, cacheDirectory: cachesDirectory),
-///     registry: try FlagRegistry(AppFlag.self))
-/// let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .current, remoteProvider: loader))
+///     registry: registry)
+/// let flags = FeatureFlagManager<AppFlag>(
+///     FlagSetup(buildConfiguration: .current, remoteProvider: loader), registry: registry)
 /// // On every return to the foreground, and on leaving it:
 /// loader.applicationWillEnterForeground()
 /// loader.applicationDidEnterBackground()

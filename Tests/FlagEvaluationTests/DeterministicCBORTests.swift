@@ -58,9 +58,8 @@ struct DeterministicCBORTests {
     }
 }
 
-/// `fractional` v3. The expected buckets were computed outside this package, with Python's
-/// `cbor2` (canonical encoding) and `mmh3` following the same algorithm; they are not flagd's own
-/// vectors (none were available: the flagd-testbed copy in ../shared has only v1 and v2 cases).
+/// `fractional` v3. The expected buckets are what flagd's Python core (openfeature-flagd-core
+/// 2.0.0) chooses; `FractionalV3FlagdTests` replays a thousand more.
 struct FractionalV3Tests {
     static let buckets: JSONValue = [["a", 25], ["b", 25], ["c", 25], ["d", 25]]
 
@@ -77,7 +76,7 @@ struct FractionalV3Tests {
     }
 
     static let subjects: [(JSONValue, String)] = [
-        ("ada@example.com", "a"), (42, "b"), (-7, "a"), (1.5, "a"), (1.0, "b"), (true, "a"),
+        ("ada@example.com", "a"), (42, "b"), (-7, "a"), (1.5, "a"), (1, "d"), (1.0, "d"), (true, "a"),
         ([1, "x"], "b"), (["b": 1, "aa": [1, 2], "c": .null], "c"), (100000.0, "b"),
     ]
 

@@ -3,6 +3,7 @@ import Dispatch
 import ExampleFlags
 import FeatureFlags
 import Foundation
+import Observation
 
 // Benchmarks of the core module (issue 2, "Performance"). Each measured operation has an
 // in-run baseline beside it, because absolute times on a shared machine drift:
@@ -19,6 +20,7 @@ import Foundation
 
 let benchmarks: @Sendable () -> Void = {
     let fixture = CheckFixture()
+    let tracked = TrackedValue()
 
     // MARK: - Single reads
 
@@ -41,6 +43,15 @@ let benchmarks: @Sendable () -> Void = {
         let (byName, names, mask) = (fixture.byName, fixture.names, fixture.mask)
         var on = 0
         for i in benchmark.scaledIterations where byName[names[i & mask]] == true { on &+= 1 }
+        blackHole(on)
+    }
+
+    /// The floor of a tracked check: what `ObservationRegistrar.access` alone costs outside any
+    /// tracking (a non-inlinable call that reads a thread-local), with the same input fetch.
+    Benchmark("Baseline.ObservationAccess", configuration: readConfiguration) { benchmark in
+        let (bools, indices, mask) = (fixture.bools, fixture.indices, fixture.mask)
+        var on = 0
+        for i in benchmark.scaledIterations where tracked.read(bools[indices[i & mask]]) { on &+= 1 }
         blackHole(on)
     }
 
@@ -226,6 +237,20 @@ func takeSnapshots(_ flags: FeatureFlagManager<AppFlag>, count: Int) -> Int {
     var on = 0
     for _ in 0..<count where flags.snapshot.isEnabled(.liquidGlassDesign) { on &+= 1 }
     return on
+}
+
+/// An `Observable` object whose reads register with Observation exactly as a tracked flag check
+/// does (a stored key path, `ObservationRegistrar.access`), and nothing else.
+final class TrackedValue: Observable, Sendable {
+    let registrar = ObservationRegistrar()
+    let keyPath: any KeyPath<TrackedValue, Int> & Sendable = \TrackedValue.constant
+    var constant: Int { 0 }
+
+    @inline(__always)
+    func read(_ value: Bool) -> Bool {
+        registrar.access(self, keyPath: keyPath)
+        return value
+    }
 }
 
 /// A value shared between a benchmark's setup, body and teardown.

@@ -58,7 +58,7 @@ package final class PublishedReference<Object: AnyObject & Sendable>: @unchecked
     /// short and must not replace the object.
     package func withCurrent<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
         let counter = enter()
-        defer { counter.pointee.subtract(1, ordering: .releasing) }
+        defer { counter.pointee.wrappingSubtract(1, ordering: .releasing) }
         return try current.load(ordering: .sequentiallyConsistent)._withUnsafeGuaranteedRef(body)
     }
 
@@ -91,9 +91,9 @@ package final class PublishedReference<Object: AnyObject & Sendable>: @unchecked
         while true {
             let seen = epoch.load(ordering: .sequentiallyConsistent)
             let counter = counters + ((seen & 1) * Self.stripes + stripe) * Self.stride
-            counter.pointee.add(1, ordering: .sequentiallyConsistent)
+            counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
             if epoch.load(ordering: .sequentiallyConsistent) == seen { return counter }
-            counter.pointee.subtract(1, ordering: .sequentiallyConsistent)
+            counter.pointee.wrappingSubtract(1, ordering: .sequentiallyConsistent)
         }
     }
 }

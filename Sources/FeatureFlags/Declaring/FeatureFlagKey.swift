@@ -46,8 +46,10 @@ extension FeatureFlagKey {
                 Dictionary(uniqueKeysWithValues: BuildConfiguration.allCases.map { ($0, .bool(enabled.contains($0))) })
             } ?? [:],
             followsPhasePolicy: metadata.enabledIn == nil,
-            requires: metadata.requires.map(\.rawValue),
-            conflicts: metadata.conflicts.map(\.rawValue),
+            // Closures, not `\.rawValue`: in this generic context a key path would be
+            // instantiated on every call, twice per flag while a registry is built.
+            requires: metadata.requires.map { $0.rawValue },
+            conflicts: metadata.conflicts.map { $0.rawValue },
             isUserTogglable: metadata.isUserTogglable,
             checking: metadata.checking
         )

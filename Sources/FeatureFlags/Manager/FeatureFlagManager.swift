@@ -47,16 +47,38 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
         self.init(logger: setup.logger, setup: setup)
     }
 
-    private init(logger: Logger, setup: FlagSetup?) {
-        let registry: FlagRegistry
-        do {
-            registry = try FlagRegistry(Key.self)
-        } catch {
-            preconditionFailure("Invalid feature flag declarations in \(Key.self): \(error)")
-        }
+    /// Creates configured flags over a registry built beforehand, so that the registry is built
+    /// once and shared, typically with a remote loader that validates payloads against it.
+    ///
+    /// ```swift
+    /// let registry = try FlagRegistry(AppFlag.self)
+    /// let loader = RemoteConfigurationLoader(configuration: configuration, registry: registry)
+    /// let flags = FeatureFlagManager<AppFlag>(
+    ///     FlagSetup(buildConfiguration: .current, remoteProvider: loader), registry: registry)
+    /// ```
+    ///
+    /// Traps when `registry` is not `Key`'s (built by `FlagRegistry(Key.self)`: the enum's cases,
+    /// then its typed values, in order), with a message saying so.
+    public convenience init(_ setup: FlagSetup, registry: FlagRegistry) {
+        precondition(
+            registry.isRegistry(of: Key.self),
+            "The registry given to FeatureFlagManager<\(Key.self)> is not the registry of \(Key.self); build it with FlagRegistry(\(Key.self).self).")
+        self.init(logger: setup.logger, setup: setup, registry: registry)
+    }
+
+    private init(logger: Logger, setup: FlagSetup?, registry: FlagRegistry? = nil) {
+        let registry = registry ?? Self.makeRegistry()
         self.engine = FlagEngine(registry: registry, logger: logger, resolvingDefaults: setup == nil)
         self.caseIndex = FlagCaseIndex()
         if let setup { engine.configure(setup) }
+    }
+
+    private static func makeRegistry() -> FlagRegistry {
+        do {
+            return try FlagRegistry(Key.self)
+        } catch {
+            preconditionFailure("Invalid feature flag declarations in \(Key.self): \(error)")
+        }
     }
 
     /// Creates flags for a build configuration, with in-memory overrides and no remote values.
@@ -139,8 +161,13 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
 
     /// Every value at one instant, for consistent reads across a transition, an animation or a
     /// server request. Observed: SwiftUI views reading it redraw when values change.
+    ///
+    /// Inlined and specialized for `Key`: taking a snapshot is one call into the engine (an
+    /// Observation access and a lock-free load of the current table) and one retain.
+    @inlinable
     public var snapshot: FlagSnapshot<Key> {
-        FlagSnapshot(table: engine.currentTable(), caseIndex: caseIndex, engine: engine)
+        let (table, unconfiguredEngine) = engine.snapshotParts()
+        return FlagSnapshot(table: table, caseIndex: caseIndex, unconfiguredEngine: unconfiguredEngine)
     }
 
     /// Values resolved with `remote` in place of the current remote layer, without changing

@@ -211,6 +211,15 @@ public final class FlagEngine: Sendable, Observable {
         return published.load()
     }
 
+    /// The current resolved values and, when they are the values from before configuration, the
+    /// engine to report reads of them to: what a ``FlagSnapshot`` holds. A tracked, lock-free
+    /// read; not generic, so a snapshot inlined into the app's code calls it directly.
+    @usableFromInline
+    func snapshotParts() -> (table: ResolvedFlagTable, unconfiguredEngine: FlagEngine?) {
+        let table = currentTable()
+        return (table, table.inputs.configuration == nil ? self : nil)
+    }
+
     /// Runs `body` with the current resolved values, borrowed: a tracked, lock-free read without
     /// reference counting of the table. `body` must be short and must not change the engine.
     func withCurrentTable<Result>(_ body: (ResolvedFlagTable) -> Result) -> Result {
@@ -263,6 +272,7 @@ public final class FlagEngine: Sendable, Observable {
 
     /// Logs, once per flag, a read of the values from before configuration (through the
     /// manager, or a snapshot taken then).
+    @usableFromInline
     func noteUnconfiguredRead(_ index: Int) {
         let first = state.withLock { $0.warnedBeforeConfiguration.insert(index).inserted }
         guard first else { return }

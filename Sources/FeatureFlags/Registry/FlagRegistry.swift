@@ -96,8 +96,35 @@ public struct FlagRegistry: Sendable {
     }
 
     /// Builds and validates the registry of an enum of flags and its typed values.
+    ///
+    /// Build it once and share it: a ``FeatureFlagManager`` created with
+    /// ``FeatureFlagManager/init(_:registry:)`` and a remote loader can use the same one.
     public init<Key: FeatureFlagKey>(_ keys: Key.Type) throws(FlagRegistryError) {
-        try self.init(Key.allCases.map(\.definition) + Key.typedFlags.map(\.definition))
+        // Closures rather than key paths (`map(\.definition)`), which a generic context
+        // instantiates on every call.
+        let typedFlags = Key.typedFlags
+        var definitions: [FlagDefinition] = []
+        definitions.reserveCapacity(Key.allCases.count + typedFlags.count)
+        for key in Key.allCases { definitions.append(key.definition) }
+        for flag in typedFlags { definitions.append(flag.definition) }
+        try self.init(definitions)
+    }
+
+    /// Whether this is the registry of `Key`: its flags are `Key`'s cases followed by its
+    /// typed values, in order, by key.
+    func isRegistry<Key: FeatureFlagKey>(of keys: Key.Type) -> Bool {
+        let typedFlags = Key.typedFlags
+        guard count == Key.allCases.count + typedFlags.count else { return false }
+        var index = 0
+        for key in Key.allCases {
+            guard definitions[index].key == key.rawValue else { return false }
+            index += 1
+        }
+        for flag in typedFlags {
+            guard definitions[index].key == flag.definition.key else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// The number of flags.
@@ -201,9 +228,30 @@ public struct FlagRegistry: Sendable {
     /// No comma and no white space at either end, judged by Unicode scalars (a combining mark
     /// after a space must not hide it).
     static func isWellFormed(_ key: String) -> Bool {
+        // ASCII keys (nearly all) are judged by their bytes: looking up a scalar's white-space
+        // property costs hundreds of instructions, a third of building a large registry. A
+        // comma byte is always the comma scalar in UTF-8; other non-ASCII keys take the scalar path.
+        var key = key
+        let judged = key.withUTF8 { bytes -> Bool? in
+            guard let first = bytes.first, let last = bytes.last else { return false }
+            var seen: UInt8 = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: ",") { return false }
+                seen |= byte
+            }
+            guard seen < 0x80 else { return nil }
+            return !isASCIIWhiteSpace(first) && !isASCIIWhiteSpace(last)
+        }
+        if let judged { return judged }
         let scalars = key.unicodeScalars
         guard !scalars.contains(",") else { return false }
         guard let first = scalars.first, let last = scalars.last else { return false }
         return !first.properties.isWhitespace && !last.properties.isWhitespace
+    }
+
+    /// The ASCII characters with Unicode's White_Space property: tab, line feed, vertical tab,
+    /// form feed, carriage return and space.
+    private static func isASCIIWhiteSpace(_ byte: UInt8) -> Bool {
+        (0x09...0x0D).contains(byte) || byte == 0x20
     }
 }

@@ -1,8 +1,10 @@
 /// The result of one resolution: every flag's value, winning layer and reason, plus the inputs
 /// needed to explain them. Immutable; shared by snapshots.
+@usableFromInline
 final class ResolvedFlagTable: Sendable {
     let registry: FlagRegistry
     let inputs: ResolutionInputs
+    @usableFromInline
     let values: [FlagValue]
     let layers: [FlagLayer]
     /// Set when a dependency or conflict turned a flag off.

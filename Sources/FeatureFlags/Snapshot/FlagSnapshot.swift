@@ -10,27 +10,40 @@
 ///
 /// A snapshot taken before the flags were configured holds code defaults, and its reads log
 /// the same one warning per flag that ``FeatureFlagManager/isEnabled(_:)`` logs.
+///
+/// Taking a snapshot and reading it are inlined into the caller and specialized for `Key`: no
+/// lock, no allocation, no generic dispatch (see ``FeatureFlagManager/snapshot``).
 public struct FlagSnapshot<Key: FeatureFlagKey>: Sendable {
+    @usableFromInline
     let table: ResolvedFlagTable
+    @usableFromInline
     let caseIndex: FlagCaseIndex<Key>
     /// The engine to report reads to, only when `table` holds the values from before
     /// configuration.
+    @usableFromInline
     let unconfiguredEngine: FlagEngine?
 
     init(table: ResolvedFlagTable, caseIndex: FlagCaseIndex<Key>, engine: FlagEngine? = nil) {
+        self.init(table: table, caseIndex: caseIndex, unconfiguredEngine: table.inputs.configuration == nil ? engine : nil)
+    }
+
+    @inlinable
+    init(table: ResolvedFlagTable, caseIndex: FlagCaseIndex<Key>, unconfiguredEngine: FlagEngine?) {
         self.table = table
         self.caseIndex = caseIndex
-        self.unconfiguredEngine = table.inputs.configuration == nil ? engine : nil
+        self.unconfiguredEngine = unconfiguredEngine
     }
 
     /// Whether a flag is on.
+    @inlinable
     public func isEnabled(_ flag: Key) -> Bool {
         let index = caseIndex.index(of: flag)
-        unconfiguredEngine?.noteUnconfiguredRead(index)
-        return table.values[index] == .bool(true)
+        if let engine = unconfiguredEngine { engine.noteUnconfiguredRead(index) }
+        return table.values[index].isTrue
     }
 
     /// Whether a flag is on: `snapshot[.chatViewRedesign]`.
+    @inlinable
     public subscript(flag: Key) -> Bool { isEnabled(flag) }
 
     /// A typed value; its declared default when the value is not in this registry.

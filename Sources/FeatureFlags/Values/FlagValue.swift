@@ -27,6 +27,13 @@ public enum FlagValue: Sendable, Hashable {
         }
     }
 
+    /// Whether this is `true`: a read in place, without copying the value (which an `if case`
+    /// on an array element does, through an outlined copy, in generic callers).
+    @inlinable
+    var isTrue: Bool {
+        if case .bool(true) = self { true } else { false }
+    }
+
     /// The Boolean, if this is one.
     public var boolValue: Bool? {
         if case .bool(let value) = self { value } else { nil }

@@ -25,7 +25,12 @@ package enum DeterministicCBOR {
     }
 
     /// Appends the encoding of `value` to `sink`.
-    static func write<Sink: CBORSink>(_ value: JSONValue, to sink: inout Sink) {
+    ///
+    /// - Parameter integralFloatsAsIntegers: encode floating-point numbers without a fractional
+    ///   part, from -2^63 up to (not including) 2^64, as integers, at any depth: what flagd's
+    ///   `fractional` v3 hashes (its core turns such numbers into integers first), so `1.0` and `1`
+    ///   bucket alike.
+    static func write<Sink: CBORSink>(_ value: JSONValue, to sink: inout Sink, integralFloatsAsIntegers: Bool = false) {
         switch value {
         case .null:
             sink.append(0xF6)
@@ -38,12 +43,22 @@ package enum DeterministicCBOR {
                 writeHead(major: 1, UInt64(-(number + 1)), to: &sink)
             }
         case .double(let number):
-            writeFloat(number, to: &sink)
+            if integralFloatsAsIntegers, number.isFinite, number.rounded(.towardZero) == number,
+                number >= -0x1p63, number < 0x1p64
+            {
+                if number >= 0 {
+                    writeHead(major: 0, UInt64(number), to: &sink)
+                } else {
+                    writeHead(major: 1, UInt64(-(Int64(number) + 1)), to: &sink)
+                }
+            } else {
+                writeFloat(number, to: &sink)
+            }
         case .string(let text):
             writeText(text, to: &sink)
         case .array(let elements):
             writeHead(major: 4, UInt64(elements.count), to: &sink)
-            for element in elements { write(element, to: &sink) }
+            for element in elements { write(element, to: &sink, integralFloatsAsIntegers: integralFloatsAsIntegers) }
         case .object(let members):
             writeHead(major: 5, UInt64(members.count), to: &sink)
             // Text keys all start with major type 3, whose head grows with the length: encoded
@@ -55,7 +70,7 @@ package enum DeterministicCBOR {
             }
             for key in keys {
                 writeText(key, to: &sink)
-                write(members[key]!, to: &sink)
+                write(members[key]!, to: &sink, integralFloatsAsIntegers: integralFloatsAsIntegers)
             }
         }
     }

@@ -19,6 +19,8 @@ public enum FractionalBucketing: String, Sendable, Hashable, CaseIterable {
     case legacy
     /// flagd's newest bucketing ("v3"): hashes the bucketing value encoded as deterministic CBOR
     /// (RFC 8949 core deterministic encoding), so it may be any JSON value, not only a string;
-    /// the shorthand hashes the array `[flagKey, targetingKey]`. Picks the bucket as ``current``.
+    /// the shorthand hashes the array `[flagKey, targetingKey]` (an empty targeting key gives
+    /// `null`, as in flagd). Picks the bucket as ``current``. Checked against flagd's Python core
+    /// (openfeature-flagd-core 2.0.0) on 1,108 rules and subjects.
     case v3
 }

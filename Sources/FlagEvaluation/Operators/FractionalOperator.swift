@@ -10,7 +10,8 @@
 ///
 /// With ``FractionalBucketing/v3`` the first argument is the bucketing value whenever it is not
 /// written as an array (a rule or a literal), and any JSON value but `null` buckets: it is hashed
-/// as deterministic CBOR; the shorthand hashes the CBOR array `[flagKey, targetingKey]`.
+/// as deterministic CBOR, numbers without a fractional part as integers (as flagd does); the shorthand hashes the CBOR array `[flagKey, targetingKey]` and needs
+/// a targeting key that is not empty.
 ///
 /// It allocates nothing of its own (except to sort an object's keys under v3): the key is
 /// hashed in pieces and the weights are kept on the stack (rollouts are evaluated on every request
@@ -34,10 +35,12 @@ enum FractionalOperator {
             if firstIsBucketingValue {
                 let value = argument(0)
                 if case .null = value { return .null }
-                DeterministicCBOR.write(value, to: &hasher)
+                DeterministicCBOR.write(value, to: &hasher, integralFloatsAsIntegers: true)
                 firstBucket = 1
             } else {
-                guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey else { return .null }
+                // flagd's v3 refuses the shorthand for an empty targeting key, as for a missing one.
+                guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey, !targetingKey.isEmpty
+                else { return .null }
                 DeterministicCBOR.writeHead(major: 4, 2, to: &hasher)
                 DeterministicCBOR.writeText(flagKey, to: &hasher)
                 DeterministicCBOR.writeText(targetingKey, to: &hasher)
