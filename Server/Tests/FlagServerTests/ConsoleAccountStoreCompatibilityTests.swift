@@ -12,13 +12,14 @@ struct ConsoleAccountStoreCompatibilityTests {
 
     /// A migrated, empty store of `kind`.
     static func makeStore(_ kind: Kind) async throws -> any FlagStore & ConsoleAccountStore {
-        let store: any FlagStore & ConsoleAccountStore = switch kind {
-        case .sqliteMemory: try await SQLiteFlagStore(path: nil)
-        case .sqliteFile: try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
+        let store: any FlagStore & ConsoleAccountStore
+        switch kind {
+        case .sqliteMemory: store = try await SQLiteFlagStore(path: nil)
+        case .sqliteFile: store = try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
         case .postgres:
             // Skipped without a database outside CI; in CI a missing database fails the test.
             if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
-            try PostgresTestDatabase.makeStore()
+            store = try PostgresTestDatabase.makeStore()
         }
         try await store.migrate()
         return store

@@ -28,3 +28,19 @@ extension AdminRequests.Revert: DocumentedRequestBody {
 extension AdminRequests.CreateToken: DocumentedRequestBody {
     static var schemaName: String { "CreateToken" }
 }
+
+extension AdminRequests.RegisterFlags: DocumentedRequestBody {
+    static var schemaName: String { "RegisterFlags" }
+}
+
+extension AdminRequests.Preview: DocumentedRequestBody {
+    static var schemaName: String { "Preview" }
+}
+
+extension AdminRequests.Copy: DocumentedRequestBody {
+    static var schemaName: String { "Copy" }
+}
+
+extension AdminRequests.Evaluate: DocumentedRequestBody {
+    static var schemaName: String { "EvaluateRequest" }
+}

@@ -66,7 +66,10 @@ enum FlagExplainer {
                 return explanation
             }
             guard let targeting = settings.targeting else {
-                explanation.steps = [Step(rule: "no targeting rule", result: JSONValue.string(settings.defaultVariant).serialized(), decided: true)]
+                explanation.steps = [Step(
+                    rule: "no targeting rule",
+                    result: settings.defaultVariant.map { JSONValue.string($0).serialized() } ?? "no default variant: the app's code default",
+                    decided: true)]
                 return explanation
             }
             explanation.steps = steps(
@@ -83,12 +86,14 @@ enum FlagExplainer {
     }
 
     /// An `if` rule condition by condition (up to the first that holds); any other rule whole.
-    static func steps(of rule: JSONValue, segments: [String: JSONValue], data: JSONValue, defaultVariant: String) -> [Step] {
+    static func steps(of rule: JSONValue, segments: [String: JSONValue], data: JSONValue, defaultVariant: String?) -> [Step] {
         func run(_ rule: JSONValue) -> JSONValue {
             (try? JSONLogicRule(rule, evaluators: segments))?.evaluate(data: data) ?? .null
         }
         func served(_ value: JSONValue) -> String {
-            value.isNull ? "null: the default variant \(JSONValue.string(defaultVariant).serialized())" : value.serialized()
+            value.isNull
+                ? defaultVariant.map { "null: the default variant \(JSONValue.string($0).serialized())" } ?? "null: no default variant, the app's code default"
+                : value.serialized()
         }
         guard case .object(let members) = rule, members.count == 1, case .array(let arguments)? = members["if"], arguments.count >= 2
         else {
