@@ -4,6 +4,7 @@
 #   ./run.sh TARGET SECONDS        # one target, e.g. ./run.sh json 600
 #   ./run.sh all SECONDS           # every target, SECONDS each
 #   ./run.sh smoke                 # CI: every target for 20 seconds (FUZZ_SMOKE_SECONDS)
+#   FUZZ_TIMEOUT=120 nice -n 19 ./run.sh all 3600   # long runs on a shared machine
 #   ./run.sh list                  # the target names (the server ones build a second binary)
 #
 # Exits non-zero when any target crashes, times out on an input, runs out of memory, leaks or
@@ -108,6 +109,11 @@ export SWIFT_BACKTRACE=enable=no  # the Swift backtracer trips over ASan; libFuz
 export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$fuzz_dir/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
 
+# Seconds one input may take. libFuzzer measures wall time, so a long run under `nice` on a busy
+# machine needs more (FUZZ_TIMEOUT=120): starved of CPU while others build, it reports inputs
+# that take milliseconds as timeouts.
+timeout="${FUZZ_TIMEOUT:-10}"
+
 mkdir -p "$fuzz_dir/.build/fuzz-logs"
 failed=()
 for target in "${selected[@]}"; do
@@ -129,7 +135,7 @@ for target in "${selected[@]}"; do
     # shellcheck disable=SC2046
     FUZZ_TARGET="$target" "$binary" "$work" "$fuzz_dir/.build/seeds/$target" \
         -max_total_time="$seconds" -max_len="$(max_len "$target")" $(dictionary "$target") \
-        -timeout=10 -rss_limit_mb=2048 -reload=0 -artifact_prefix="$crashes/" -print_final_stats=1 \
+        -timeout="$timeout" -rss_limit_mb=2048 -reload=0 -artifact_prefix="$crashes/" -print_final_stats=1 \
         >"$log" 2>&1 || status=$?
     stats="$(grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log" |
         sed 's/^stat:://' | tr -s ' ' | tr '\n' ' ' || true)"

@@ -34,13 +34,13 @@ final class MemoryFlagStore: FlagStore {
                     throw .staleRevision(environment: environment, expected: expected, actual: actual)
                 }
             }
-            var (next, drafts) = try contents.state.applying(changes.changes)
+            let (applied, drafts) = try contents.state.applying(changes.changes)
+            var next = applied
             var revisions: [String: Int] = [:]
             for environment in Set(drafts.map(\.environment)) {
                 next.environments[environment]?.revision += 1
                 revisions[environment] = next.environments[environment]?.revision
             }
-            drafts.removeAll()
             contents.state = next
             contents.commits += 1
             return revisions
