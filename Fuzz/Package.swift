@@ -6,14 +6,18 @@ import struct Foundation.URL
 // libFuzzer targets for swift-feature-flags, kept out of the root package so that `swift build` /
 // `swift test` there never compile the library with sanitizers.
 //
-// One executable holds every target (it links once); `FUZZ_TARGET` picks the target at run time.
-// Build and run through `./run.sh` (see README.md), which passes `--sanitize=fuzzer --sanitize=address`
-// so that coverage instrumentation reaches the library's code, not only the harness.
+// One executable holds every library target (it links once); `FUZZ_TARGET` picks the target at run
+// time. The flag server's targets live in a second executable, `FlagServerFuzzer`, so the first one
+// never builds Hummingbird, NIO or SQLite; `run.sh` builds it only when a server target runs.
+// Build and run through `./run.sh` (see README.md), which passes `--sanitize=fuzzer` and
+// `-sanitize=fuzzer,address` so that coverage instrumentation reaches the library's code, not only
+// the harness.
 let package = Package(
     name: "swift-feature-flags-fuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
+        .package(path: "../Server"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ]
 )
@@ -38,5 +42,17 @@ package.targets.append(
             // libFuzzer supplies `main`; the harness only exports `LLVMFuzzerTestOneInput`.
             .unsafeFlags(["-parse-as-library"])
         ]
+    )
+)
+
+package.targets.append(
+    .executableTarget(
+        name: "FlagServerFuzzer",
+        dependencies: [
+            .product(name: "FlagServer", package: "server"),
+            .product(name: "FlagEvaluation", package: rootPackage),
+        ],
+        path: "Sources/FlagServerFuzzer",
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])]
     )
 )

@@ -17,7 +17,13 @@ from pathlib import Path
 FUZZ = Path(__file__).resolve().parent
 ROOT = FUZZ.parent
 CONFORMANCE_CANDIDATES = [ROOT.parent / "shared" / "conformance", ROOT.parent.parent / "shared" / "conformance"]
-TARGETS = ["json", "definitions", "jsonlogic", "remote", "manifest", "launch", "store", "snapshot"]
+TARGETS = ["json", "definitions", "jsonlogic", "remote", "manifest", "launch", "store", "snapshot", "admin", "ofrep", "import"]
+
+# The flag server targets' input prefixes (Sources/FlagServerFuzzer/Targets/): the admin body kinds
+# in `RequestDecoders.AdminBody` order, and the URL key and environment as one byte.
+ADMIN_KINDS = ["createEnvironment", "putFlag", "putSettings", "putSegment", "revert", "createToken"]
+ADMIN_KEYS = {"checkout": 0, "theme": 1, "beta": 4, "new-flag": 5}
+ADMIN_ENVIRONMENTS = {"production": 0, "staging": 8}
 
 
 def conformance():
@@ -44,6 +50,13 @@ class Corpus:
 
     def add_json(self, target, value):
         self.add(target, json.dumps(value, ensure_ascii=False, indent=1))
+
+
+def load_text(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def json_files(folder):
@@ -73,6 +86,61 @@ def targeting_rules(document):
     for flag in flags.values():
         if isinstance(flag, dict) and "targeting" in flag:
             yield {"rule": flag["targeting"], "data": CONTEXTS[0], "$evaluators": evaluators}
+
+
+def admin_kind(body):
+    """The admin request a body from the server's tests belongs to, by its fields."""
+    if not isinstance(body, dict):
+        return None
+    for kind, field in (("putFlag", "variants"), ("putSettings", "enabled"), ("putSegment", "rule"),
+                        ("revert", "revision"), ("createToken", "role"), ("createEnvironment", "key")):
+        if field in body:
+            return kind
+    return None
+
+
+def add_admin(corpus, kind, body):
+    """One admin body, for the URL key that fits it in production (the fuzzer varies the key:
+    every input writes through FlagAdmin, so the seed count is what the start-up costs)."""
+    data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
+    key = {"putFlag": "new-flag", "putSegment": "beta"}.get(kind, "checkout")
+    corpus.add("admin", bytes([ADMIN_KINDS.index(kind), ADMIN_KEYS[key] + ADMIN_ENVIRONMENTS["production"]]) + data)
+
+
+def add_flagd_server_seeds(corpus, data, document):
+    """A flagd document as both import formats, and its flags and segments as admin bodies."""
+    corpus.add("import", b"\0" + data)
+    corpus.add("import", b"\1" + data)
+    flags = document.get("flags") if isinstance(document, dict) else None
+    for flag in (flags or {}).values() if isinstance(flags, dict) else []:
+        if not isinstance(flag, dict) or not isinstance(flag.get("variants"), dict):
+            continue
+        values = list(flag["variants"].values())
+        kind = ("boolean" if all(isinstance(v, bool) for v in values) else
+                "string" if all(isinstance(v, str) for v in values) else
+                "integer" if all(isinstance(v, int) and not isinstance(v, bool) for v in values) else
+                "float" if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) else "object")
+        add_admin(corpus, "putFlag", {"type": kind, "variants": flag["variants"], "defaultVariant": flag.get("defaultVariant")})
+        settings = {"enabled": flag.get("state") != "DISABLED", "defaultVariant": flag.get("defaultVariant") or "on"}
+        if "targeting" in flag:
+            settings["targeting"] = flag["targeting"]
+        add_admin(corpus, "putSettings", settings)
+    evaluators = document.get("$evaluators") if isinstance(document, dict) else None
+    for rule in (evaluators or {}).values() if isinstance(evaluators, dict) else []:
+        add_admin(corpus, "putSegment", {"rule": rule})
+
+
+def server_test_bodies():
+    """The request bodies in the flag server's tests (`body: #"…"#`)."""
+    import re
+
+    folder = ROOT / "Server" / "Tests"
+    for path in sorted(folder.rglob("*.swift")) if folder.is_dir() else []:
+        text = path.read_text()
+        for match in re.finditer(r'body: #"(.*?)"#', text):
+            yield match.group(1)
+        for match in re.finditer(r'#"""\n(.*?)\n\s*"""#', text, re.S):
+            yield match.group(1)
 
 
 def examples(node):
@@ -111,6 +179,24 @@ def main():
         for target in ("json", "manifest", "definitions", "store"):
             corpus.add(target, data)
 
+    # The flag server's tests: admin and OFREP bodies, import documents.
+    for body in server_test_bodies():
+        value = load_text(body)
+        kind = admin_kind(value)
+        if kind:
+            add_admin(corpus, kind, body.encode())
+        if isinstance(value, dict) and "context" in value:
+            corpus.add("ofrep", body)
+        if isinstance(value, dict) and "flags" in value:
+            add_flagd_server_seeds(corpus, body.encode(), value)
+    for context in CONTEXTS:
+        corpus.add_json("ofrep", {"context": context})
+    corpus.add("ofrep", b"")
+    for path in json_files(ROOT / "Tests") + json_files(ROOT / "Examples"):
+        document = load(path)
+        if isinstance(document, dict) and "flags" in document:
+            add_flagd_server_seeds(corpus, path.read_bytes(), document)
+
     shared = conformance()
     if shared:
         flag_files = json_files(shared / "flagd-evaluator") + json_files(shared / "flagd-schemas" / "json" / "test")
@@ -124,6 +210,7 @@ def main():
             for context in CONTEXTS[:2]:
                 corpus.add("definitions", data + b"\0" + json.dumps(context).encode())
             document = load(path)
+            add_flagd_server_seeds(corpus, data, document)
             for rule in targeting_rules(document):
                 corpus.add_json("jsonlogic", rule)
         # flagd-schemas targeting tests: {"<name>": [rules...]} documents of bare rules.
@@ -146,6 +233,8 @@ def main():
 
             spec = yaml.safe_load((shared / "ofrep" / "service" / "openapi.yaml").read_text())
             for example in examples(spec):
+                if isinstance(example, dict) and "context" in example:
+                    corpus.add_json("ofrep", example)
                 corpus.add_json("remote", example)
                 corpus.add_json("json", example)
         except ImportError:

@@ -4,7 +4,8 @@
 #   ./run.sh TARGET SECONDS        # one target, e.g. ./run.sh json 600
 #   ./run.sh all SECONDS           # every target, SECONDS each
 #   ./run.sh smoke                 # CI: every target for 20 seconds (FUZZ_SMOKE_SECONDS)
-#   ./run.sh list                  # the target names
+#   FUZZ_TIMEOUT=120 nice -n 19 ./run.sh all 3600   # long runs on a shared machine
+#   ./run.sh list                  # the target names (the server ones build a second binary)
 #
 # Exits non-zero when any target crashes, times out on an input, runs out of memory, leaks or
 # breaks an invariant. Crashing inputs are saved under Fuzz/crashes/<target>/ (git-ignored);
@@ -14,14 +15,19 @@ cd "$(dirname "$0")"
 fuzz_dir="$(pwd)"
 root_dir="$(cd .. && pwd)"
 
-targets=(json definitions jsonlogic remote manifest launch store snapshot)
+library_targets=(json definitions jsonlogic remote manifest launch store snapshot)
+# The flag server's request decoders: a second executable (FlagServerFuzzer), so the library
+# targets never build Hummingbird, NIO or SQLite.
+server_targets=(admin ofrep import)
+targets=("${library_targets[@]}" "${server_targets[@]}")
+is_server_target() { [[ " ${server_targets[*]} " == *" $1 "* ]]; }
 
 # Longest input per target: big enough for the seed files that matter, small enough to keep
 # executions fast.
 max_len() {
     case "$1" in
-        json | definitions | remote | manifest | store) echo 20000 ;;
-        jsonlogic) echo 4096 ;;
+        json | definitions | remote | manifest | store | import) echo 20000 ;;
+        jsonlogic | admin | ofrep) echo 4096 ;;
         launch) echo 1024 ;;
         snapshot) echo 256 ;;
     esac
@@ -55,7 +61,11 @@ esac
 package_dir="$fuzz_dir"
 if [[ "$(basename "$root_dir" | tr '[:upper:]' '[:lower:]')" == "fuzz" ]]; then
     copy="$fuzz_dir/.build/root-copy/swift-feature-flags"
-    mkdir -p "$copy"
+    mkdir -p "$copy/Fuzz"
+    # Start from an empty copy (keeping only its build folder), so files renamed or removed in the
+    # repository do not linger there and break the build.
+    find "$copy" -mindepth 1 -maxdepth 1 ! -name Fuzz -exec rm -rf {} +
+    find "$copy/Fuzz" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf {} +
     (cd "$root_dir" && tar --exclude=.build --exclude=.git --exclude=Fuzz/crashes -cf - .) | (cd "$copy" && tar -xf -)
     package_dir="$copy/Fuzz"
 fi
@@ -65,18 +75,33 @@ fi
 # without AddressSanitizer. So: `--sanitize=fuzzer` (SwiftPM then leaves `main` to libFuzzer),
 # then one `-sanitize=fuzzer,address` after it. Both reach every target, so the library's code
 # is instrumented, not only the harness; the check below makes sure.
-build_flags=(
-    --package-path "$package_dir" -c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address
-    --product FeatureFlagsFuzzer
-)
-echo "Building the fuzz targets (release, -sanitize=fuzzer,address)…" >&2
-swift build "${build_flags[@]}" >&2
-binary="$(swift build "${build_flags[@]}" --show-bin-path)/FeatureFlagsFuzzer"
-symbols="$(nm "$binary")"
-if ! grep -q __start___sancov_pcs <<<"$symbols" || ! grep -q __asan_report <<<"$symbols"; then
-    echo "The fuzz binary lacks coverage or AddressSanitizer instrumentation: $binary" >&2
-    exit 1
-fi
+build_flags=(--package-path "$package_dir" -c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address)
+# Builds PRODUCT (once) and prints its path.
+build() {
+    local product="$1"
+    echo "Building $product (release, -sanitize=fuzzer,address)…" >&2
+    local started=$SECONDS
+    swift build "${build_flags[@]}" --product "$product" >&2
+    echo "Built $product in $((SECONDS - started)) s." >&2
+    local path
+    path="$(swift build "${build_flags[@]}" --product "$product" --show-bin-path)/$product"
+    local symbols
+    symbols="$(nm "$path")"
+    if ! grep -q __start___sancov_pcs <<<"$symbols" || ! grep -q __asan_report <<<"$symbols"; then
+        echo "The fuzz binary lacks coverage or AddressSanitizer instrumentation: $path" >&2
+        exit 1
+    fi
+    echo "$path"
+}
+library_binary=""
+server_binary=""
+for target in "${selected[@]}"; do
+    if is_server_target "$target"; then
+        [[ -n "$server_binary" ]] || server_binary="$(build FlagServerFuzzer)"
+    else
+        [[ -n "$library_binary" ]] || library_binary="$(build FeatureFlagsFuzzer)"
+    fi
+done
 
 python3 "$fuzz_dir/make_seeds.py" "$fuzz_dir/.build/seeds" >&2
 
@@ -84,11 +109,17 @@ export SWIFT_BACKTRACE=enable=no  # the Swift backtracer trips over ASan; libFuz
 export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$fuzz_dir/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
 
+# Seconds one input may take. libFuzzer measures wall time, so a long run under `nice` on a busy
+# machine needs more (FUZZ_TIMEOUT=120): starved of CPU while others build, it reports inputs
+# that take milliseconds as timeouts.
+timeout="${FUZZ_TIMEOUT:-10}"
+
 mkdir -p "$fuzz_dir/.build/fuzz-logs"
 failed=()
 for target in "${selected[@]}"; do
     crashes="$fuzz_dir/crashes/$target"
     mkdir -p "$crashes"
+    if is_server_target "$target"; then binary="$server_binary"; else binary="$library_binary"; fi
     log="$fuzz_dir/.build/fuzz-logs/$target.log"
     if [[ -f "$seconds" ]]; then
         # Reproduce a saved input.
@@ -99,10 +130,12 @@ for target in "${selected[@]}"; do
     mkdir -p "$work"
     status=0
     # $(dictionary) is deliberately unquoted: it is empty for targets without a dictionary.
+    # -reload=0: one process per corpus, so nothing to pick up; rereading a corpus of thousands
+    # of files every second took 12-17 % of the time of the slower targets.
     # shellcheck disable=SC2046
     FUZZ_TARGET="$target" "$binary" "$work" "$fuzz_dir/.build/seeds/$target" \
         -max_total_time="$seconds" -max_len="$(max_len "$target")" $(dictionary "$target") \
-        -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$crashes/" -print_final_stats=1 \
+        -timeout="$timeout" -rss_limit_mb=2048 -reload=0 -artifact_prefix="$crashes/" -print_final_stats=1 \
         >"$log" 2>&1 || status=$?
     stats="$(grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log" |
         sed 's/^stat:://' | tr -s ' ' | tr '\n' ' ' || true)"

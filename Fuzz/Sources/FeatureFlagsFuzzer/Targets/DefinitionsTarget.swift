@@ -131,7 +131,14 @@ enum DefinitionsTarget {
 
     /// The definitions, and the context after the first NUL byte if there is one.
     static func split(_ data: Data) -> (Data, Data?) {
-        guard let separator = data.firstIndex(of: 0) else { return (data, nil) }
+        // `memchr`, not `Data.firstIndex(of:)`: the generic search runs instrumented code per byte
+        // and cost a quarter of this target's time on 20 kB documents.
+        let offset = data.withUnsafeBytes { buffer -> Int? in
+            guard let base = buffer.baseAddress, let found = memchr(base, 0, buffer.count) else { return nil }
+            return UnsafeRawPointer(found) - base
+        }
+        guard let offset else { return (data, nil) }
+        let separator = data.startIndex + offset
         return (data[data.startIndex..<separator], data[(separator + 1)...])
     }
 }
