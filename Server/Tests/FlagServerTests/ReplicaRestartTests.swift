@@ -61,7 +61,13 @@ struct ReplicaRestartTests {
             try? postgres.runBlockingForCleanup("stop")
             try? FileManager.default.removeItem(atPath: postgres.directory)
         }
-        try await ReplicaTestCluster.with(replicas: 2, configuration: try postgres.configuration) { cluster in
+        // The periodic revision check runs (often, to keep the test short): it is what notices an
+        // outage, and the return, on a replica whose notification connection hangs instead of failing
+        // (seen under load: the LISTEN stream of one replica neither ended nor threw when PostgreSQL
+        // stopped).
+        try await ReplicaTestCluster.with(
+            replicas: 2, configuration: try postgres.configuration, revisionCheck: .every(.milliseconds(250))
+        ) { cluster in
             let (a, b) = (cluster.replicas[0], cluster.replicas[1])
             let token = try await a.token(.client, environment: "production")
             await b.server.synchronizer?.checkNow()

@@ -17,6 +17,7 @@ struct ReplicaTestCluster {
     static func with<T: Sendable>(
         replicas count: Int, schema: String = PostgresTestDatabase.freshSchema(),
         configuration: PostgresConfiguration? = nil, reconnectDelay: Duration = .milliseconds(100),
+        revisionCheck: ReplicaSynchronizer.Schedule = .manual,
         _ body: (ReplicaTestCluster) async throws -> T
     ) async throws -> T {
         var configuration = try configuration ?? PostgresTestDatabase.configuration(schema: schema)
@@ -27,7 +28,7 @@ struct ReplicaTestCluster {
             let store = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-\(index)"))
             stores.append(store)
             let (server, bootstrap) = try await FlagServer.start(
-                store: store, rateLimiter: nil, logger: Logger(label: "replica-\(index)"), revisionCheck: .manual,
+                store: store, rateLimiter: nil, logger: Logger(label: "replica-\(index)"), revisionCheck: revisionCheck,
                 reconnectDelay: reconnectDelay)
             servers.append((server, bootstrap?.adminToken))
         }
