@@ -17,27 +17,7 @@ extension TestServer {
         let (server, bootstrap) = try await FlagServer.start(
             store: store, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
             consoleOptions: options)
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = server.application(host: "127.0.0.1", port: 0) { port in portContinuation.yield(port) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw CancellationError() }
-            let testServer = TestServer(server: server, port: port, adminToken: bootstrap?.adminToken ?? "")
-            do {
-                let result = try await body(testServer)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                await store.close()
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                await store.close()
-                throw error
-            }
-        }
+        return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }
 
     /// Creates a console user with the password `"\(name) password"`.

@@ -24,29 +24,11 @@ struct CrashRecoveryTests {
         let firstToken: String?
 
         init(dataDirectory: String) async throws {
-            let process = Process()
-            process.executableURL = CrashRecoveryTests.executable
-            process.arguments = ["serve", "--port", "0", "--data-directory", dataDirectory, "--log-level", "info"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            // Read the output until the server says where it listens (and, on first start, the token).
-            let text = try await Task.detached {
-                var text = ""
-                while !text.contains("listening on http://") {
-                    let chunk = output.fileHandleForReading.availableData
-                    guard !chunk.isEmpty else { throw TestFailure("flag-server exited early:\n\(text)") }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                return text
-            }.value
-            guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?
-                .prefix(while: \.isNumber), let port = Int(portText)
-            else { throw TestFailure("no port in the output:\n\(text)") }
+            let (process, port, firstToken, _) = try await launchFlagServer(
+                ["serve", "--port", "0", "--data-directory", dataDirectory, "--log-level", "info"])
             self.process = process
             self.port = port
-            self.firstToken = text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init)
+            self.firstToken = firstToken
         }
 
         func request(_ method: HTTPMethod, _ path: String, token: String, body: String? = nil) async throws -> (Int, String) {

@@ -152,18 +152,7 @@ struct OpenAPIDocumentTests {
 
     /// Runs `scripts/validate_responses.py` with `arguments`: its exit status and output.
     static func validate(_ arguments: [String]) throws -> (Int32, String) {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/validate_responses.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        try runPythonScript("validate_responses.py", arguments)
     }
 
     /// Bodies the document refuses (an unknown field, a wrong type, a missing field, a value out

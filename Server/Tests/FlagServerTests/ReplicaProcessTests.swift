@@ -19,28 +19,11 @@ struct ReplicaProcessTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
         init(databaseURL: String) async throws {
-            let process = Process()
-            process.executableURL = CrashRecoveryTests.executable
-            process.arguments = ["serve", "--port", "0", "--database-url", databaseURL, "--log-level", "info"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = try await Task.detached {
-                var text = ""
-                while !text.contains("listening on http://") {
-                    let chunk = output.fileHandleForReading.availableData
-                    guard !chunk.isEmpty else { throw TestFailure("flag-server exited early:\n\(text)") }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                return text
-            }.value
-            guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix(while: \.isNumber),
-                let port = Int(portText)
-            else { throw TestFailure("no port in the output:\n\(text)") }
+            let (process, port, firstToken, output) = try await launchFlagServer(
+                ["serve", "--port", "0", "--database-url", databaseURL, "--log-level", "info"])
             self.process = process
             self.port = port
-            firstToken = text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init)
+            self.firstToken = firstToken
             // Keep draining the output so that the process never blocks on a full pipe.
             output.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
         }

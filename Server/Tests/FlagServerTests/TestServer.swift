@@ -32,6 +32,14 @@ struct TestServer {
         let store: any FlagStore = if let store { store } else { try await SQLiteFlagStore(path: nil) }
         let (server, bootstrap) = try await FlagServer.start(
             store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter)
+        return try await serving(server, bootstrap: bootstrap, store: store, body)
+    }
+
+    /// Serves `server` on a free loopback port while `body` runs, then shuts it down and closes
+    /// `store`.
+    static func serving<T: Sendable>(
+        _ server: FlagServer, bootstrap: FlagServer.Bootstrap?, store: any FlagStore, _ body: (TestServer) async throws -> T
+    ) async throws -> T {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = server.application(host: "127.0.0.1", port: 0) { port in portContinuation.yield(port) }
         let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Runs `scripts/<name>` of the server package with python3: its exit status and its output.
+func runPythonScript(_ name: String, _ arguments: [String]) throws -> (Int32, String) {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/\(name)").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", script] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+}
+
+/// Starts the built `flag-server` with `arguments` and reads its output until it listens.
+///
+/// - Returns: The process, its port, the first admin token if this start printed one, and the
+///   pipe its output goes to (still open: drain it or let the caller read more).
+func launchFlagServer(_ arguments: [String]) async throws -> (process: Process, port: Int, firstToken: String?, output: Pipe) {
+    let process = Process()
+    process.executableURL = CrashRecoveryTests.executable
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    // Read the output until the server says where it listens (and, on first start, the token).
+    let text = try await Task.detached {
+        var text = ""
+        while !text.contains("listening on http://") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw TestFailure("flag-server exited early:\n\(text)") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return text
+    }.value
+    guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix(while: \.isNumber),
+        let port = Int(portText)
+    else { throw TestFailure("no port in the output:\n\(text)") }
+    let firstToken = text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init)
+    return (process, port, firstToken, output)
+}
