@@ -3,7 +3,7 @@
 #
 #   ./run.sh TARGET SECONDS        # one target, e.g. ./run.sh json 600
 #   ./run.sh all SECONDS           # every target, SECONDS each
-#   ./run.sh smoke                 # CI: every target for 20 seconds (FUZZ_SMOKE_SECONDS)
+#   ./run.sh smoke                 # CI: every target for 20 seconds (FUZZ_SMOKE_SECONDS), debug build
 #   FUZZ_TIMEOUT=120 nice -n 19 ./run.sh all 3600   # long runs on a shared machine
 #   ./run.sh list                  # the target names (the server ones build a second binary)
 #
@@ -43,7 +43,12 @@ dictionary() {
 mode="${1:-}"
 case "$mode" in
     list) printf '%s\n' "${targets[@]}"; exit 0 ;;
-    smoke) seconds="${FUZZ_SMOKE_SECONDS:-20}"; selected=("${targets[@]}") ;;
+    smoke)
+        seconds="${FUZZ_SMOKE_SECONDS:-20}"; selected=("${targets[@]}")
+        # A debug build compiles in about half the time (the server's fuzzer builds NIO, BoringSSL
+        # and SQLite); twenty seconds need no optimizer. Long runs build in release.
+        configuration="${FUZZ_CONFIGURATION:-debug}"
+        ;;
     all) seconds="${2:?usage: run.sh all SECONDS}"; selected=("${targets[@]}") ;;
     "") sed -n '2,12p' "$0"; exit 2 ;;
     *)
@@ -75,11 +80,12 @@ fi
 # without AddressSanitizer. So: `--sanitize=fuzzer` (SwiftPM then leaves `main` to libFuzzer),
 # then one `-sanitize=fuzzer,address` after it. Both reach every target, so the library's code
 # is instrumented, not only the harness; the check below makes sure.
-build_flags=(--package-path "$package_dir" -c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address)
+configuration="${configuration:-${FUZZ_CONFIGURATION:-release}}"
+build_flags=(--package-path "$package_dir" -c "$configuration" --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address)
 # Builds PRODUCT (once) and prints its path.
 build() {
     local product="$1"
-    echo "Building $product (release, -sanitize=fuzzer,address)…" >&2
+    echo "Building $product ($configuration, -sanitize=fuzzer,address)…" >&2
     local started=$SECONDS
     swift build "${build_flags[@]}" --product "$product" >&2
     echo "Built $product in $((SECONDS - started)) s." >&2
