@@ -75,7 +75,11 @@ enum AdminRequestTarget {
             Invariant.fail("\(what): the refusal does not say where: \(refusal.message)")
         }
         let place = refusal.message[..<separator.lowerBound]
-        guard place != "the body" else { return }
+        // "the body", "the body is not JSON", "the body is too large", and the schema check's
+        // "(body)": the body as a whole.
+        guard !place.hasPrefix("the body"), place != "(body)" else { return }
+        // An unknown field is named by its own (unknown) name, which may itself hold ": ".
+        guard !refusal.message.contains(": unknown field; the fields are ") else { return }
         let field = String(place.prefix { $0 != "." && $0 != "[" })
         Invariant.require(
             fields[kind]!.contains(field), "\(what): the refusal names \"\(place)\", not a field of the body: \(refusal.message)")
