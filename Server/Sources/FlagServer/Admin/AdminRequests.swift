@@ -15,6 +15,13 @@ enum AdminRequests {
         /// The default variant in environments where the flag is new (else the first variant).
         var defaultVariant: String?
         var reason: String?
+
+        /// The write this body asks for: the definition of `key`, off where it is new.
+        func change(key: String) -> StateChange {
+            let flag = FlagRecord(key: key, type: type, variants: variants, metadata: metadata ?? FlagMetadata())
+            let initial = FlagSettings(enabled: false, defaultVariant: defaultVariant ?? variants.keys.sorted().first ?? "")
+            return .putFlag(flag, initialSettings: initial)
+        }
     }
 
     /// `POST /admin/v1/flags`: definitions registered together (see `AdminRoutes+Registration`).
@@ -45,6 +52,9 @@ enum AdminRequests {
         var defaultVariant: String?
         var targeting: JSONValue?
         var reason: String?
+
+        /// The settings this body describes.
+        var settings: FlagSettings { FlagSettings(enabled: enabled, defaultVariant: defaultVariant, targeting: targeting) }
     }
 
     struct PutSegment: Decodable {

@@ -43,10 +43,7 @@ struct AdminRoutes: Sendable {
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")
             let body = try await JSONBody.decode(AdminRequests.PutFlag.self, from: request, limit: limits.maximumAdminBytes)
-            let flag = FlagRecord(key: key, type: body.type, variants: body.variants, metadata: body.metadata ?? FlagMetadata())
-            let initial = FlagSettings(
-                enabled: false, defaultVariant: body.defaultVariant ?? body.variants.keys.sorted().first ?? "")
-            return try await write(token, reason: body.reason) { _ in [.putFlag(flag, initialSettings: initial)] }
+            return try await write(token, reason: body.reason) { _ in [body.change(key: key)] }
         }
         group.delete("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
@@ -79,7 +76,7 @@ struct AdminRoutes: Sendable {
             let key = try context.parameters.require("key")
             let token = try authenticator.authorize(request, role: .admin, environment: environment)
             let body = try await JSONBody.decode(AdminRequests.PutSettings.self, from: request, limit: limits.maximumAdminBytes)
-            let settings = FlagSettings(enabled: body.enabled, defaultVariant: body.defaultVariant, targeting: body.targeting)
+            let settings = body.settings
             return try await write(token, reason: body.reason) { _ in
                 [.putSettings(environment: environment, flag: key, settings)]
             }
@@ -101,7 +98,7 @@ struct AdminRoutes: Sendable {
             let key = try context.parameters.require("key")
             _ = try authenticator.authorize(request, role: .admin, environment: environment)
             let body = try await JSONBody.decode(AdminRequests.PutSettings.self, from: request, limit: limits.maximumAdminBytes)
-            let settings = FlagSettings(enabled: body.enabled, defaultVariant: body.defaultVariant, targeting: body.targeting)
+            let settings = body.settings
             do {
                 let problems = try SettingsPreview.problems(of: settings, flag: key, environment: environment, in: await admin.state)
                 return JSONBody.response(AdminResponses.Validation(problems: problems))

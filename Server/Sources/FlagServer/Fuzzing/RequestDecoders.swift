@@ -63,13 +63,10 @@ import NIOCore
                 return [.createEnvironment(body.key)]
             case .putFlag:
                 let body = try await JSONBody.decode(AdminRequests.PutFlag.self, from: request, limit: limits.maximumAdminBytes)
-                let flag = FlagRecord(key: key, type: body.type, variants: body.variants, metadata: body.metadata ?? FlagMetadata())
-                let initial = FlagSettings(
-                    enabled: false, defaultVariant: body.defaultVariant ?? body.variants.keys.sorted().first ?? "")
-                return [.putFlag(flag, initialSettings: initial)]
+                return [body.change(key: key)]
             case .putSettings:
                 let body = try await JSONBody.decode(AdminRequests.PutSettings.self, from: request, limit: limits.maximumAdminBytes)
-                let settings = FlagSettings(enabled: body.enabled, defaultVariant: body.defaultVariant, targeting: body.targeting)
+                let settings = body.settings
                 return [.putSettings(environment: environment, flag: key, settings)]
             case .putSegment:
                 let body = try await JSONBody.decode(AdminRequests.PutSegment.self, from: request, limit: limits.maximumAdminBytes)
