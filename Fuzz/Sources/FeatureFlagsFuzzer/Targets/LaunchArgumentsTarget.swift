@@ -87,6 +87,22 @@ enum LaunchArgumentsTarget {
         }
     }
 
+    /// Every problem the parser reports for `key` with values whose text never appears in a
+    /// message (each reaching another refusal: not the type, not decodable, out of range), the
+    /// flag's name removed: the wording a problem has whatever the value.
+    static func messageWording(forKey key: String, registry: FlagRegistry) -> String {
+        ["\u{1}", "{}", "[]", "1e400", "-1", "\"\u{1}\""]
+            .flatMap { LaunchArgumentOverrides.parse(["\(LaunchArgumentOverrides.prefix)\(key)", $0], registry: registry).problems }
+            .map { withoutName(key, in: $0) }
+            .joined(separator: "\n")
+    }
+
+    /// `problem` without the flag's own name, which may contain the value's text (`-ff.layout ff.layout`).
+    static func withoutName(_ key: String, in problem: String) -> String {
+        problem.replacingOccurrences(of: "\(LaunchArgumentOverrides.prefix)\(key)", with: "")
+            .replacingOccurrences(of: "'\(key)'", with: "")
+    }
+
     /// A problem about a sensitive flag must not repeat the value given for it.
     static func checkRedaction(_ arguments: [String], problems: [String], registry: FlagRegistry) {
         for (position, argument) in arguments.enumerated() where isFlagArgument(argument) {
@@ -97,21 +113,20 @@ enum LaunchArgumentsTarget {
             if let equals = scalars.firstIndex(of: "=") {
                 value = String(String.UnicodeScalarView(scalars[scalars.index(after: equals)...]))
                 key = String(String.UnicodeScalarView(scalars[..<equals]))
-            } else if position + 1 < arguments.count {
+            } else if position + 1 < arguments.count, !isFlagArgument(arguments[position + 1]) {
+                // As the parser does: a following flag argument is not this one's value.
                 value = arguments[position + 1]
             }
             guard let value, value.count >= 4, registry.definition(forKey: key)?.isSensitive == true else { continue }
-            // Problems about this argument: they quote it whole (`'-ff.key=…'`, `'-ff.key <REDACTED>'`)
-            // or name the flag; not another argument that merely starts with the same text.
-            let quotesArgument = { (problem: String) in
-                problem.contains("'\(argument)'") || problem.contains("'\(argument) ")
-            }
-            for problem in problems where problem.contains("'\(key)'") || quotesArgument(problem) {
-                // The flag's own name may contain the value's text (`-ff.layout ff.layout`).
-                let withoutName = problem.replacingOccurrences(of: "\(LaunchArgumentOverrides.prefix)\(key)", with: "")
-                    .replacingOccurrences(of: "'\(key)'", with: "")
+            // A value that is part of the messages' own wording (`valid`, `ayout` of `Layout`)
+            // proves nothing when a problem contains it.
+            guard !messageWording(forKey: key, registry: registry).contains(value) else { continue }
+            // Problems about this flag name it (`for 'key'`, `does not fit 'key'`) or quote the
+            // argument whole (`'-ff.key' has no value`); a problem about an unknown flag whose
+            // argument merely starts with `-ff.key ` quotes its own text, which is no leak.
+            for problem in problems where problem.contains("'\(key)'") || problem.contains("'\(argument)'") {
                 Invariant.require(
-                    !withoutName.contains(value), "a launch-argument problem about the sensitive flag '\(key)' quotes its value")
+                    !withoutName(key, in: problem).contains(value), "a launch-argument problem about the sensitive flag '\(key)' quotes its value")
             }
         }
     }
