@@ -25,6 +25,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (FLAG_SERVER_LOG_LEVEL, default info).")
     var logLevel: String?
     @Option(help: "ttlSeconds advertised by app_config (FLAG_SERVER_TTL_SECONDS, default 60).") var ttlSeconds: Int?
+    @Option(help: "Seconds between keep-alive comments on an idle event stream (FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS, default 15).")
+    var eventStreamKeepAliveSeconds: Int?
     @Flag(
         inversion: .prefixedNo,
         help: "Always mark console cookies Secure, for TLS ended by a proxy (FLAG_SERVER_SECURE_COOKIES, default false).")
@@ -37,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
                 host: host, port: port, dataDirectory: dataDirectory, databaseURL: databaseURL, logLevel: logLevel,
                 ttlSeconds: ttlSeconds, revisionCheckSeconds: revisionCheckSeconds,
                 rateLimitPerSecond: rateLimitPerSecond, secureCookies: secureCookies,
-                environment: ProcessInfo.processInfo.environment)
+                eventStreamKeepAliveSeconds: eventStreamKeepAliveSeconds, environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ArgumentParser.ValidationError(error.description)
         }
@@ -66,7 +68,8 @@ struct ServeCommand: AsyncParsableCommand {
             rateLimiter: configuration.rateLimitPerSecond == 0
                 ? nil : RateLimiter(perSecond: Double(configuration.rateLimitPerSecond), burst: 2 * configuration.rateLimitPerSecond),
             metrics: registry, consoleOptions: ConsoleOptions(secureCookies: configuration.secureCookies), logger: logger,
-            revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)))
+            revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
+            eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds))
         // Shown once: written unbuffered so that it reaches a redirected stdout at once.
         if let token = bootstrap?.adminToken {
             FileHandle.standardOutput.write(Data("""

@@ -79,6 +79,22 @@ struct DeliveryTests {
             #expect(try await live.nextEvent()?.id == "5")
         }
     }
+
+    /// An idle stream sends `: keep-alive` comments (every 50 ms here, 15 s by default), and the
+    /// events still arrive between them.
+    @Test
+    func anIdleEventStreamSendsKeepAliveComments() async throws {
+        try await TestServer.with(eventStreamKeepAlive: .milliseconds(50)) { server in
+            try await server.booleanFlag("checkout")  // production at revision 3
+            let token = try await server.token(.client, environment: "production")
+            var stream = EventStreamReader(try await server.openStream(token: token))
+            #expect(try await stream.next(containing: "revision 3") != nil)
+            for _ in 0..<3 { #expect(try await stream.nextBlock() == ": keep-alive") }
+            try await server.booleanFlag("checkout", enabled: false)
+            #expect(try await stream.nextEvent()?.id == "4")
+            #expect(try await stream.next(containing: ": keep-alive") == ": keep-alive")
+        }
+    }
 }
 
 extension TestServer {

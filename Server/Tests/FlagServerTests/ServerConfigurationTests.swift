@@ -30,6 +30,19 @@ struct ServerConfigurationTests {
     }
 
     @Test
+    func theEventStreamKeepAliveIsConfigurable() throws {
+        #expect(try ServerConfiguration(environment: [:]).eventStreamKeepAliveSeconds == 15)
+        let environment = ["FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS": "20"]
+        #expect(try ServerConfiguration(environment: environment).eventStreamKeepAliveSeconds == 20)
+        #expect(try ServerConfiguration(eventStreamKeepAliveSeconds: 5, environment: environment).eventStreamKeepAliveSeconds == 5)
+        #expect {
+            try ServerConfiguration(eventStreamKeepAliveSeconds: 0, environment: [:])
+        } throws: { error in
+            (error as? ConfigurationError)?.description == "--event-stream-keep-alive-seconds must be in 1…3600, got 0"
+        }
+    }
+
+    @Test
     func badValuesAreNamed() {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["FLAG_SERVER_PORT": "http"]) }
         do {

@@ -11,9 +11,20 @@ import ServiceLifecycle
 /// reconnecting with `Last-Event-ID` older than the current revision gets one event for the
 /// current revision at once (refetch: it missed something); an up-to-date client gets nothing
 /// until the next write.
+///
+/// Between events the stream sends the comment `: keep-alive` every `keepAlive` (15 s by
+/// default), so proxies and load balancers that cut idle connections (often after 60 s) keep it
+/// open; SSE clients ignore comment lines.
 struct EventStreamRoutes: Sendable {
     let authenticator: RequestAuthenticator
     let events: EventHub
+    let keepAlive: Duration
+
+    /// What the stream writes next: an event for a revision, or a keep-alive comment.
+    enum Output: Sendable {
+        case revision(Int)
+        case keepAlive
+    }
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/ofrep/v1/events") { request, _ in
@@ -31,9 +42,20 @@ struct EventStreamRoutes: Sendable {
                 // The server waits for open requests when it shuts down gracefully: end the stream
                 // then, or shutdown would wait for clients that never disconnect.
                 try await withGracefulShutdownHandler {
-                    for await revision in revisions where revision > sent {
-                        sent = revision
-                        try await writer.write(Self.event(revision: revision))
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        let outputs = Self.merging(revisions, keepAlive: keepAlive, in: &group)
+                        for await output in outputs {
+                            switch output {
+                            case .revision(let revision) where revision > sent:
+                                sent = revision
+                                try await writer.write(Self.event(revision: revision))
+                            case .revision:
+                                break
+                            case .keepAlive:
+                                try await writer.write(Self.keepAliveComment)
+                            }
+                        }
+                        group.cancelAll()
                     }
                 } onGracefulShutdown: {
                     events.finishAll()
@@ -45,6 +67,27 @@ struct EventStreamRoutes: Sendable {
                 headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
                 body: body)
         }
+    }
+
+    static let keepAliveComment = ByteBuffer(string: ": keep-alive\n\n")
+
+    /// The revisions, with `.keepAlive` every `keepAlive` in between, as one sequence that ends
+    /// when `revisions` ends. The two feeding tasks run in `group`; cancel it when done reading.
+    static func merging(
+        _ revisions: AsyncStream<Int>, keepAlive: Duration, in group: inout ThrowingTaskGroup<Void, any Error>
+    ) -> AsyncStream<Output> {
+        let (outputs, continuation) = AsyncStream.makeStream(of: Output.self, bufferingPolicy: .bufferingNewest(16))
+        group.addTask {
+            for await revision in revisions { continuation.yield(.revision(revision)) }
+            continuation.finish()
+        }
+        group.addTask {
+            while true {
+                try await Task.sleep(for: keepAlive)
+                continuation.yield(.keepAlive)
+            }
+        }
+        return outputs
     }
 
     static func event(revision: Int) -> ByteBuffer {
