@@ -119,3 +119,40 @@ final class RecordingTransport: HTTPTransport {
         return RemoteHTTPStreamingResponse(statusCode: response.statusCode, headerFields: response.headerFields, body: tee)
     }
 }
+
+extension ClientStreamTests {
+    /// OFREP ADR 0008: the refetch an event triggers carries the event's `etag` and
+    /// `lastModified` as `flagConfigEtag` and `flagConfigLastModified`; no other request does.
+    @Test func onlyAnEventTriggeredRefetchNamesTheEventsConfiguration() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout", environment: "production", enabled: true, defaultVariant: "off")
+            let token = try await server.token(.client, environment: "production")
+            let transport = RecordingTransport()
+            let loader = RemoteConfigurationLoader(
+                configuration: .init(
+                    environment: AppEnvironment(
+                        .prod, baseURL: URL(string: server.baseURL)!, bundleIdentifier: "com.example.tests", appVersion: "1.0",
+                        build: "1"),
+                    source: .ofrep(context: .init(targetingKey: "user-1")), cacheDirectory: nil,
+                    defaultTTL: 3_600, headerFields: ["Authorization": "Bearer \(token)"]),
+                registry: try FlagRegistry(StreamedFlag.self), transport: transport)
+            _ = try await loader.loadFlags()
+            var snapshots = loader.snapshots().makeAsyncIterator()
+            while let snapshot = await snapshots.next(), !snapshot.isEventStreamConnected {}
+
+            let reply = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/checkout/settings", token: server.adminToken,
+                body: #"{"enabled": true, "defaultVariant": "on"}"#)
+            #expect(reply.status == 200)
+            while let snapshot = await snapshots.next(), snapshot.values.values["checkout"]?.value != true {}
+
+            let bulk = transport.requests.filter { $0.url.path == "/ofrep/v1/evaluate/flags" }
+            #expect(bulk.count == 2)
+            #expect(bulk.first?.url.query == nil)
+            let query = URLComponents(url: try #require(bulk.last?.url), resolvingAgainstBaseURL: false)?.queryItems ?? []
+            #expect(query.first { $0.name == "flagConfigEtag" }?.value == "4")
+            let lastModified = try #require(query.first { $0.name == "flagConfigLastModified" }?.value.flatMap { Int($0) })
+            #expect(abs(Double(lastModified) - Date().timeIntervalSince1970) < 600)
+        }
+    }
+}

@@ -68,7 +68,12 @@ struct DeliveryTests {
             var behind = EventStreamReader(try await server.openStream(token: token, lastEventID: "3"))
             let missed = try await behind.nextEvent()
             #expect(missed?.id == "4")
-            #expect(missed?.data == #"{"etag":"4","type":"refetchEvaluation"}"#)
+            let data = try JSONValue(parsing: try #require(missed?.data))
+            #expect(data["type"] == "refetchEvaluation")
+            #expect(data["etag"] == "4")
+            // OFREP ADR 0008: the revision's commit time, Unix seconds.
+            let lastModified = try #require(data["lastModified"]?.intValue)
+            #expect(abs(Double(lastModified) - Date().timeIntervalSince1970) < 600)
 
             // An up-to-date client gets only what comes next.
             var current = EventStreamReader(try await server.openStream(token: token, lastEventID: "4"))

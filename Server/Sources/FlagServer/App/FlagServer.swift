@@ -36,6 +36,9 @@ public final class FlagServer: Sendable {
     let now: @Sendable () -> Date
     /// How often an idle event stream sends a keep-alive comment.
     public let eventStreamKeepAlive: Duration
+    /// The longest a replica waits for the database before answering a refetch that names a
+    /// revision it does not serve yet (see ``ReplicaCatchUp``).
+    public let catchUpLimit: Duration = .seconds(2)
 
     /// What this start created, shown once: the first admin token (first start) and the first
     /// console admin's password (the first start with a console).
@@ -155,7 +158,15 @@ public final class FlagServer: Sendable {
             exposedHeaders: ["ETag", "Retry-After"]
         ))
         let authenticator = RequestAuthenticator(publisher: publisher, rateLimiter: rateLimiter)
-        OFREPRoutes(authenticator: authenticator, limits: limits, now: now).register(on: router)
+        // A replica checks the database before answering a refetch that names a newer revision.
+        let readiness = self.readiness
+        let catchUp = synchronizer.map { synchronizer in
+            ReplicaCatchUp(limit: catchUpLimit) {
+                await synchronizer.checkNow()
+                return readiness.isDatabaseReachable
+            }
+        }
+        OFREPRoutes(authenticator: authenticator, limits: limits, now: now, catchUp: catchUp).register(on: router)
         DocumentRoutes(authenticator: authenticator).register(on: router)
         EventStreamRoutes(authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive).register(on: router)
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits).register(on: router)

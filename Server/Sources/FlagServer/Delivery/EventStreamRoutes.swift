@@ -7,7 +7,10 @@ import ServiceLifecycle
 
 /// `GET /ofrep/v1/events`: a server-sent-events stream of the token's environment.
 ///
-/// Every committed revision sends `id: <revision>` with `{"type":"refetchEvaluation"}`. A client
+/// Every committed revision sends `id: <revision>` with
+/// `{"type":"refetchEvaluation","etag":"<revision>","lastModified":<Unix seconds of its commit>}`
+/// (OFREP ADR 0008: a client sends both back as `flagConfigEtag` and `flagConfigLastModified`
+/// on the refetch the event triggers). A client
 /// reconnecting with `Last-Event-ID` older than the current revision gets one event for the
 /// current revision at once (refetch: it missed something); an up-to-date client gets nothing
 /// until the next write.
@@ -38,7 +41,7 @@ struct EventStreamRoutes: Sendable {
             let body = ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": environment \(environment.key) at revision \(current)\nretry: 2000\n\n"))
                 var sent = current
-                if missed { try await writer.write(Self.event(revision: current)) }
+                if missed { try await writer.write(event(environment.key, revision: current)) }
                 // The server waits for open requests when it shuts down gracefully: end the stream
                 // then, or shutdown would wait for clients that never disconnect.
                 try await withGracefulShutdownHandler {
@@ -48,7 +51,7 @@ struct EventStreamRoutes: Sendable {
                             switch output {
                             case .revision(let revision) where revision > sent:
                                 sent = revision
-                                try await writer.write(Self.event(revision: revision))
+                                try await writer.write(event(environment.key, revision: revision))
                             case .revision:
                                 break
                             case .keepAlive:
@@ -90,8 +93,17 @@ struct EventStreamRoutes: Sendable {
         return outputs
     }
 
-    static func event(revision: Int) -> ByteBuffer {
-        let data: JSONValue = ["type": "refetchEvaluation", "etag": .string(String(revision))]
+    /// The event for `revision` of `environment`, with its commit time when this server serves
+    /// that revision (a newer one follows at once otherwise).
+    func event(_ environment: String, revision: Int) -> ByteBuffer {
+        let served = authenticator.publisher.current.environments[environment]
+        return Self.event(revision: revision, lastModified: served?.revision == revision ? served?.lastModified : nil)
+    }
+
+    static func event(revision: Int, lastModified: Date?) -> ByteBuffer {
+        var members: [String: JSONValue] = ["type": "refetchEvaluation", "etag": .string(String(revision))]
+        if let lastModified { members["lastModified"] = .int(Int(lastModified.timeIntervalSince1970.rounded(.down))) }
+        let data = JSONValue.object(members)
         return ByteBuffer(string: "id: \(revision)\nevent: message\ndata: \(data.serialized())\n\n")
     }
 }

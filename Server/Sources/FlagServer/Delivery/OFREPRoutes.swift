@@ -8,6 +8,8 @@ struct OFREPRoutes: Sendable {
     let authenticator: RequestAuthenticator
     let limits: ServerLimits
     let now: @Sendable () -> Date
+    /// Checks the database when a refetch names a newer revision than served (replicas only).
+    var catchUp: ReplicaCatchUp? = nil
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("/ofrep/v1/evaluate/flags/:key") { request, context in
@@ -73,11 +75,27 @@ struct OFREPRoutes: Sendable {
 
     func evaluateAll(_ request: Request) async throws -> Response {
         let token = try authenticator.authorize(request, role: .client, environment: nil)
-        let environment = try authenticator.environment(of: token)
+        var environment = try authenticator.environment(of: token)
         let context: JSONValue
         switch try await self.context(of: request, key: nil) {
         case .context(let value): context = value
         case .refused(let response): return response
+        }
+        let seen = SeenConfiguration(query: request.uri.queryParameters)
+        if let catchUp, !seen.isServed(by: environment) {
+            let key = environment.key
+            let publisher = authenticator.publisher
+            let outcome = await catchUp.catchUp {
+                publisher.current.environments[key].map(seen.isServed(by:)) ?? true
+            }
+            guard outcome == .current else {
+                var response = Self.failure(
+                    .serviceUnavailable, key: nil, code: "GENERAL",
+                    details: "this replica has not loaded the configuration the event named (\(seen)) and cannot reach the database; retry")
+                response.headers[.retryAfter] = "1"
+                return response
+            }
+            environment = try authenticator.environment(of: token)
         }
         let etag = environment.bulkETag(context: context)
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {

@@ -7,6 +7,9 @@ public import Foundation
 public struct CompiledEnvironment: Sendable {
     public let key: String
     public let revision: Int
+    /// When ``revision`` was committed (the writer's clock, as stored), so every replica names the
+    /// same time: the `lastModified` of its events.
+    public let lastModified: Date?
     /// The compiled definitions (targeting rules and segments parsed once, here).
     public let evaluator: FlagEvaluator
     /// Flag types by key, so OFREP evaluates each flag as its own type.
@@ -20,9 +23,14 @@ public struct CompiledEnvironment: Sendable {
 
     /// Compiles `environment` of `state`.
     ///
-    /// - Parameter bucketing: How `fractional` assigns buckets (flagd's current algorithm, or the
+    /// - Parameters:
+    ///   - bucketing: How `fractional` assigns buckets (flagd's current algorithm, or the
     ///   legacy one for deployments migrating from older flagd that must keep their assignments).
-    public init?(state: ServerState, environment key: String, ttlSeconds: Int, bucketing: FractionalBucketing = .current) {
+    ///   - lastModified: When the environment's revision was committed.
+    public init?(
+        state: ServerState, environment key: String, ttlSeconds: Int, bucketing: FractionalBucketing = .current,
+        lastModified: Date? = nil
+    ) {
         guard let environment = state.environments[key], let document = state.flagdDocument(environment: key),
             let evaluated = state.flagdDocument(environment: key, forEvaluation: true)
         else {
@@ -30,6 +38,7 @@ public struct CompiledEnvironment: Sendable {
         }
         self.key = key
         revision = environment.revision
+        self.lastModified = lastModified
         let flagdText = document.serialized(prettyPrinted: true)
         let (definitions, _) = FlagDefinitions.load([FlagSource(name: "environment \"\(key)\"", json: evaluated.serialized())])
         evaluator = FlagEvaluator(definitions: definitions, bucketing: bucketing)
