@@ -40,6 +40,7 @@ public actor FlagAdmin {
             modified[key] = try await store.revisions(environment: key, limit: 1).first?.time
         }
         let changed = publisher.publish(state, tokens: try await store.tokens(), modified: modified)
+        FreedMemory.release()
         for environment in changed {
             events.publish(environment: environment, revision: state.environments[environment]?.revision ?? 0)
         }
