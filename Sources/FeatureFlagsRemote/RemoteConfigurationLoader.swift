@@ -294,13 +294,16 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     /// One request at a time: callers arriving while one is in flight share its outcome, except
     /// an event stream's, which must see the server after the change it announced and so waits
     /// for the request in flight and then sends its own.
-    private func fetch(_ trigger: RefreshTrigger) async -> FetchOutcome {
+    ///
+    /// - Parameter event: What the event that triggered the request said about the configuration
+    ///   (sent only on that request).
+    private func fetch(_ trigger: RefreshTrigger, event: EventConfigurationMetadata? = nil) async -> FetchOutcome {
         let afterInFlight = trigger == .serverEvent || trigger == .eventStreamReconnected
         while true {
             let (task, shared) = state.withLock { state -> (Task<FetchOutcome, Never>, Bool) in
                 if let inFlight = state.inFlight { return (inFlight, true) }
                 let task = Task {
-                    let outcome = await self.performFetch(trigger)
+                    let outcome = await self.performFetch(trigger, event: event)
                     self.state.withLock { $0.inFlight = nil }
                     return outcome
                 }
@@ -316,7 +319,10 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     /// A refetch the event stream asked for, through the normal refresh path (and its waits).
     private func refetch(for kind: EventStreamFollower.Refetch) async {
         readCacheIfNeeded()
-        _ = await fetch(kind == .changed ? .serverEvent : .eventStreamReconnected)
+        switch kind {
+        case .changed(let event): _ = await fetch(.serverEvent, event: event)
+        case .reconnected: _ = await fetch(.eventStreamReconnected)
+        }
     }
 
     private func followEventStreams(_ streams: [RemoteEventStream], refetchOnConnect: Bool) {
@@ -324,7 +330,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         eventStream.follow(streams, baseURL: configuration.environment.baseURL, refetchOnConnect: refetchOnConnect)
     }
 
-    private func performFetch(_ trigger: RefreshTrigger) async -> FetchOutcome {
+    private func performFetch(_ trigger: RefreshTrigger, event: EventConfigurationMetadata?) async -> FetchOutcome {
         let now = clock.now
         // A request the schedule made (launch, TTL expiry, a retry) that must wait is
         // rescheduled for the end of the wait.
@@ -379,7 +385,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             ])
         // After a gap in the event stream, an unconditional request (OFREP's full refetch).
         let etag = trigger == .eventStreamReconnected ? nil : cached?.etag
-        switch await fetcher.fetch(etag: etag) {
+        switch await fetcher.fetch(etag: etag, event: event) {
         case .notModified:
             guard let cached else {
                 return failed(

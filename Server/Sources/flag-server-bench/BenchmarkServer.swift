@@ -38,12 +38,10 @@ struct BenchmarkServer {
             fatalError("the production environment was not created")
         }
         let now = Date()
-        let single = OFREPBodies.single("checkout", context: Self.context, in: environment, now: now) ?? Data()
-        let bulk = OFREPBodies.bulk(context: Self.context, in: environment, now: now)
+        let singleBuffer = OFREPBodies.single("checkout", context: Self.context, in: environment, now: now)?.body ?? ByteBuffer()
+        let bulkBuffer = OFREPBodies.bulk(context: Self.context, in: environment, now: now)
 
         let router = server.router()
-        let singleBuffer = ByteBuffer(bytes: single)
-        let bulkBuffer = ByteBuffer(bytes: bulk)
         router.post("/bench/fixed-single") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: singleBuffer))
         }

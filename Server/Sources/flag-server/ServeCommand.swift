@@ -25,6 +25,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (FLAG_SERVER_LOG_LEVEL, default info).")
     var logLevel: String?
     @Option(help: "ttlSeconds advertised by app_config (FLAG_SERVER_TTL_SECONDS, default 60).") var ttlSeconds: Int?
+    @Option(help: "Seconds between keep-alive comments on an idle event stream (FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS, default 15).")
+    var eventStreamKeepAliveSeconds: Int?
+    @Option(help: "How fractional rollouts assign buckets: current, legacy (flagd before 0.11: keeps users in the buckets they had) or v3 (FLAG_SERVER_FRACTIONAL_BUCKETING, default current).")
+    var fractionalBucketing: String?
     @Flag(
         inversion: .prefixedNo,
         help: "Always mark console cookies Secure, for TLS ended by a proxy (FLAG_SERVER_SECURE_COOKIES, default false).")
@@ -37,6 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
                 host: host, port: port, dataDirectory: dataDirectory, databaseURL: databaseURL, logLevel: logLevel,
                 ttlSeconds: ttlSeconds, revisionCheckSeconds: revisionCheckSeconds,
                 rateLimitPerSecond: rateLimitPerSecond, secureCookies: secureCookies,
+                eventStreamKeepAliveSeconds: eventStreamKeepAliveSeconds, fractionalBucketing: fractionalBucketing,
                 environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ArgumentParser.ValidationError(error.description)
@@ -62,11 +67,12 @@ struct ServeCommand: AsyncParsableCommand {
             location = configuration.databasePath
         }
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, ttlSeconds: configuration.ttlSeconds,
+            store: store, ttlSeconds: configuration.ttlSeconds, fractionalBucketing: configuration.fractionalBucketing,
             rateLimiter: configuration.rateLimitPerSecond == 0
                 ? nil : RateLimiter(perSecond: Double(configuration.rateLimitPerSecond), burst: 2 * configuration.rateLimitPerSecond),
             metrics: registry, consoleOptions: ConsoleOptions(secureCookies: configuration.secureCookies), logger: logger,
-            revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)))
+            revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
+            eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds))
         // Shown once: written unbuffered so that it reaches a redirected stdout at once.
         if let token = bootstrap?.adminToken {
             FileHandle.standardOutput.write(Data("""

@@ -23,9 +23,9 @@ struct CrashRecoveryTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let firstToken: String?
 
-        init(dataDirectory: String) async throws {
+        init(dataDirectory: String, arguments: [String] = []) async throws {
             let (process, port, firstToken, _) = try await launchFlagServer(
-                ["serve", "--port", "0", "--data-directory", dataDirectory, "--log-level", "info"])
+                ["serve", "--port", "0", "--data-directory", dataDirectory, "--log-level", "info"] + arguments)
             self.process = process
             self.port = port
             self.firstToken = firstToken

@@ -68,7 +68,12 @@ struct DeliveryTests {
             var behind = EventStreamReader(try await server.openStream(token: token, lastEventID: "3"))
             let missed = try await behind.nextEvent()
             #expect(missed?.id == "4")
-            #expect(missed?.data == #"{"etag":"4","type":"refetchEvaluation"}"#)
+            let data = try JSONValue(parsing: try #require(missed?.data))
+            #expect(data["type"] == "refetchEvaluation")
+            #expect(data["etag"] == "4")
+            // OFREP ADR 0008: the revision's commit time, Unix seconds.
+            let lastModified = try #require(data["lastModified"]?.intValue)
+            #expect(abs(Double(lastModified) - Date().timeIntervalSince1970) < 600)
 
             // An up-to-date client gets only what comes next.
             var current = EventStreamReader(try await server.openStream(token: token, lastEventID: "4"))
@@ -77,6 +82,22 @@ struct DeliveryTests {
                 body: #"{"enabled": true, "defaultVariant": "off"}"#)
             #expect(try await current.nextEvent()?.id == "5")
             #expect(try await live.nextEvent()?.id == "5")
+        }
+    }
+
+    /// An idle stream sends `: keep-alive` comments (every 50 ms here, 15 s by default), and the
+    /// events still arrive between them.
+    @Test
+    func anIdleEventStreamSendsKeepAliveComments() async throws {
+        try await TestServer.with(eventStreamKeepAlive: .milliseconds(50)) { server in
+            try await server.booleanFlag("checkout")  // production at revision 3
+            let token = try await server.token(.client, environment: "production")
+            var stream = EventStreamReader(try await server.openStream(token: token))
+            #expect(try await stream.next(containing: "revision 3") != nil)
+            for _ in 0..<3 { #expect(try await stream.nextBlock() == ": keep-alive") }
+            try await server.booleanFlag("checkout", enabled: false)
+            #expect(try await stream.nextEvent()?.id == "4")
+            #expect(try await stream.next(containing: ": keep-alive") == ": keep-alive")
         }
     }
 }

@@ -1,3 +1,4 @@
+import FlagEvaluation
 import FlagServer
 import Logging
 import Testing
@@ -27,6 +28,32 @@ struct ServerConfigurationTests {
         let fromOptions = try ServerConfiguration(port: 7000, logLevel: "error", environment: environment)
         #expect(fromOptions.port == 7000)
         #expect(fromOptions.logLevel == .error)
+    }
+
+    @Test
+    func theEventStreamKeepAliveIsConfigurable() throws {
+        #expect(try ServerConfiguration(environment: [:]).eventStreamKeepAliveSeconds == 15)
+        let environment = ["FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS": "20"]
+        #expect(try ServerConfiguration(environment: environment).eventStreamKeepAliveSeconds == 20)
+        #expect(try ServerConfiguration(eventStreamKeepAliveSeconds: 5, environment: environment).eventStreamKeepAliveSeconds == 5)
+        #expect {
+            try ServerConfiguration(eventStreamKeepAliveSeconds: 0, environment: [:])
+        } throws: { error in
+            (error as? ConfigurationError)?.description == "--event-stream-keep-alive-seconds must be in 1…3600, got 0"
+        }
+    }
+
+    @Test
+    func theFractionalBucketingIsChosenByOptionOrVariable() throws {
+        #expect(try ServerConfiguration(environment: [:]).fractionalBucketing == .current)
+        let environment = ["FLAG_SERVER_FRACTIONAL_BUCKETING": "legacy"]
+        #expect(try ServerConfiguration(environment: environment).fractionalBucketing == .legacy)
+        #expect(try ServerConfiguration(fractionalBucketing: "v3", environment: environment).fractionalBucketing == .v3)
+        #expect {
+            try ServerConfiguration(fractionalBucketing: "v1", environment: [:])
+        } throws: { error in
+            (error as? ConfigurationError)?.description == "--fractional-bucketing \"v1\" is not one of current, legacy, v3"
+        }
     }
 
     @Test

@@ -26,12 +26,14 @@ struct TestServer {
 
     static func with<T: Sendable>(
         store: (any FlagStore)? = nil, rateLimiter: RateLimiter? = nil, limits: ServerLimits = ServerLimits(),
-        fractionalBucketing: FractionalBucketing = .current,
+        fractionalBucketing: FractionalBucketing = .current, eventStreamKeepAlive: Duration = .seconds(15),
+        revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)),
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store: any FlagStore = if let store { store } else { try await SQLiteFlagStore(path: nil) }
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter)
+            store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter,
+            revisionCheck: revisionCheck, eventStreamKeepAlive: eventStreamKeepAlive)
         return try await serving(server, bootstrap: bootstrap, store: store, body)
     }
 

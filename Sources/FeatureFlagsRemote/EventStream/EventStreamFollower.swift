@@ -7,8 +7,9 @@ import Logging
 ///
 /// - It connects only to an `sse` stream on the environment's own origin, with the loader's
 ///   header fields (credentials included) and `Last-Event-ID` once the stream has set one.
-/// - A `refetchEvaluation` event asks for a conditional refetch (with the `ETag`); events that
-///   arrive while one runs are coalesced into one more.
+/// - A `refetchEvaluation` event asks for a conditional refetch (with the `ETag`, and the
+///   event's `etag` and `lastModified` as `flagConfigEtag` and `flagConfigLastModified`); events
+///   that arrive while one runs are coalesced into one more (for the newest event).
 /// - A connection that ends or fails is reopened after a backoff (the loader's retry policy, at
 ///   least the stream's `retry:` and one second, and at least a `Retry-After`), growing while
 ///   connections keep failing; each reconnection asks for an unconditional refetch, as changes
@@ -19,8 +20,9 @@ import Logging
 final class EventStreamFollower: Sendable {
     /// What a refetch is asked for.
     enum Refetch: Sendable, Hashable {
-        /// An event said the values changed: a conditional request.
-        case changed
+        /// An event said the values changed: a conditional request, with the event's
+        /// `flagConfigEtag` / `flagConfigLastModified`.
+        case changed(EventConfigurationMetadata)
         /// The stream (re)connected after a gap: an unconditional request.
         case reconnected
     }
@@ -368,7 +370,7 @@ final class EventStreamFollower: Sendable {
             logger.debug("Ignored an event of an unknown type", metadata: ["type": "\(type.prefix(64))"])
             return
         }
-        requestRefetch(.changed)
+        requestRefetch(.changed(EventConfigurationMetadata(event: members)))
     }
 
     private func setConnected(_ connected: Bool, generation: UInt64) {

@@ -23,8 +23,8 @@ struct RemoteFetcher: Sendable {
     let transport: any HTTPTransport
     let clock: any RefreshClock
 
-    func fetch(etag: String?) async -> Outcome {
-        let request = makeRequest(etag: etag)
+    func fetch(etag: String?, event: EventConfigurationMetadata? = nil) async -> Outcome {
+        let request = makeRequest(etag: etag, event: event)
         let response: RemoteHTTPResponse
         do {
             let transport = self.transport
@@ -87,19 +87,23 @@ struct RemoteFetcher: Sendable {
         return RemoteHTTPResponse(statusCode: head.statusCode, headerFields: head.headerFields, body: body)
     }
 
-    func makeRequest(etag: String?) -> RemoteHTTPRequest {
+    /// - Parameter event: The event that triggered the request (OFREP only: its metadata goes in
+    ///   the query).
+    func makeRequest(etag: String?, event: EventConfigurationMetadata? = nil) -> RemoteHTTPRequest {
         var headers = configuration.headerFields
         headers["Accept"] = "application/json"
         headers["User-Agent"] = configuration.environment.userAgent
         if let etag { headers["If-None-Match"] = etag }
         var body: Data?
+        var url = configuration.environment.url(for: configuration.source.endpoint)
         if case .ofrep(let context) = configuration.source {
             headers["Content-Type"] = "application/json"
             body = Data(FlagValue.object(["context": context.jsonObject]).jsonString.utf8)
+            if let event { url = event.applied(to: url) }
         }
         return RemoteHTTPRequest(
             method: configuration.source.endpoint.method,
-            url: configuration.environment.url(for: configuration.source.endpoint),
+            url: url,
             headerFields: headers, body: body, timeout: configuration.requestTimeout + 5)
     }
 

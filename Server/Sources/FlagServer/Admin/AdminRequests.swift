@@ -8,18 +8,44 @@ enum AdminRequests {
         var reason: String?
     }
 
+    /// `PUT /admin/v1/flags/{key}`: replaces the flag's definition (type, variants, metadata).
+    ///
+    /// `defaultVariant` is the flag's code default, as `GET` shows it and `flags push` records it,
+    /// so a read-edit-write round trip keeps it. The code default belongs to the app's code, so a
+    /// body without the field keeps the recorded one; `"defaultVariant": null` clears it.
     struct PutFlag: Decodable {
         var type: FlagType
         var variants: [String: JSONValue]
         var metadata: FlagMetadata?
-        /// The default variant in environments where the flag is new (else the first variant).
-        var defaultVariant: String?
+        /// The code default: absent keeps the recorded one, `.some(nil)` (JSON `null`) clears it.
+        var defaultVariant: String??
         var reason: String?
 
-        /// The write this body asks for: the definition of `key`, off where it is new.
-        func change(key: String) -> StateChange {
-            let flag = FlagRecord(key: key, type: type, variants: variants, metadata: metadata ?? FlagMetadata())
-            let initial = FlagSettings(enabled: false, defaultVariant: defaultVariant ?? variants.keys.sorted().first ?? "")
+        enum CodingKeys: String, CodingKey {
+            case type, variants, metadata, defaultVariant, reason
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            type = try container.decode(FlagType.self, forKey: .type)
+            variants = try container.decode([String: JSONValue].self, forKey: .variants)
+            metadata = try container.decodeIfPresent(FlagMetadata.self, forKey: .metadata)
+            if container.contains(.defaultVariant) {
+                defaultVariant = .some(try container.decodeNil(forKey: .defaultVariant)
+                    ? nil : try container.decode(String.self, forKey: .defaultVariant))
+            } else {
+                defaultVariant = nil
+            }
+            reason = try container.decodeIfPresent(String.self, forKey: .reason)
+        }
+
+        /// The write this body asks for, given the flag as stored (`nil` when new): the definition
+        /// of `key`, off where it is new, on its code default (else the first variant).
+        func change(key: String, current: FlagRecord?) -> StateChange {
+            let codeDefault = defaultVariant ?? current?.defaultVariant
+            let flag = FlagRecord(
+                key: key, type: type, variants: variants, metadata: metadata ?? FlagMetadata(), defaultVariant: codeDefault)
+            let initial = FlagSettings(enabled: false, defaultVariant: codeDefault ?? variants.keys.sorted().first ?? "")
             return .putFlag(flag, initialSettings: initial)
         }
     }

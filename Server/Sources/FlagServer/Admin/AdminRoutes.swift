@@ -43,7 +43,7 @@ struct AdminRoutes: Sendable {
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")
             let body = try await JSONBody.decode(AdminRequests.PutFlag.self, from: request, limit: limits.maximumAdminBytes)
-            return try await write(token, reason: body.reason) { _ in [body.change(key: key)] }
+            return try await write(token, reason: body.reason) { state in [body.change(key: key, current: state.flags[key])] }
         }
         group.delete("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
@@ -222,14 +222,15 @@ struct AdminRoutes: Sendable {
             }
             let dryRun = request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false
             let buffer = try await JSONBody.collect(request, limit: limits.maximumImportBytes)
-            let changes: [StateChange]
+            let imported: [StateChange]
             do {
-                changes = try FlagdImporter.changes(importing: String(buffer: buffer), format: format, into: environment)
+                imported = try FlagdImporter.changes(importing: String(buffer: buffer), format: format, into: environment)
             } catch let error as AdminError {
                 throw APIError(error)
             }
             let state = await admin.state
             guard state.environments[environment] != nil else { throw Self.missing("environment \"\(environment)\"") }
+            let changes = FlagdImporter.keepingCodeDefaults(imported, of: state)
             let drafts: [AuditDraft]
             let problems: [ValidationError]
             do {
@@ -250,7 +251,9 @@ struct AdminRoutes: Sendable {
             let reason = request.uri.queryParameters["reason"].map(String.init) ?? "import (\(format.rawValue))"
             let revisions: [String: Int]
             do {
-                revisions = try await admin.write(actor: "token \(token.name) (\(token.id))", reason: reason) { _ in changes }
+                revisions = try await admin.write(actor: "token \(token.name) (\(token.id))", reason: reason) { current in
+                    FlagdImporter.keepingCodeDefaults(imported, of: current)
+                }
             } catch let error as AdminError {
                 throw APIError(error)
             }

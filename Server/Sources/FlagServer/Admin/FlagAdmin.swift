@@ -33,7 +33,14 @@ public actor FlagAdmin {
     /// Call it from a write holding the write lock, or at start.
     public func reload() async throws(StoreError) {
         state = try await store.load()
-        let changed = publisher.publish(state, tokens: try await store.tokens())
+        // When each new revision was committed (one short read per environment that changed).
+        let served = publisher.current.environments
+        var modified: [String: Date] = [:]
+        for (key, environment) in state.environments where served[key]?.revision != environment.revision {
+            modified[key] = try await store.revisions(environment: key, limit: 1).first?.time
+        }
+        let changed = publisher.publish(state, tokens: try await store.tokens(), modified: modified)
+        FreedMemory.release()
         for environment in changed {
             events.publish(environment: environment, revision: state.environments[environment]?.revision ?? 0)
         }

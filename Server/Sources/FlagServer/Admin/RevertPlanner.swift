@@ -18,13 +18,18 @@ enum RevertPlanner {
             throw .conflict(
                 "flag \"\(key)\" did not exist in environment \"\(environment)\" at revision \(revision); delete it instead")
         }
-        let flag: FlagRecord
+        var flag: FlagRecord
         let settings: FlagSettings
         do {
             flag = try flagJSON.decoded(as: FlagRecord.self)
             settings = try settingsJSON.decoded(as: FlagSettings.self)
         } catch {
             throw .internalFailure("the audit entry of \"\(key)\" at revision \(entry?.revision ?? 0) is unreadable: \(error)")
+        }
+        // The code default follows the app's code, not the environment's history: keep the one
+        // recorded now while it is one of the reverted variants.
+        if let codeDefault = state.flags[key]?.defaultVariant, flag.variants[codeDefault] != nil {
+            flag.defaultVariant = codeDefault
         }
         let initial = FlagSettings(enabled: false, defaultVariant: settings.defaultVariant)
         return [.putFlag(flag, initialSettings: initial), .putSettings(environment: environment, flag: key, settings)]

@@ -27,6 +27,7 @@ public enum StateValidator {
     /// flag (``FlagMetadata/custom``) may not use them.
     static let registryMetadataKeys: Set<String> = [
         "key", "type", "displayName", "description", "owner", "phase", "removalTarget", "requires", "conflicts", "sensitive",
+        FlagdImporter.codeDefaultKey,
     ]
 
     static let keyRule = "must be 1–\(maximumKeyLength) letters, digits, '.', '_' or '-'"
@@ -51,6 +52,11 @@ public enum StateValidator {
             if !flag.type.accepts(value) {
                 report("variants.\(name)", "is \(value.typeName), but the flag's type is \(flag.type.rawValue)")
             }
+        }
+        if let codeDefault = flag.defaultVariant, flag.variants[codeDefault] == nil {
+            report(
+                "defaultVariant",
+                "the code default \"\(codeDefault)\" is not one of the variants (\(flag.variants.keys.sorted().joined(separator: ", ")))")
         }
         for (field, keys) in [("metadata.requires", flag.metadata.requires), ("metadata.conflicts", flag.metadata.conflicts)] {
             for other in keys {

@@ -34,6 +34,11 @@ public final class FlagServer: Sendable {
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
+    /// How often an idle event stream sends a keep-alive comment.
+    public let eventStreamKeepAlive: Duration
+    /// The longest a replica waits for the database before answering a refetch that names a
+    /// revision it does not serve yet (see ``ReplicaCatchUp``).
+    public let catchUpLimit: Duration = .seconds(2)
 
     /// What this start created, shown once: the first admin token (first start) and the first
     /// console admin's password (the first start with a console).
@@ -50,7 +55,7 @@ public final class FlagServer: Sendable {
         admin: FlagAdmin, publisher: StatePublisher, events: EventHub, metrics: PrometheusCollectorRegistry,
         limits: ServerLimits, readiness: Readiness, synchronizer: ReplicaSynchronizer?, rateLimiter: RateLimiter?,
         consoleAccounts: ConsoleAccounts? = nil, console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil,
-        logger: Logger, now: @escaping @Sendable () -> Date
+        logger: Logger, now: @escaping @Sendable () -> Date, eventStreamKeepAlive: Duration = .seconds(15)
     ) {
         self.admin = admin
         self.publisher = publisher
@@ -64,6 +69,7 @@ public final class FlagServer: Sendable {
         self.console = console
         self.logger = logger
         self.now = now
+        self.eventStreamKeepAlive = eventStreamKeepAlive
     }
 
     /// Migrates `store`, creates the default environments and a first admin token if the store
@@ -80,6 +86,8 @@ public final class FlagServer: Sendable {
     ///   - revisionCheck: How often a replica compares its revisions with the database's, in case a
     ///     notification was lost.
     ///   - reconnectDelay: The pause before a replica listens again after its connection failed.
+    ///   - eventStreamKeepAlive: How often an event stream without events sends the comment
+    ///     `: keep-alive`, so that proxies do not cut it as idle (15 s).
     /// - Returns: The server, and what this start created (shown once).
     public static func start(
         store: any FlagStore, limits: ServerLimits = ServerLimits(), ttlSeconds: Int = 60,
@@ -88,7 +96,8 @@ public final class FlagServer: Sendable {
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         consoleAccounts: ConsoleAccounts? = nil, consoleOptions: ConsoleOptions = ConsoleOptions(),
         logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init,
-        revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1)
+        revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1),
+        eventStreamKeepAlive: Duration = .seconds(15)
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
         let publisher = StatePublisher(ttlSeconds: ttlSeconds, bucketing: fractionalBucketing)
@@ -133,7 +142,7 @@ public final class FlagServer: Sendable {
         let server = FlagServer(
             admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits, readiness: readiness,
             synchronizer: synchronizer, rateLimiter: rateLimiter, consoleAccounts: accounts, console: console,
-            logger: logger, now: now)
+            logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive)
         return (server, bootstrap)
     }
 
@@ -149,9 +158,17 @@ public final class FlagServer: Sendable {
             exposedHeaders: ["ETag", "Retry-After"]
         ))
         let authenticator = RequestAuthenticator(publisher: publisher, rateLimiter: rateLimiter)
-        OFREPRoutes(authenticator: authenticator, limits: limits, now: now).register(on: router)
+        // A replica checks the database before answering a refetch that names a newer revision.
+        let readiness = self.readiness
+        let catchUp = synchronizer.map { synchronizer in
+            ReplicaCatchUp(limit: catchUpLimit) {
+                await synchronizer.checkNow()
+                return readiness.isDatabaseReachable
+            }
+        }
+        OFREPRoutes(authenticator: authenticator, limits: limits, now: now, catchUp: catchUp).register(on: router)
         DocumentRoutes(authenticator: authenticator).register(on: router)
-        EventStreamRoutes(authenticator: authenticator, events: events).register(on: router)
+        EventStreamRoutes(authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive).register(on: router)
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits).register(on: router)
         ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
         if let consoleAccounts, let console {

@@ -1,3 +1,4 @@
+public import FlagEvaluation
 import Foundation
 public import Logging
 
@@ -14,6 +15,8 @@ public import Logging
 /// | `--rate-limit-per-second` | `FLAG_SERVER_RATE_LIMIT_PER_SECOND` | `50` per token, burst twice that; `0` turns it off |
 /// | `--log-level` | `FLAG_SERVER_LOG_LEVEL` | `info` |
 /// | `--ttl-seconds` | `FLAG_SERVER_TTL_SECONDS` | `60` |
+/// | `--event-stream-keep-alive-seconds` | `FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS` | `15`: an idle event stream sends `: keep-alive` this often |
+/// | `--fractional-bucketing` | `FLAG_SERVER_FRACTIONAL_BUCKETING` | `current` (flagd's bucketing); `legacy` keeps the buckets of flagd before 0.11, `v3` is flagd's newest |
 /// | `--secure-cookies` | `FLAG_SERVER_SECURE_COOKIES` | `false` (console cookies are `Secure` behind `X-Forwarded-Proto: https` anyway) |
 public struct ServerConfiguration: Sendable, Hashable {
     public var host: String
@@ -32,6 +35,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Whether console cookies are always `Secure` (set it when TLS ends in a proxy that does not
     /// send `X-Forwarded-Proto: https`).
     public var secureCookies: Bool
+    /// How often an event stream without events sends a keep-alive comment, so that proxies and
+    /// load balancers do not cut it as idle (they often do after 60 s).
+    public var eventStreamKeepAliveSeconds: Int
+    /// How `fractional` assigns buckets: `current` unless a deployment migrating from older
+    /// flagd must keep its users in the buckets they had (`legacy`).
+    public var fractionalBucketing: FractionalBucketing
 
     /// The SQLite file inside ``dataDirectory``.
     public var databasePath: String { dataDirectory + "/flags.sqlite" }
@@ -42,7 +51,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     public init(
         host: String? = nil, port: Int? = nil, dataDirectory: String? = nil, databaseURL: String? = nil,
         logLevel: String? = nil, ttlSeconds: Int? = nil, revisionCheckSeconds: Int? = nil,
-        rateLimitPerSecond: Int? = nil, secureCookies: Bool? = nil, environment: [String: String]
+        rateLimitPerSecond: Int? = nil, secureCookies: Bool? = nil, eventStreamKeepAliveSeconds: Int? = nil,
+        fractionalBucketing: String? = nil, environment: [String: String]
     ) throws(ConfigurationError) {
         func integer(_ option: Int?, _ variable: String, default value: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
             let resolved: Int
@@ -85,6 +95,14 @@ public struct ServerConfiguration: Sendable, Hashable {
             revisionCheckSeconds, "FLAG_SERVER_REVISION_CHECK_SECONDS", default: 30, range: 1...3600)
         self.rateLimitPerSecond = try integer(
             rateLimitPerSecond, "FLAG_SERVER_RATE_LIMIT_PER_SECOND", default: 50, range: 0...1_000_000)
+        self.eventStreamKeepAliveSeconds = try integer(
+            eventStreamKeepAliveSeconds, "FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS", default: 15, range: 1...3600)
+        let bucketingText = fractionalBucketing ?? environment["FLAG_SERVER_FRACTIONAL_BUCKETING"] ?? "current"
+        guard let bucketing = FractionalBucketing(rawValue: bucketingText.lowercased()) else {
+            throw ConfigurationError(
+                "\(fractionalBucketing == nil ? "FLAG_SERVER_FRACTIONAL_BUCKETING" : "--fractional-bucketing") \"\(bucketingText)\" is not one of \(FractionalBucketing.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self.fractionalBucketing = bucketing
         if let url = self.databaseURL, !url.isEmpty {
             postgres = try PostgresConfiguration(url: url)
         } else {

@@ -31,8 +31,8 @@ enum FlagExplainer {
     /// Every flag of `environment` in `state` evaluated for `context` (a JSON object with an
     /// optional string `targetingKey`), or `nil` when the environment does not exist.
     static func explain(environment: String, state: ServerState, context: JSONValue, now: Date) -> [Explanation]? {
-        guard let compiled = CompiledEnvironment(state: state, environment: environment, ttlSeconds: 0) else { return nil }
-        return explain(environment: environment, state: state, compiled: compiled, context: context, now: now)
+        guard let evaluator = CompiledEnvironment.evaluatorOfEveryFlag(state: state, environment: environment) else { return nil }
+        return explain(environment: environment, state: state, evaluator: evaluator, context: context, now: now)
     }
 
     /// The context of an evaluate request: a JSON object whose `targetingKey`, if any, is a string.
@@ -47,14 +47,14 @@ enum FlagExplainer {
     }
 
     static func explain(
-        environment: String, state: ServerState, compiled: CompiledEnvironment, context: JSONValue, now: Date
+        environment: String, state: ServerState, evaluator: FlagEvaluator, context: JSONValue, now: Date
     ) -> [Explanation] {
         guard let settingsByFlag = state.environments[environment]?.settings else { return [] }
         let segments = state.environments[environment]?.segments ?? [:]
         let evaluationContext = EvaluationContext(json: context)
-        return compiled.sortedKeys.compactMap { key in
+        return state.flags.keys.sorted().compactMap { key in
             guard let flag = state.flags[key], let settings = settingsByFlag[key] else { return nil }
-            let result = compiled.evaluator.evaluate(
+            let result = evaluator.evaluate(
                 flag: key, type: flag.type.evaluationType, default: .null, context: evaluationContext, now: now)
             let sensitive = flag.metadata.sensitive
             var explanation = Explanation(

@@ -58,13 +58,13 @@ enum SettingsPreview {
         let next = try applying(settings, flag: flag, environment: environment, to: state)
         let problems = StateValidator.problems(in: next)
         guard problems.isEmpty, let type = next.flags[flag]?.type,
-            let compiled = CompiledEnvironment(state: next, environment: environment, ttlSeconds: 0)
+            let evaluator = CompiledEnvironment.evaluatorOfEveryFlag(state: next, environment: environment)
         else {
             return Result(problems: problems, assignments: [], counts: [:])
         }
         var counts: [String: Int] = [:]
         let assignments = targetingKeys.map { key in
-            let result = compiled.evaluator.evaluate(
+            let result = evaluator.evaluate(
                 flag: flag, type: type.evaluationType, default: .null, context: EvaluationContext(targetingKey: key), now: now)
             counts[result.variant ?? "(default)", default: 0] += 1
             return Assignment(

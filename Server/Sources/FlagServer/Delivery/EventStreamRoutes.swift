@@ -7,13 +7,27 @@ import ServiceLifecycle
 
 /// `GET /ofrep/v1/events`: a server-sent-events stream of the token's environment.
 ///
-/// Every committed revision sends `id: <revision>` with `{"type":"refetchEvaluation"}`. A client
+/// Every committed revision sends `id: <revision>` with
+/// `{"type":"refetchEvaluation","etag":"<revision>","lastModified":<Unix seconds of its commit>}`
+/// (OFREP ADR 0008: a client sends both back as `flagConfigEtag` and `flagConfigLastModified`
+/// on the refetch the event triggers). A client
 /// reconnecting with `Last-Event-ID` older than the current revision gets one event for the
 /// current revision at once (refetch: it missed something); an up-to-date client gets nothing
 /// until the next write.
+///
+/// Between events the stream sends the comment `: keep-alive` every `keepAlive` (15 s by
+/// default), so proxies and load balancers that cut idle connections (often after 60 s) keep it
+/// open; SSE clients ignore comment lines.
 struct EventStreamRoutes: Sendable {
     let authenticator: RequestAuthenticator
     let events: EventHub
+    let keepAlive: Duration
+
+    /// What the stream writes next: an event for a revision, or a keep-alive comment.
+    enum Output: Sendable {
+        case revision(Int)
+        case keepAlive
+    }
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/ofrep/v1/events") { request, _ in
@@ -27,13 +41,24 @@ struct EventStreamRoutes: Sendable {
             let body = ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": environment \(environment.key) at revision \(current)\nretry: 2000\n\n"))
                 var sent = current
-                if missed { try await writer.write(Self.event(revision: current)) }
+                if missed { try await writer.write(event(environment.key, revision: current)) }
                 // The server waits for open requests when it shuts down gracefully: end the stream
                 // then, or shutdown would wait for clients that never disconnect.
                 try await withGracefulShutdownHandler {
-                    for await revision in revisions where revision > sent {
-                        sent = revision
-                        try await writer.write(Self.event(revision: revision))
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        let outputs = Self.merging(revisions, keepAlive: keepAlive, in: &group)
+                        for await output in outputs {
+                            switch output {
+                            case .revision(let revision) where revision > sent:
+                                sent = revision
+                                try await writer.write(event(environment.key, revision: revision))
+                            case .revision:
+                                break
+                            case .keepAlive:
+                                try await writer.write(Self.keepAliveComment)
+                            }
+                        }
+                        group.cancelAll()
                     }
                 } onGracefulShutdown: {
                     events.finishAll()
@@ -47,8 +72,38 @@ struct EventStreamRoutes: Sendable {
         }
     }
 
-    static func event(revision: Int) -> ByteBuffer {
-        let data: JSONValue = ["type": "refetchEvaluation", "etag": .string(String(revision))]
+    static let keepAliveComment = ByteBuffer(string: ": keep-alive\n\n")
+
+    /// The revisions, with `.keepAlive` every `keepAlive` in between, as one sequence that ends
+    /// when `revisions` ends. The two feeding tasks run in `group`; cancel it when done reading.
+    static func merging(
+        _ revisions: AsyncStream<Int>, keepAlive: Duration, in group: inout ThrowingTaskGroup<Void, any Error>
+    ) -> AsyncStream<Output> {
+        let (outputs, continuation) = AsyncStream.makeStream(of: Output.self, bufferingPolicy: .bufferingNewest(16))
+        group.addTask {
+            for await revision in revisions { continuation.yield(.revision(revision)) }
+            continuation.finish()
+        }
+        group.addTask {
+            while true {
+                try await Task.sleep(for: keepAlive)
+                continuation.yield(.keepAlive)
+            }
+        }
+        return outputs
+    }
+
+    /// The event for `revision` of `environment`, with its commit time when this server serves
+    /// that revision (a newer one follows at once otherwise).
+    func event(_ environment: String, revision: Int) -> ByteBuffer {
+        let served = authenticator.publisher.current.environments[environment]
+        return Self.event(revision: revision, lastModified: served?.revision == revision ? served?.lastModified : nil)
+    }
+
+    static func event(revision: Int, lastModified: Date?) -> ByteBuffer {
+        var members: [String: JSONValue] = ["type": "refetchEvaluation", "etag": .string(String(revision))]
+        if let lastModified { members["lastModified"] = .int(Int(lastModified.timeIntervalSince1970.rounded(.down))) }
+        let data = JSONValue.object(members)
         return ByteBuffer(string: "id: \(revision)\nevent: message\ndata: \(data.serialized())\n\n")
     }
 }

@@ -1,5 +1,6 @@
 import FlagEvaluation
 import Foundation
+import NIOCore
 
 /// The JSON OFREP answers with: one evaluation entry, and the bulk document. `package` so that the
 /// benchmark server can pre-encode the same bytes for its fixed-body baseline route.
@@ -7,10 +8,15 @@ package enum OFREPBodies {
     /// One OFREP evaluation entry: a value with reason and variant, a code-default entry (no
     /// value) for a flag that is off or has nothing to serve, or an error entry.
     static func entry(
-        _ key: String, type: FlagType, context: JSONValue, in environment: CompiledEnvironment, now: Date
+        _ key: String, type: FlagType, context: JSONValue, evaluator: FlagEvaluator, now: Date
     ) -> JSONValue {
-        let result = environment.evaluator.evaluate(
-            flag: key, type: type.evaluationType, default: .null, context: EvaluationContext(json: context), now: now)
+        entry(key, type: type, context: EvaluationContext(json: context), evaluator: evaluator, now: now)
+    }
+
+    static func entry(
+        _ key: String, type: FlagType, context: EvaluationContext, evaluator: FlagEvaluator, now: Date
+    ) -> JSONValue {
+        let result = evaluator.evaluate(flag: key, type: type.evaluationType, default: .null, context: context, now: now)
         var entry: [String: JSONValue] = ["key": .string(key)]
         if let code = result.errorCode {
             entry["errorCode"] = .string(code.rawValue)
@@ -26,24 +32,38 @@ package enum OFREPBodies {
         return .object(entry)
     }
 
-    /// The body of a single evaluation of `key` (`nil` if the environment has no such flag).
-    package static func single(_ key: String, context: JSONValue, in environment: CompiledEnvironment, now: Date) -> Data? {
+    /// The body of a single evaluation of `key` (`nil` if the environment has no such flag), and
+    /// whether it is an error entry: the entry encoded at compile time, or the targeted flag
+    /// evaluated for `context`.
+    package static func single(
+        _ key: String, context: @autoclosure () -> JSONValue, in environment: CompiledEnvironment, now: Date
+    ) -> (body: ByteBuffer, isError: Bool)? {
+        if let encoded = environment.encodedEntries[key] {
+            return (ByteBuffer(bytes: environment.bulkBytes[encoded.range]), encoded.isError)
+        }
         guard let type = environment.types[key] else { return nil }
-        return Data(entry(key, type: type, context: context, in: environment, now: now).serialized().utf8)
+        let entry = entry(key, type: type, context: context(), evaluator: environment.evaluator, now: now)
+        return (ByteBuffer(string: entry.serialized()), entry["errorCode"] != nil)
     }
 
-    /// The bulk-evaluation body: every flag, the revision, and where to listen for changes.
-    package static func bulk(context: JSONValue, in environment: CompiledEnvironment, now: Date) -> Data {
-        let flags = environment.sortedKeys.compactMap { key in
-            environment.types[key].map { entry(key, type: $0, context: context, in: environment, now: now) }
+    /// The bulk-evaluation body: every flag, the revision, and where to listen for changes. The
+    /// entries of untargeted flags are copied as encoded at compile time; only targeted flags
+    /// are evaluated.
+    package static func bulk(context: JSONValue, in environment: CompiledEnvironment, now: Date) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(environment.bulkBytes.count + 256)
+        var evaluationContext: EvaluationContext?
+        for piece in environment.bulkPieces {
+            switch piece {
+            case .bytes(let range):
+                buffer.writeBytes(environment.bulkBytes[range])
+            case .evaluate(let key, let type):
+                let shared = evaluationContext ?? EvaluationContext(json: context)
+                evaluationContext = shared
+                let result = entry(key, type: type, context: shared, evaluator: environment.evaluator, now: now)
+                buffer.writeString(result.serialized())
+            }
         }
-        let body: JSONValue = [
-            "flags": .array(flags),
-            "metadata": ["version": .string(String(environment.revision)), "environment": .string(environment.key)],
-            "eventStreams": [
-                ["type": "sse", "endpoint": ["requestUri": "/ofrep/v1/events"], "inactivityDelaySec": 120]
-            ],
-        ]
-        return Data(body.serialized().utf8)
+        return buffer
     }
 }

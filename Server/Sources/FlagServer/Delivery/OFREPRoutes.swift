@@ -8,6 +8,8 @@ struct OFREPRoutes: Sendable {
     let authenticator: RequestAuthenticator
     let limits: ServerLimits
     let now: @Sendable () -> Date
+    /// Checks the database when a refetch names a newer revision than served (replicas only).
+    var catchUp: ReplicaCatchUp? = nil
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("/ofrep/v1/evaluate/flags/:key") { request, context in
@@ -32,7 +34,11 @@ struct OFREPRoutes: Sendable {
 
     /// The request's evaluation context, or the failure response to send.
     func context(of request: Request, key: String?) async throws -> ContextOutcome {
-        let buffer = try await JSONBody.collect(request, limit: limits.maximumEvaluationBytes)
+        Self.context(of: try await JSONBody.collect(request, limit: limits.maximumEvaluationBytes), key: key)
+    }
+
+    /// The evaluation context in a request body, or the failure response to send.
+    static func context(of buffer: ByteBuffer, key: String?) -> ContextOutcome {
         let body: JSONValue
         do {
             body = buffer.readableBytes == 0 ? .object([:]) : try JSONValue(parsing: buffer.readableBytesView)
@@ -63,29 +69,49 @@ struct OFREPRoutes: Sendable {
         case .context(let value): context = value
         case .refused(let response): return response
         }
-        guard let type = environment.types[key] else {
+        guard let (body, isError) = OFREPBodies.single(key, context: context, in: environment, now: now()) else {
             return Self.failure(.notFound, key: key, code: "FLAG_NOT_FOUND", details: "flag \"\(key)\" was not found")
         }
-        let result = OFREPBodies.entry(key, type: type, context: context, in: environment, now: now())
-        let status: HTTPResponse.Status = result["errorCode"] == nil ? .ok : .badRequest
-        return JSONBody.response(data: Data(result.serialized().utf8), status: status)
+        return Response(
+            status: isError ? .badRequest : .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
     }
 
+    /// The bulk answer. A matching `If-None-Match` is answered 304 from the ETag of the body's
+    /// bytes, before the body is parsed or anything evaluated.
     func evaluateAll(_ request: Request) async throws -> Response {
         let token = try authenticator.authorize(request, role: .client, environment: nil)
-        let environment = try authenticator.environment(of: token)
-        let context: JSONValue
-        switch try await self.context(of: request, key: nil) {
-        case .context(let value): context = value
-        case .refused(let response): return response
+        var environment = try authenticator.environment(of: token)
+        let buffer = try await JSONBody.collect(request, limit: limits.maximumEvaluationBytes)
+        let seen = SeenConfiguration(query: request.uri.queryParameters)
+        if let catchUp, !seen.isServed(by: environment) {
+            let key = environment.key
+            let publisher = authenticator.publisher
+            let outcome = await catchUp.catchUp {
+                publisher.current.environments[key].map(seen.isServed(by:)) ?? true
+            }
+            guard outcome == .current else {
+                var response = Self.failure(
+                    .serviceUnavailable, key: nil, code: "GENERAL",
+                    details: "this replica has not loaded the configuration the event named (\(seen)) and cannot reach the database; retry")
+                response.headers[.retryAfter] = "1"
+                return response
+            }
+            environment = try authenticator.environment(of: token)
         }
-        let etag = environment.bulkETag(context: context)
+        let etag = environment.bulkETag(body: buffer)
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
             $0.trimmingCharacters(in: .whitespaces) == etag
         }) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
-        return JSONBody.response(data: OFREPBodies.bulk(context: context, in: environment, now: now()), headers: [.eTag: etag])
+        let context: JSONValue
+        switch Self.context(of: buffer, key: nil) {
+        case .context(let value): context = value
+        case .refused(let response): return response
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .eTag: etag],
+            body: ResponseBody(byteBuffer: OFREPBodies.bulk(context: context, in: environment, now: now())))
     }
 }
 

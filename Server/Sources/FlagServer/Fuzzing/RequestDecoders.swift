@@ -63,7 +63,7 @@ import NIOCore
                 return [.createEnvironment(body.key)]
             case .putFlag:
                 let body = try await JSONBody.decode(AdminRequests.PutFlag.self, from: request, limit: limits.maximumAdminBytes)
-                return [body.change(key: key)]
+                return [body.change(key: key, current: nil)]
             case .putSettings:
                 let body = try await JSONBody.decode(AdminRequests.PutSettings.self, from: request, limit: limits.maximumAdminBytes)
                 let settings = body.settings

@@ -37,7 +37,8 @@ extension ServerState {
 
 extension FlagRecord {
     /// The flag's flagd metadata (``FlagMetadata/custom``) and the registry fields in the
-    /// manifest's metadata encoding (flagd allows only scalars).
+    /// manifest's metadata encoding (flagd allows only scalars), and the code default as
+    /// `x-codeDefault` (a team annotation to the manifest format, read back by the importer).
     var manifestMetadata: [String: JSONValue] {
         var metadata = self.metadata.custom
         metadata["key"] = .string(key)
@@ -50,6 +51,7 @@ extension FlagRecord {
         if !self.metadata.requires.isEmpty { metadata["requires"] = .string(self.metadata.requires.joined(separator: ",")) }
         if !self.metadata.conflicts.isEmpty { metadata["conflicts"] = .string(self.metadata.conflicts.joined(separator: ",")) }
         if self.metadata.sensitive { metadata["sensitive"] = true }
+        if let codeDefault = defaultVariant { metadata[FlagdImporter.codeDefaultKey] = .string(codeDefault) }
         return metadata
     }
 }

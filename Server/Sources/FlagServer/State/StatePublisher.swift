@@ -1,5 +1,6 @@
 import Atomics
 public import FlagEvaluation
+public import Foundation
 
 /// Holds the current ``ServingState`` and swaps it atomically after each committed write.
 ///
@@ -22,16 +23,19 @@ public final class StatePublisher: Sendable {
     public var current: ServingState { state.load(ordering: .acquiring) }
 
     /// Publishes `server`'s environments and `tokens`, recompiling only environments whose
-    /// revision changed. Returns the keys of the environments that changed.
+    /// revision changed (`modified` says when each new revision was committed). Returns the keys
+    /// of the environments that changed.
     @discardableResult
-    public func publish(_ server: ServerState, tokens: [TokenRecord]) -> [String] {
+    public func publish(_ server: ServerState, tokens: [TokenRecord], modified: [String: Date] = [:]) -> [String] {
         let old = current
         var environments: [String: CompiledEnvironment] = [:]
         var changed: [String] = []
         for key in server.environments.keys {
             if let compiled = old.environments[key], compiled.revision == server.environments[key]?.revision {
                 environments[key] = compiled
-            } else if let compiled = CompiledEnvironment(state: server, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing) {
+            } else if let compiled = CompiledEnvironment(
+                state: server, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing, lastModified: modified[key])
+            {
                 environments[key] = compiled
                 changed.append(key)
             }

@@ -10,7 +10,16 @@ import Foundation
 /// comma-separated keys, `sensitive`); every other metadata key is the flag's own flagd metadata
 /// (``FlagMetadata/custom``), kept as written and served with its evaluations. What flagd accepts
 /// is accepted: a flag without `defaultVariant` (or with `null`), `targeting: {}`.
+///
+/// The flag's code default (``FlagRecord/defaultVariant``, what `flags push` records) travels as
+/// the metadata key `x-codeDefault`, which the export writes and the manifest format keeps as a
+/// team annotation; the document's `defaultVariant` is the environment's. A flag without
+/// `x-codeDefault` keeps the code default recorded on the server while it is still one of the
+/// imported variants (see ``keepingCodeDefaults(_:of:)``).
 enum FlagdImporter {
+    /// The metadata key that carries a flag's code default in exports and imports.
+    static let codeDefaultKey = "x-codeDefault"
+
     enum Format: String {
         case flagd, manifest
     }
@@ -94,6 +103,7 @@ enum FlagdImporter {
             (try text(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         metadata["key"] = nil  // the manifest encoding repeats the flag key; the key is the entry's
+        let codeDefault = try text(codeDefaultKey)
         let phase: Int?
         switch metadata.removeValue(forKey: "phase") {
         case nil: phase = nil
@@ -113,9 +123,24 @@ enum FlagdImporter {
             metadata: FlagMetadata(
                 displayName: try text("displayName"), description: try text("description"), owner: try text("owner"),
                 phase: phase, removalTarget: try text("removalTarget"), requires: try list("requires"),
-                conflicts: try list("conflicts"), sensitive: sensitive, custom: metadata))
+                conflicts: try list("conflicts"), sensitive: sensitive, custom: metadata),
+            defaultVariant: codeDefault)
         let targeting = entry["targeting"].flatMap { $0 == .object([:]) ? nil : $0 }
         return (flag, FlagSettings(enabled: state == "ENABLED", defaultVariant: defaultVariant, targeting: targeting))
+    }
+
+    /// `changes` with each imported flag that names no code default given the one `state` records
+    /// for it, if that is still one of the imported variants (an import does not mean to change
+    /// what the app's code falls back to; a code default whose variant is gone is dropped, and
+    /// the dry run shows it).
+    static func keepingCodeDefaults(_ changes: [StateChange], of state: ServerState) -> [StateChange] {
+        changes.map { change in
+            guard case .putFlag(var flag, let initial) = change, flag.defaultVariant == nil,
+                let recorded = state.flags[flag.key]?.defaultVariant, flag.variants[recorded] != nil
+            else { return change }
+            flag.defaultVariant = recorded
+            return .putFlag(flag, initialSettings: initial)
+        }
     }
 
     /// The type every variant has (integers and fractions together are float).
