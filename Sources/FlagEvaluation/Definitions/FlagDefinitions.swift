@@ -15,21 +15,33 @@ import Foundation
 public struct FlagDefinitions: Sendable {
     /// The flags by key.
     public let flags: [String: DefinedFlag]
+    /// The same flags in a table that is cheaper to search (evaluation looks a flag up every time).
+    private let index: FlagIndex
 
     /// An empty set.
     public init() {
-        self.flags = [:]
+        self.init(flags: [:])
     }
 
     init(flags: [String: DefinedFlag]) {
         self.flags = flags
+        self.index = FlagIndex(flags)
+    }
+
+    /// The flag with `key`, as `flags[key]` finds it, for the evaluation path.
+    func flag(_ key: String) -> DefinedFlag? {
+        if let flag = index.flag(key) { return flag }
+        // `String` equality is Unicode canonical equivalence: a non-ASCII key may be stored with
+        // other bytes than the ones asked for. ASCII keys have one spelling only.
+        if key.utf8.contains(where: { $0 >= 0x80 }) { return flags[key] }
+        return nil
     }
 
     /// The flag keys, sorted.
     public var keys: [String] { flags.keys.sorted() }
 
     /// The flag with `key`, if loaded.
-    public subscript(key: String) -> DefinedFlag? { flags[key] }
+    public subscript(key: String) -> DefinedFlag? { flag(key) }
 
     /// Loads and merges `sources`, later sources overriding earlier ones flag by flag.
     ///
