@@ -1,0 +1,107 @@
+import FlagEvaluation
+import Foundation
+import Testing
+
+/// Common rule shapes compile to specialised nodes: `in` with a literal array, `==` / `!=` /
+/// `===` / `!==` with a literal on one side, `var` of one key. Each must give what the general
+/// operation gives, and count the same steps. The general form of a rule is the same rule with
+/// the literal computed (`{"if": [true, literal]}` is the literal, two steps later) or the path
+/// computed (`{"var": {"cat": [path]}}`), which the compiler cannot specialise.
+struct SpecializedRuleTests {
+    static let values: [String] = [
+        "null", "true", "false", "0", "1", "1.0", "1.5", "-0", #""1""#, #""""#, #""NZ""#, #""nz""#, #""true""#,
+        "[]", #"["NZ"]"#, "[1]", #"[1, "1"]"#, #"{"a": 1, "b": 2}"#,
+    ]
+    /// Data values for `{"var": "x"}`: every literal above, and `x` missing.
+    static let data: [JSONValue] = [JSONValue.object([:])] + values.map { ["x": try! JSONValue(parsing: $0)] }
+
+    static func evaluate(_ rule: String, _ data: JSONValue) throws -> JSONValue {
+        try JSONLogicRule(JSONValue(parsing: rule)).evaluate(data: data)
+    }
+
+    /// The fewest steps `rule` needs with `data`.
+    static func steps(_ rule: String, _ data: JSONValue) throws -> Int {
+        let compiled = try JSONLogicRule(JSONValue(parsing: rule))
+        for limit in 1...100 {
+            if (try? compiled.evaluateWithinLimits(data: data, limits: EvaluationLimits(maximumSteps: limit))) != nil { return limit }
+        }
+        return -1
+    }
+
+    @Test(arguments: ["==", "!=", "===", "!=="])
+    func comparisonWithALiteralAgreesWithTheGeneralOperation(op: String) throws {
+        for literal in Self.values {
+            for data in Self.data {
+                let computed = #"{"if": [true, \#(literal)]}"#
+                let pairs = [
+                    (#"{"\#(op)": [{"var": "x"}, \#(literal)]}"#, #"{"\#(op)": [{"var": "x"}, \#(computed)]}"#),
+                    (#"{"\#(op)": [\#(literal), {"var": "x"}]}"#, #"{"\#(op)": [\#(computed), {"var": "x"}]}"#),
+                ]
+                for (specialised, general) in pairs {
+                    let expected = try Self.evaluate(general, data)
+                    #expect(try Self.evaluate(specialised, data) == expected, "\(specialised) with \(data.serialized())")
+                    #expect(try Self.steps(specialised, data) == Self.steps(general, data) - 2, "\(specialised)")
+                }
+            }
+        }
+    }
+
+    @Test func membershipInALiteralArrayAgreesWithTheGeneralOperation() throws {
+        let haystacks = [
+            "[]", #"["pro", "team"]"#, #"[1, "1", true, null]"#, "[1.0, 2]", #"[["NZ"], {"a": 1, "b": 2}, ""]"#, #"["NZ", "nz"]"#,
+        ]
+        for haystack in haystacks {
+            for data in Self.data {
+                let specialised = #"{"in": [{"var": "x"}, \#(haystack)]}"#
+                let general = #"{"in": [{"var": "x"}, {"if": [true, \#(haystack)]}]}"#
+                let expected = try Self.evaluate(general, data)
+                #expect(try Self.evaluate(specialised, data) == expected, "\(specialised) with \(data.serialized())")
+                #expect(try Self.steps(specialised, data) == Self.steps(general, data) - 2, "\(specialised)")
+            }
+        }
+        // A rule as the needle, and a needle that is a literal.
+        #expect(try Self.evaluate(#"{"in": [{"cat": ["p", "ro"]}, ["pro", "team"]]}"#, .null) == true)
+        #expect(try Self.evaluate(#"{"in": ["team", ["pro", "team"]]}"#, .null) == true)
+        #expect(try Self.evaluate(#"{"in": [1, ["1"]]}"#, .null) == false)
+    }
+
+    @Test func oneKeyPathsAgreeWithComputedPaths() throws {
+        let data: [JSONValue] = [
+            .null, 5, "text", ["a", "b", "c"],
+            ["a": 1, "b": .null, "0": "zero", "targetingKey": "t", "$flagd": ["flagKey": "k"]],
+        ]
+        for key in ["a", "b", "missing", "0", "1", "01", "-1", "targetingKey", "$flagd", "A"] {
+            for value in data {
+                for fallback in ["", #", "fallback""#] {
+                    let specialised = #"{"var": ["\#(key)"\#(fallback)]}"#
+                    let general = #"{"var": [{"cat": ["\#(key)"]}\#(fallback)]}"#
+                    #expect(try Self.evaluate(specialised, value) == Self.evaluate(general, value), "\(specialised) with \(value.serialized())")
+                }
+            }
+        }
+    }
+
+    @Test func oneKeyPathsInAFlagSeeTheContextAsFlagdBuildsIt() throws {
+        let source = FlagSource(name: "flags.json", json: #"""
+            {"flags": {
+              "echo": {"state": "ENABLED", "variants": {"t": "t", "k": "k", "none": "none", "plan": "plan"}, "defaultVariant": "none",
+                       "targeting": {"if": [{"==": [{"var": "targetingKey"}, "t"]}, "t",
+                                            {"==": [{"var": "$flagd.flagKey"}, "k"]}, "k",
+                                            {"in": [{"var": "plan"}, ["pro"]]}, "plan", "none"]}}
+            }}
+            """#)
+        let (definitions, errors) = FlagDefinitions.load([source])
+        #expect(errors.isEmpty)
+        let evaluator = FlagEvaluator(definitions: definitions)
+        let now = Date(timeIntervalSince1970: 0)
+        func variant(_ context: EvaluationContext) -> String? {
+            evaluator.evaluate(flag: "echo", type: .string, default: "x", context: context, now: now).variant
+        }
+        #expect(variant(EvaluationContext(targetingKey: "t")) == "t")
+        // A `targetingKey` attribute is seen when the context has no targeting key of its own.
+        #expect(variant(EvaluationContext(attributes: ["targetingKey": "t"])) == "t")
+        #expect(variant(EvaluationContext(targetingKey: "u", attributes: ["plan": "pro"])) == "plan")
+        #expect(variant(EvaluationContext(attributes: ["plan": "free"])) == "none")
+        #expect(variant(EvaluationContext()) == "none")
+    }
+}
