@@ -64,7 +64,9 @@ public struct FlagDefinitions: Sendable {
         var compiledNodes = 0
         for source in sources {
             var loader = FlagDefinitionsLoader(sourceName: source.name)
-            for flag in loader.load(source.data) {
+            let loaded = loader.load(source.data)
+            flags.reserveCapacity(flags.count + loaded.count)
+            for flag in loaded {
                 flags[flag.key] = flag
             }
             errors.append(contentsOf: loader.errors)

@@ -37,12 +37,13 @@ struct FlagDefinitionsLoader {
             report(nil, "the document has no \"flags\" member", .sourceSkipped)
             return []
         case .object(let members)?:
-            for key in members.keys.sorted() {
+            entries.reserveCapacity(members.count)
+            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
                 if key.isEmpty {
                     report(key, "flag keys must not be empty", .flagSkipped)
                     continue
                 }
-                entries.append((key, members[key]!))
+                entries.append((key, value))
             }
         case .array(let items)?:
             if let schema = top["$schema"]?.stringValue, schema.split(separator: "/").last == "flags.json" {
@@ -98,6 +99,7 @@ struct FlagDefinitionsLoader {
             report(flagKey, "\(owner) must be an object, got \(value.typeName)", flagKey == nil ? .valueIgnored : .flagSkipped)
             return flagKey == nil ? [:] : nil
         }
+        if members.values.allSatisfy(Self.isMetadataValue) { return members }
         var valid = members
         for key in members.keys.sorted() {
             switch members[key]! {
@@ -117,20 +119,62 @@ struct FlagDefinitionsLoader {
         return valid
     }
 
+    private static func isMetadataValue(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string, .int, .double, .bool: true
+        case .null, .array, .object: false
+        }
+    }
+
     // MARK: - Flags
+
+    /// The members of a flag object this loader reads, found in one pass over the object
+    /// (comparing a few short keys costs less than hashing five).
+    private struct FlagMembers {
+        var state: JSONValue?
+        var variants: JSONValue?
+        var defaultVariant: JSONValue?
+        var metadata: JSONValue?
+        var targeting: JSONValue?
+
+        init(_ members: [String: JSONValue]) {
+            for (name, value) in members {
+                switch name {
+                case "state": state = value
+                case "variants": variants = value
+                case "defaultVariant": defaultVariant = value
+                case "metadata": metadata = value
+                case "targeting": targeting = value
+                default: continue
+                }
+            }
+        }
+    }
+
+    /// The one type of all `variants`, when every name is non-empty and every value has a
+    /// variant type; `nil` otherwise (the caller then finds and reports the first problem).
+    private static func commonVariantType(_ variants: [String: JSONValue]) -> FlagVariantType? {
+        var common: FlagVariantType?
+        for (name, value) in variants {
+            guard !name.isEmpty, let type = FlagVariantType(of: value), common == nil || common == type else { return nil }
+            common = type
+        }
+        return common
+    }
 
     private mutating func readFlag(
         key: String,
         _ value: JSONValue,
         flagSetMetadata: [String: JSONValue]
     ) -> DefinedFlag? {
-        guard case .object(let members) = value else {
+        guard case .object(let object) = value else {
             report(key, "a flag must be an object, got \(value.typeName)", .flagSkipped)
             return nil
         }
+        let members = FlagMembers(object)
 
         let state: FlagState
-        switch members["state"] {
+        switch members.state {
         case nil:
             report(key, "\"state\" is missing; use \"ENABLED\" or \"DISABLED\"", .flagSkipped)
             return nil
@@ -145,7 +189,7 @@ struct FlagDefinitionsLoader {
             return nil
         }
 
-        guard let variantsValue = members["variants"] else {
+        guard let variantsValue = members.variants else {
             report(key, "\"variants\" is missing", .flagSkipped)
             return nil
         }
@@ -157,6 +201,51 @@ struct FlagDefinitionsLoader {
             report(key, "\"variants\" is empty; a flag needs at least one variant", .flagSkipped)
             return nil
         }
+        let variantType: FlagVariantType
+        if let common = Self.commonVariantType(variants) {
+            variantType = common
+        } else {
+            guard let checked = checkVariants(variants, flagKey: key) else { return nil }
+            variantType = checked
+        }
+
+        let defaultVariant: String?
+        switch members.defaultVariant {
+        case nil, .null?:
+            defaultVariant = nil
+        case .string(let name)?:
+            defaultVariant = name
+            if variants[name] == nil {
+                report(key, "\"defaultVariant\" is \"\(name)\", which is not one of the variants", .flagFailsEvaluation)
+            }
+        case let other?:
+            report(key, "\"defaultVariant\" must be a variant name or null, got \(other.typeName)", .flagSkipped)
+            return nil
+        }
+
+        guard let flagMetadata = readMetadata(members.metadata, flagKey: key) else { return nil }
+        let metadata =
+            flagSetMetadata.isEmpty ? flagMetadata : flagSetMetadata.merging(flagMetadata) { _, flagValue in flagValue }
+
+        let targetingJSON = members.targeting
+        let targeting = compileTargeting(targetingJSON, flagKey: key)
+
+        return DefinedFlag(
+            key: key,
+            state: state,
+            variants: variants,
+            variantType: variantType,
+            defaultVariant: defaultVariant,
+            metadata: metadata,
+            targetingJSON: targetingJSON,
+            source: sourceName,
+            targeting: targeting
+        )
+    }
+
+    /// Checks `variants` in name order and reports the first problem: an empty name, a value
+    /// no variant may have, or values of several types. The type, when there is no problem.
+    private mutating func checkVariants(_ variants: [String: JSONValue], flagKey key: String) -> FlagVariantType? {
         var types: Set<FlagVariantType> = []
         for name in variants.keys.sorted() {
             if name.isEmpty {
@@ -174,38 +263,7 @@ struct FlagDefinitionsLoader {
             report(key, "\"variants\" mixes \(names) values; all variants of a flag must have one type", .flagSkipped)
             return nil
         }
-
-        let defaultVariant: String?
-        switch members["defaultVariant"] {
-        case nil, .null?:
-            defaultVariant = nil
-        case .string(let name)?:
-            defaultVariant = name
-            if variants[name] == nil {
-                report(key, "\"defaultVariant\" is \"\(name)\", which is not one of the variants", .flagFailsEvaluation)
-            }
-        case let other?:
-            report(key, "\"defaultVariant\" must be a variant name or null, got \(other.typeName)", .flagSkipped)
-            return nil
-        }
-
-        guard let flagMetadata = readMetadata(members["metadata"], flagKey: key) else { return nil }
-        let metadata = flagSetMetadata.merging(flagMetadata) { _, flagValue in flagValue }
-
-        let targetingJSON = members["targeting"]
-        let targeting = compileTargeting(targetingJSON, flagKey: key)
-
-        return DefinedFlag(
-            key: key,
-            state: state,
-            variants: variants,
-            variantType: variantType,
-            defaultVariant: defaultVariant,
-            metadata: metadata,
-            targetingJSON: targetingJSON,
-            source: sourceName,
-            targeting: targeting
-        )
+        return variantType
     }
 
     private mutating func compileTargeting(

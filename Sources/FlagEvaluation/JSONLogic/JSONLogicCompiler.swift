@@ -263,9 +263,9 @@ struct JSONLogicCompiler {
     /// A literal path: one key (other than the two a flag evaluation's context adds), or keys
     /// split at the dots.
     private static func literalPath(_ path: String) -> VariablePath {
-        let keys = splitPath(path)
-        guard keys.count == 1, keys[0] != "targetingKey", keys[0] != "$flagd" else { return .keys(keys) }
-        return .key(keys[0])
+        if path.utf8.contains(UInt8(ascii: ".")) { return .keys(splitPath(path)) }
+        if path == "targetingKey" || path == "$flagd" { return .keys([path]) }
+        return .key(path)
     }
 
     static func splitPath(_ path: String) -> [String] {
