@@ -104,4 +104,21 @@ struct SpecializedRuleTests {
         #expect(variant(EvaluationContext(attributes: ["plan": "free"])) == "none")
         #expect(variant(EvaluationContext()) == "none")
     }
+
+    /// An array of scalars compiles to one literal; its elements still count toward the depth
+    /// limit as nodes one level below it.
+    @Test func scalarArraysAreLiteralsWithinTheDepthLimit() throws {
+        func nested(_ levels: Int) -> JSONValue {
+            var rule: JSONValue = [1, "two", .null, 3.5, false]
+            for _ in 0..<levels { rule = ["!!": [rule]] }
+            return rule
+        }
+        // The array at depth 99 and its elements at 100: the deepest allowed.
+        #expect(try JSONLogicRule(nested(98)).evaluate() == true)
+        #expect(throws: JSONLogicError.self) { try JSONLogicRule(nested(99)) }
+        #expect(try JSONLogicRule([1, "two", .null]).evaluate() == [1, "two", .null])
+        #expect(try JSONLogicRule(["merge": [[1, 2], [3]]]).evaluate() == [1, 2, 3])
+        // Mixed arrays still compile element by element.
+        #expect(try JSONLogicRule([1, ["var": "a"]]).evaluate(data: ["a": 2]) == [1, 2])
+    }
 }

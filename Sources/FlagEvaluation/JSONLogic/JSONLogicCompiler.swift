@@ -65,6 +65,12 @@ struct JSONLogicCompiler {
         compiledNodeCount += 1
         switch json {
         case .array(let elements):
+            // An array of scalars (a list of values, a `fractional` bucket) is a literal: known
+            // without compiling each element into a node of its own, with the same count and height.
+            if !elements.isEmpty, depth < Self.maximumDepth, elements.allSatisfy(Self.isScalar) {
+                compiledNodeCount += elements.count
+                return Compiled(expression: .literal(json), height: 2, referenceBound: 0)
+            }
             var compiled: [LogicExpression] = []
             compiled.reserveCapacity(elements.count)
             var allLiteral = true
@@ -89,6 +95,13 @@ struct JSONLogicCompiler {
             return try compileOperation(name, argument, depth: depth)
         default:
             return Compiled(expression: .literal(json), height: 1, referenceBound: 0)
+        }
+    }
+
+    private static func isScalar(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null, .bool, .int, .double, .string: true
+        case .array, .object: false
         }
     }
 
