@@ -121,4 +121,70 @@ struct SpecializedRuleTests {
         // Mixed arrays still compile element by element.
         #expect(try JSONLogicRule([1, ["var": "a"]]).evaluate(data: ["a": 2]) == [1, 2])
     }
+
+    /// `fractional` with literal buckets reads the weights once; the general operator runs when
+    /// a bucket is computed. The general form here computes the last bucket's weight
+    /// (`{"+": [w]}`: three more steps each time that bucket is evaluated, twice when chosen).
+    @Test(arguments: [FractionalBucketing.current, .legacy, .v3])
+    func fractionalWithLiteralBucketsAgreesWithTheGeneralOperator(bucketing: FractionalBucketing) throws {
+        let bucketLists: [[(variant: String, weight: String?)]] = [
+            [("\"a\"", "25"), ("\"b\"", "25"), ("\"c\"", "25"), ("\"d\"", "25")],
+            [("\"a\"", nil), ("\"b\"", "3")],
+            [("\"a\"", "0"), ("\"b\"", "2.7"), ("\"c\"", "-4"), ("\"d\"", "1")],
+            [("true", "1"), ("null", "1"), ("7", "2")],
+        ]
+        let firsts = ["", #"{"var": "key"}, "#, #""fixed", "#]
+        let data: [JSONValue] = [
+            ["targetingKey": "user-1", "$flagd": ["flagKey": "flag"], "key": "k-1"],
+            ["targetingKey": "user-2", "$flagd": ["flagKey": "flag"], "key": 12],
+            ["targetingKey": "", "$flagd": ["flagKey": "flag"], "key": .null],
+            ["$flagd": ["flagKey": "flag"], "key": ["x", 5]],
+            ["targetingKey": "user-3", "key": ["nested": true, "other": 1]],
+            .null,
+        ]
+        for buckets in bucketLists {
+            for first in firsts {
+                let literal = buckets.map { "[\($0.variant)\($0.weight.map { ", \($0)" } ?? "")]" }
+                var computed = literal
+                let last = buckets[buckets.count - 1]
+                computed[computed.count - 1] = "[\(last.variant), {\"+\": [\(last.weight ?? "1")]}]"
+                let specialised = #"{"fractional": [\#(first)\#(literal.joined(separator: ", "))]}"#
+                let general = #"{"fractional": [\#(first)\#(computed.joined(separator: ", "))]}"#
+                for value in data {
+                    let rule = try JSONLogicRule(JSONValue(parsing: specialised))
+                    let generalRule = try JSONLogicRule(JSONValue(parsing: general))
+                    let result = rule.evaluate(data: value, bucketing: bucketing)
+                    let expected = generalRule.evaluate(data: value, bucketing: bucketing)
+                    #expect(result == expected, "\(specialised) with \(value.serialized())")
+                    func steps(_ rule: JSONLogicRule) -> Int? {
+                        (1...60).first { limit in
+                            (try? rule.evaluateWithinLimits(
+                                data: value, bucketing: bucketing, limits: EvaluationLimits(maximumSteps: limit))) != nil
+                        }
+                    }
+                    // Steps compared where the buckets were evaluated (a variant was chosen).
+                    let lastValue = try JSONValue(parsing: last.variant)
+                    if !expected.isNull, !lastValue.isNull {
+                        let extra = expected == lastValue ? 6 : 3
+                        #expect(steps(rule).map { $0 + extra } == steps(generalRule), "\(specialised) with \(value.serialized())")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func fractionalWhoseBucketingValueIsAnArrayUsesItAsTheFirstBucket() throws {
+        // Current bucketing: a bucketing rule that gives an array makes every argument a bucket
+        // (the specialised node hands over to the general operator).
+        let rule = try JSONLogicRule(JSONValue(parsing: #"{"fractional": [{"var": "first"}, ["a", 1], ["b", 1]]}"#))
+        let general = try JSONLogicRule(JSONValue(parsing: #"{"fractional": [{"var": "first"}, ["a", 1], ["b", {"+": [1]}]]}"#))
+        var chosen: Set<JSONValue> = []
+        for index in 0..<40 {
+            let data: JSONValue = ["first": ["z", 50], "targetingKey": .string("user-\(index)"), "$flagd": ["flagKey": "f"]]
+            let value = rule.evaluate(data: data)
+            #expect(value == general.evaluate(data: data))
+            chosen.insert(value)
+        }
+        #expect(chosen.contains("z"))
+    }
 }

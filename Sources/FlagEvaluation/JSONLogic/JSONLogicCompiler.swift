@@ -140,9 +140,11 @@ struct JSONLogicCompiler {
     }
 
     /// The operation, or a node that evaluates common shapes of it with less work (see
-    /// ``LogicExpression/membership(_:_:)`` and ``LogicExpression/comparison(_:_:_:literalFirst:)``).
+    /// ``LogicExpression/membership(_:_:)``, ``LogicExpression/comparison(_:_:_:literalFirst:)`` and
+    /// ``LogicExpression/fractional(_:)``).
     /// Same results, same steps counted.
     static func specialized(_ op: LogicOperator, _ arguments: [LogicExpression]) -> LogicExpression {
+        if op == .fractional, let buckets = FractionalBuckets(arguments) { return .fractional(buckets) }
         guard arguments.count == 2 else { return .operation(op, arguments) }
         switch op {
         case .in:

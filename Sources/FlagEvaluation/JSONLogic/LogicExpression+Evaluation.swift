@@ -40,7 +40,7 @@ extension LogicExpression {
             let value = expression.evaluate(data, environment, &state)
             state.memo.remember(value, for: slot)
             return value
-        case .membership, .comparison:
+        case .membership, .comparison, .fractional:
             // Unpacked in their own frames: this one stays small (see ``apply(_:_:_:_:_:)``).
             return evaluateSpecialized(data, environment, &state)
         }
@@ -53,6 +53,8 @@ extension LogicExpression {
             return Self.membership(needle, elements, data, environment, &state)
         case .comparison(let op, let expression, let literal, let literalFirst):
             return Self.comparison(op, expression, literal, literalFirst, data, environment, &state)
+        case .fractional(let buckets):
+            return FractionalOperator.evaluate(buckets, data, environment, &state)
         default:
             return .null  // not a specialised node
         }

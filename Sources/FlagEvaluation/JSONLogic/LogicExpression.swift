@@ -20,6 +20,9 @@ indirect enum LogicExpression: Sendable {
     /// `==`, `!=`, `===` or `!==` of two arguments, one of them a literal: the same as the
     /// operation, comparing with the literal in place. `literalFirst` keeps the written order.
     case comparison(LogicOperator, LogicExpression, JSONValue, literalFirst: Bool)
+    /// `fractional` with literal buckets, their weights read when the rule compiled: the same
+    /// as the operation.
+    case fractional(FractionalBuckets)
 }
 
 /// The path of a `var` lookup.
