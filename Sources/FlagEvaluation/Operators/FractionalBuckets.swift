@@ -1,6 +1,6 @@
 /// A `fractional` whose buckets are all written as literal `[variant]` or `[variant, weight]`
 /// arrays (the usual rollout): the weights are read once when the rule compiles, so an
-/// evaluation only hashes and picks. See ``FractionalOperator/evaluate(_:_:_:_:)-(FractionalBuckets,_,_,_)``.
+/// evaluation only hashes and picks (`FractionalOperator.evaluate(_:_:_:_:)` for these).
 final class FractionalBuckets: Sendable {
     /// The arguments as written, for the general operator when the bucketing value turns out to
     /// be an array.
