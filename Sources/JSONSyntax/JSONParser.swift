@@ -318,6 +318,14 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
     @inlinable
     func validatedUTF8(_ range: Range<Int>, isASCII: Bool) throws(JSONSyntaxError) -> String {
         let buffer = UnsafeBufferPointer(rebasing: bytes[range])
+        // Short ASCII (most keys and names): written straight into a small string, which skips
+        // the decoder's second pass over the bytes.
+        if isASCII, buffer.count <= 15 {
+            return String(unsafeUninitializedCapacity: buffer.count) { target in
+                _ = target.initialize(fromContentsOf: buffer)
+                return buffer.count
+            }
+        }
         let string = String(decoding: buffer, as: UTF8.self)
         guard isASCII || string.utf8.elementsEqual(buffer) else {
             throw error("invalid UTF-8 in a string")
