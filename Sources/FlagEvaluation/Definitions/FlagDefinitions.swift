@@ -56,15 +56,20 @@ public struct FlagDefinitions: Sendable {
 
     /// ``load(_:)-([FlagSource])``, also returning how many JSON nodes of rules were compiled
     /// (tests pin that loading stays linear).
+    ///
+    /// With `throughJSONValue`, each source is parsed into one `JSONValue` tree before its flags
+    /// are read, rather than member by member from the bytes: the reference that the
+    /// differential tests compare the default path with.
     package static func loadCountingWork(
-        _ sources: [FlagSource]
+        _ sources: [FlagSource],
+        throughJSONValue: Bool = false
     ) -> (definitions: FlagDefinitions, errors: [FlagDefinitionError], compiledNodes: Int) {
         var flags: [String: DefinedFlag] = [:]
         var errors: [FlagDefinitionError] = []
         var compiledNodes = 0
         for source in sources {
             var loader = FlagDefinitionsLoader(sourceName: source.name)
-            let loaded = loader.load(source.data)
+            let loaded = throughJSONValue ? loader.loadThroughJSONValue(source.data) : loader.load(source.data)
             flags.reserveCapacity(flags.count + loaded.count)
             for flag in loaded {
                 flags[flag.key] = flag

@@ -15,7 +15,21 @@ struct FlagDefinitionsLoader {
         self.sourceName = sourceName
     }
 
+    /// Loads a document from its bytes, reading the flags member by member.
     mutating func load(_ data: Data) -> [DefinedFlag] {
+        let document: FlagDocument
+        do {
+            document = try FlagDocument(reading: data)
+        } catch {
+            report(nil, "\(error)", .sourceSkipped)
+            return []
+        }
+        return load(document)
+    }
+
+    /// Loads a document parsed as a `JSONValue` tree first: the reference that the differential
+    /// tests compare ``load(_:)-(Data)`` with.
+    mutating func loadThroughJSONValue(_ data: Data) -> [DefinedFlag] {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: data)
@@ -23,29 +37,39 @@ struct FlagDefinitionsLoader {
             report(nil, "\(error)", .sourceSkipped)
             return []
         }
-        guard case .object(let top) = document else {
-            report(nil, "the document must be a JSON object with \"flags\", got \(document.typeName)", .sourceSkipped)
+        return load(FlagDocument(document))
+    }
+
+    private mutating func load(_ document: FlagDocument) -> [DefinedFlag] {
+        let top: [String: JSONValue]
+        let flagsMember: FlagDocument.Flags
+        switch document {
+        case .notAnObject(let value):
+            report(nil, "the document must be a JSON object with \"flags\", got \(value.typeName)", .sourceSkipped)
             return []
+        case .object(let members, let flags):
+            top = members
+            flagsMember = flags
         }
 
         compiler = JSONLogicCompiler(evaluators: readEvaluators(top["$evaluators"]))
         let flagSetMetadata = readMetadata(top["metadata"], flagKey: nil) ?? [:]
 
-        var entries: [(key: String, value: JSONValue)] = []
-        switch top["flags"] {
-        case nil:
+        var entries: [(key: String, flag: FlagDocument.Flag)] = []
+        switch flagsMember {
+        case .missing:
             report(nil, "the document has no \"flags\" member", .sourceSkipped)
             return []
-        case .object(let members)?:
+        case .object(let members):
             entries.reserveCapacity(members.count)
-            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+            for (key, flag) in members.sorted(by: { $0.key < $1.key }) {
                 if key.isEmpty {
                     report(key, "flag keys must not be empty", .flagSkipped)
                     continue
                 }
-                entries.append((key, value))
+                entries.append((key, flag))
             }
-        case .array(let items)?:
+        case .other(.array(let items)):
             if let schema = top["$schema"]?.stringValue, schema.split(separator: "/").last == "flags.json" {
                 report(
                     nil,
@@ -59,17 +83,17 @@ struct FlagDefinitionsLoader {
                     report("#\(index)", "array items need a non-empty string \"key\"", .flagSkipped)
                     continue
                 }
-                entries.append((key, item))
+                entries.append((key, FlagDocument.Flag(item)))
             }
-        case let other?:
+        case .other(let other):
             report(nil, "\"flags\" must be an object or an array, got \(other.typeName)", .sourceSkipped)
             return []
         }
 
         var flags: [DefinedFlag] = []
         flags.reserveCapacity(entries.count)
-        for (key, value) in entries {
-            if let flag = readFlag(key: key, value, flagSetMetadata: flagSetMetadata) {
+        for (key, entry) in entries {
+            if let flag = readFlag(key: key, entry, flagSetMetadata: flagSetMetadata) {
                 flags.append(flag)
             }
         }
@@ -128,29 +152,6 @@ struct FlagDefinitionsLoader {
 
     // MARK: - Flags
 
-    /// The members of a flag object this loader reads, found in one pass over the object
-    /// (comparing a few short keys costs less than hashing five).
-    private struct FlagMembers {
-        var state: JSONValue?
-        var variants: JSONValue?
-        var defaultVariant: JSONValue?
-        var metadata: JSONValue?
-        var targeting: JSONValue?
-
-        init(_ members: [String: JSONValue]) {
-            for (name, value) in members {
-                switch name {
-                case "state": state = value
-                case "variants": variants = value
-                case "defaultVariant": defaultVariant = value
-                case "metadata": metadata = value
-                case "targeting": targeting = value
-                default: continue
-                }
-            }
-        }
-    }
-
     /// The one type of all `variants`, when every name is non-empty and every value has a
     /// variant type; `nil` otherwise (the caller then finds and reports the first problem).
     private static func commonVariantType(_ variants: [String: JSONValue]) -> FlagVariantType? {
@@ -164,14 +165,17 @@ struct FlagDefinitionsLoader {
 
     private mutating func readFlag(
         key: String,
-        _ value: JSONValue,
+        _ entry: FlagDocument.Flag,
         flagSetMetadata: [String: JSONValue]
     ) -> DefinedFlag? {
-        guard case .object(let object) = value else {
+        let members: FlagDocument.FlagMembers
+        switch entry {
+        case .object(let found):
+            members = found
+        case .other(let value):
             report(key, "a flag must be an object, got \(value.typeName)", .flagSkipped)
             return nil
         }
-        let members = FlagMembers(object)
 
         let state: FlagState
         switch members.state {
