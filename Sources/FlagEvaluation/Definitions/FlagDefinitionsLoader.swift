@@ -61,13 +61,11 @@ struct FlagDefinitionsLoader {
             report(nil, "the document has no \"flags\" member", .sourceSkipped)
             return []
         case .object(let members):
-            entries.reserveCapacity(members.count)
-            for (key, flag) in members.sorted(by: { $0.key < $1.key }) {
-                if key.isEmpty {
-                    report(key, "flag keys must not be empty", .flagSkipped)
-                    continue
-                }
-                entries.append((key, flag))
+            entries = members.sorted(by: { $0.key < $1.key })
+            // Keys are unique, and an empty one sorts first.
+            if entries.first?.key.isEmpty == true {
+                report("", "flag keys must not be empty", .flagSkipped)
+                entries.removeFirst()
             }
         case .other(.array(let items)):
             if let schema = top["$schema"]?.stringValue, schema.split(separator: "/").last == "flags.json" {
