@@ -35,6 +35,9 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
     /// are never rehashed as they grow, and the scratch storage is reused across objects.
     /// `keyOffset` is where the key starts, so a duplicate can be reported at its place.
     @usableFromInline var pendingMembers: [(key: String, value: Value, keyOffset: Int)] = []
+    /// The keys of the objects being read by ``readObject(_:)``, innermost last, kept to find a
+    /// duplicate once an object is complete (the same scratch discipline as `pendingMembers`).
+    @usableFromInline var pendingKeys: [(key: String, keyOffset: Int)] = []
 
     @inlinable init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -67,10 +70,140 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
         }
     }
 
-    // MARK: - Values
+    /// Parses one JSON document with `read`, which reads its top-level value through the parser
+    /// (``parseValue()``, or ``readObject(_:)`` to take an object member by member); only
+    /// whitespace may follow it. Limits and errors are those of ``parse(_:)``.
+    ///
+    /// ```swift
+    /// let names = try JSONParser<Builder>.parse(data) { parser throws(JSONSyntaxError) in
+    ///     var names: [String] = []
+    ///     try parser.readObject { parser, key throws(JSONSyntaxError) in
+    ///         names.append(key)
+    ///         _ = try parser.parseValue()
+    ///     }
+    ///     return names
+    /// }
+    /// ```
+    @inlinable public static func parse<Bytes: Collection<UInt8>, Output>(
+        _ input: Bytes,
+        reading read: (inout JSONParser) throws(JSONSyntaxError) -> Output
+    ) throws(JSONSyntaxError) -> Output {
+        let result: Result<Output, JSONSyntaxError>? = input.withContiguousStorageIfAvailable { buffer in
+            parseBuffer(buffer, reading: read)
+        }
+        if let result { return try result.get() }
+        let copy = Array(input)
+        return try copy.withUnsafeBufferPointer { parseBuffer($0, reading: read) }.get()
+    }
 
     @inlinable
-    mutating func parseValue() throws(JSONSyntaxError) -> Value {
+    static func parseBuffer<Output>(
+        _ buffer: UnsafeBufferPointer<UInt8>,
+        reading read: (inout JSONParser) throws(JSONSyntaxError) -> Output
+    ) -> Result<Output, JSONSyntaxError> {
+        var parser = JSONParser(bytes: buffer)
+        do throws(JSONSyntaxError) {
+            parser.skipByteOrderMark()
+            parser.skipWhitespace()
+            let start = parser.index
+            let output = try read(&parser)
+            precondition(parser.index > start || start == buffer.count, "a JSONParser reader must read the value")
+            parser.skipWhitespace()
+            if parser.index < buffer.count {
+                throw parser.error("unexpected content after the JSON value")
+            }
+            return .success(output)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Whether the next value is an object.
+    @inlinable public var isAtObject: Bool { peek() == UInt8(ascii: "{") }
+
+    /// Reads the object that comes next member by member, without building it: `member` is
+    /// called with each key, in document order, and must read that member's value through the
+    /// parser it is given (``parseValue()`` or ``readObject(_:)``).
+    ///
+    /// Checks what ``parseValue()`` checks, with the same errors at the same places: the depth
+    /// limit, the syntax, a duplicate key (once the object is complete), and an error inside a
+    /// member carries the member's key in its path.
+    @inlinable
+    public mutating func readObject(
+        _ member: (inout JSONParser, String) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
+        guard peek() == UInt8(ascii: "{") else { throw error("expected an object") }
+        try enterContainer()
+        index += 1  // {
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return
+        }
+        let firstKey = pendingKeys.count
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
+            let keyOffset = index
+            let key = try parseString()
+            skipWhitespace()
+            guard peek() == UInt8(ascii: ":") else { throw error("expected ':' after the object key \"\(key)\"") }
+            index += 1
+            skipWhitespace()
+            let valueStart = index
+            do {
+                try member(&self, key)
+            } catch {
+                throw error.inside(key: key)
+            }
+            precondition(index > valueStart, "readObject: the member reader must read the value of \(Self.quoted(key))")
+            pendingKeys.append((key, keyOffset))
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                depth -= 1
+                if let duplicate = firstDuplicateKey(from: firstKey) {
+                    index = duplicate.keyOffset
+                    throw error("duplicate key \(Self.quoted(duplicate.key)) in an object; each key may appear only once")
+                }
+                while pendingKeys.count > firstKey { pendingKeys.removeLast() }
+                return
+            default:
+                throw error("expected ',' or '}' in an object")
+            }
+        }
+    }
+
+    /// The first key of `pendingKeys[first...]`, in document order, that repeats an earlier one:
+    /// the one ``parseObject()`` reports. Few keys are compared directly, many through a set.
+    @inlinable
+    func firstDuplicateKey(from first: Int) -> (key: String, keyOffset: Int)? {
+        let count = pendingKeys.count - first
+        if count <= 16 {
+            for position in (first + 1)..<pendingKeys.count {
+                let key = pendingKeys[position].key
+                for earlier in first..<position where pendingKeys[earlier].key == key {
+                    return pendingKeys[position]
+                }
+            }
+            return nil
+        }
+        var seen = Set<String>(minimumCapacity: count)
+        for position in first..<pendingKeys.count where !seen.insert(pendingKeys[position].key).inserted {
+            return pendingKeys[position]
+        }
+        return nil
+    }
+
+    // MARK: - Values
+
+    /// Parses the value that comes next and everything inside it.
+    @inlinable
+    public mutating func parseValue() throws(JSONSyntaxError) -> Value {
         guard index < bytes.count else { throw error("unexpected end of input, expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -124,7 +257,8 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
                     index = keyOffset
                     throw error("duplicate key \(Self.quoted(key)) in an object; each key may appear only once")
                 }
-                pendingMembers.removeSubrange(firstMember...)
+                // One by one: `removeSubrange` takes a generic path several times slower.
+                while pendingMembers.count > firstMember { pendingMembers.removeLast() }
                 return Builder.object(members)
             default:
                 throw error("expected ',' or '}' in an object")
@@ -143,6 +277,8 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
             depth -= 1
             return Builder.array(elements)
         }
+        // Room for the short arrays rules and flag files are made of, allocated once.
+        elements.reserveCapacity(4)
         while true {
             skipWhitespace()
             do {
@@ -315,6 +451,14 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
     @inlinable
     func validatedUTF8(_ range: Range<Int>, isASCII: Bool) throws(JSONSyntaxError) -> String {
         let buffer = UnsafeBufferPointer(rebasing: bytes[range])
+        // Short ASCII (most keys and names): written straight into a small string, which skips
+        // the decoder's second pass over the bytes.
+        if isASCII, buffer.count <= 15 {
+            return String(unsafeUninitializedCapacity: buffer.count) { target in
+                _ = target.initialize(fromContentsOf: buffer)
+                return buffer.count
+            }
+        }
         let string = String(decoding: buffer, as: UTF8.self)
         guard isASCII || string.utf8.elementsEqual(buffer) else {
             throw error("invalid UTF-8 in a string")

@@ -68,6 +68,39 @@ struct FlagDefinitionsTests {
         #expect(byFlag["good"] == nil)
     }
 
+    /// Loading checks variants and metadata in one pass and goes back over them in name order
+    /// only when something is wrong: the problem reported is the first in name order, every
+    /// member of a flag object is read wherever it is written, and flag-set metadata merges
+    /// under the flag's.
+    @Test func variantAndMetadataProblemsAreReportedInNameOrder() {
+        let source = FlagSource(name: "order.json", json: """
+            {"metadata": {"team": "core", "bad": [1], "version": "1"},
+             "flags": {
+              "empty-name": {"state": "ENABLED", "variants": {"b": true, "": false}},
+              "first-bad": {"state": "ENABLED", "variants": {"d": [1], "b": null, "c": 1}},
+              "mixed": {"state": "ENABLED", "variants": {"z": 1, "y": "s", "x": true}},
+              "bad-metadata": {"state": "ENABLED", "variants": {"a": 1}, "metadata": {"b": {"x": 1}, "a": [2]}},
+              "reordered": {"targeting": {"if": [true, "b"]}, "metadata": {"team": "web"}, "defaultVariant": "a",
+                            "extra": 1, "variants": {"b": 2, "a": 1}, "state": "ENABLED"}
+            }}
+            """)
+        let (definitions, errors) = FlagDefinitions.load([source])
+        #expect(errors.map(\.description) == [
+            #"order.json: flag-set "metadata" value "bad" is array; metadata values must be strings, numbers or booleans (value ignored)"#,
+            #"order.json: flag "bad-metadata": "metadata" value "a" is array; metadata values must be strings, numbers or booleans (flag skipped)"#,
+            #"order.json: flag "empty-name": variant names must not be empty (flag skipped)"#,
+            #"order.json: flag "first-bad": variant "b" is null; variants must be booleans, strings, numbers or objects (flag skipped)"#,
+            #"order.json: flag "mixed": "variants" mixes boolean and number and string values; all variants of a flag must have one type (flag skipped)"#,
+        ])
+        #expect(definitions.keys == ["reordered"])
+        let flag = definitions["reordered"]
+        #expect(flag?.metadata == ["team": "web", "version": "1"])
+        #expect(flag?.variantType == .number)
+        #expect(flag?.defaultVariant == "a")
+        #expect(flag?.hasTargeting == true)
+        #expect(FlagEvaluator(definitions: definitions).evaluate(flag: "reordered", type: .integer, default: 0, now: Date()).value == 2)
+    }
+
     @Test(arguments: [
         ("not json", "invalid JSON at line 1, column 1"),
         ("[1]", "the document must be a JSON object"),

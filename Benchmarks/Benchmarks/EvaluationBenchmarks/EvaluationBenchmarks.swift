@@ -89,7 +89,8 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(
         "Load.Definitions",
         configuration: .init(
-            metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident], maxDuration: .seconds(3), maxIterations: 30)
+            metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .peakMemoryResidentDelta],
+            maxDuration: .seconds(3), maxIterations: 30)
     ) { _ in
         let (loaded, problems) = FlagDefinitions.load([FlagSource(name: "many.json", data: data)])
         precondition(problems.isEmpty && loaded.flags.count == 10_000)

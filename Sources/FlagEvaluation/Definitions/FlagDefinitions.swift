@@ -15,21 +15,33 @@ import Foundation
 public struct FlagDefinitions: Sendable {
     /// The flags by key.
     public let flags: [String: DefinedFlag]
+    /// The same flags in a table that is cheaper to search (evaluation looks a flag up every time).
+    private let index: FlagIndex
 
     /// An empty set.
     public init() {
-        self.flags = [:]
+        self.init(flags: [:])
     }
 
     init(flags: [String: DefinedFlag]) {
         self.flags = flags
+        self.index = FlagIndex(flags)
+    }
+
+    /// The flag with `key`, as `flags[key]` finds it, for the evaluation path.
+    func flag(_ key: String) -> DefinedFlag? {
+        if let flag = index.flag(key) { return flag }
+        // `String` equality is Unicode canonical equivalence: a non-ASCII key may be stored with
+        // other bytes than the ones asked for. ASCII keys have one spelling only.
+        if key.utf8.contains(where: { $0 >= 0x80 }) { return flags[key] }
+        return nil
     }
 
     /// The flag keys, sorted.
     public var keys: [String] { flags.keys.sorted() }
 
     /// The flag with `key`, if loaded.
-    public subscript(key: String) -> DefinedFlag? { flags[key] }
+    public subscript(key: String) -> DefinedFlag? { flag(key) }
 
     /// Loads and merges `sources`, later sources overriding earlier ones flag by flag.
     ///
@@ -44,15 +56,22 @@ public struct FlagDefinitions: Sendable {
 
     /// ``load(_:)-([FlagSource])``, also returning how many JSON nodes of rules were compiled
     /// (tests pin that loading stays linear).
+    ///
+    /// With `throughJSONValue`, each source is parsed into one `JSONValue` tree before its flags
+    /// are read, rather than member by member from the bytes: the reference that the
+    /// differential tests compare the default path with.
     package static func loadCountingWork(
-        _ sources: [FlagSource]
+        _ sources: [FlagSource],
+        throughJSONValue: Bool = false
     ) -> (definitions: FlagDefinitions, errors: [FlagDefinitionError], compiledNodes: Int) {
         var flags: [String: DefinedFlag] = [:]
         var errors: [FlagDefinitionError] = []
         var compiledNodes = 0
         for source in sources {
             var loader = FlagDefinitionsLoader(sourceName: source.name)
-            for flag in loader.load(source.data) {
+            let loaded = throughJSONValue ? loader.loadThroughJSONValue(source.data) : loader.load(source.data)
+            flags.reserveCapacity(flags.count + loaded.count)
+            for flag in loaded {
                 flags[flag.key] = flag
             }
             errors.append(contentsOf: loader.errors)

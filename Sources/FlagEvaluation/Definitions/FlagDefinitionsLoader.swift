@@ -15,7 +15,21 @@ struct FlagDefinitionsLoader {
         self.sourceName = sourceName
     }
 
+    /// Loads a document from its bytes, reading the flags member by member.
     mutating func load(_ data: Data) -> [DefinedFlag] {
+        let document: FlagDocument
+        do {
+            document = try FlagDocument(reading: data)
+        } catch {
+            report(nil, "\(error)", .sourceSkipped)
+            return []
+        }
+        return load(document)
+    }
+
+    /// Loads a document parsed as a `JSONValue` tree first: the reference that the differential
+    /// tests compare ``load(_:)-(Data)`` with.
+    mutating func loadThroughJSONValue(_ data: Data) -> [DefinedFlag] {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: data)
@@ -23,28 +37,37 @@ struct FlagDefinitionsLoader {
             report(nil, "\(error)", .sourceSkipped)
             return []
         }
-        guard case .object(let top) = document else {
-            report(nil, "the document must be a JSON object with \"flags\", got \(document.typeName)", .sourceSkipped)
+        return load(FlagDocument(document))
+    }
+
+    private mutating func load(_ document: FlagDocument) -> [DefinedFlag] {
+        let top: [String: JSONValue]
+        let flagsMember: FlagDocument.Flags
+        switch document {
+        case .notAnObject(let value):
+            report(nil, "the document must be a JSON object with \"flags\", got \(value.typeName)", .sourceSkipped)
             return []
+        case .object(let members, let flags):
+            top = members
+            flagsMember = flags
         }
 
         compiler = JSONLogicCompiler(evaluators: readEvaluators(top["$evaluators"]))
         let flagSetMetadata = readMetadata(top["metadata"], flagKey: nil) ?? [:]
 
-        var entries: [(key: String, value: JSONValue)] = []
-        switch top["flags"] {
-        case nil:
+        var entries: [(key: String, flag: FlagDocument.Flag)] = []
+        switch flagsMember {
+        case .missing:
             report(nil, "the document has no \"flags\" member", .sourceSkipped)
             return []
-        case .object(let members)?:
-            for key in members.keys.sorted() {
-                if key.isEmpty {
-                    report(key, "flag keys must not be empty", .flagSkipped)
-                    continue
-                }
-                entries.append((key, members[key]!))
+        case .object(let members):
+            entries = members.sorted(by: { $0.key < $1.key })
+            // Keys are unique, and an empty one sorts first.
+            if entries.first?.key.isEmpty == true {
+                report("", "flag keys must not be empty", .flagSkipped)
+                entries.removeFirst()
             }
-        case .array(let items)?:
+        case .other(.array(let items)):
             if let schema = top["$schema"]?.stringValue, schema.split(separator: "/").last == "flags.json" {
                 report(
                     nil,
@@ -58,17 +81,17 @@ struct FlagDefinitionsLoader {
                     report("#\(index)", "array items need a non-empty string \"key\"", .flagSkipped)
                     continue
                 }
-                entries.append((key, item))
+                entries.append((key, FlagDocument.Flag(item)))
             }
-        case let other?:
+        case .other(let other):
             report(nil, "\"flags\" must be an object or an array, got \(other.typeName)", .sourceSkipped)
             return []
         }
 
         var flags: [DefinedFlag] = []
         flags.reserveCapacity(entries.count)
-        for (key, value) in entries {
-            if let flag = readFlag(key: key, value, flagSetMetadata: flagSetMetadata) {
+        for (key, entry) in entries {
+            if let flag = readFlag(key: key, entry, flagSetMetadata: flagSetMetadata) {
                 flags.append(flag)
             }
         }
@@ -98,6 +121,7 @@ struct FlagDefinitionsLoader {
             report(flagKey, "\(owner) must be an object, got \(value.typeName)", flagKey == nil ? .valueIgnored : .flagSkipped)
             return flagKey == nil ? [:] : nil
         }
+        if members.values.allSatisfy(Self.isMetadataValue) { return members }
         var valid = members
         for key in members.keys.sorted() {
             switch members[key]! {
@@ -117,20 +141,42 @@ struct FlagDefinitionsLoader {
         return valid
     }
 
+    private static func isMetadataValue(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string, .int, .double, .bool: true
+        case .null, .array, .object: false
+        }
+    }
+
     // MARK: - Flags
+
+    /// The one type of all `variants`, when every name is non-empty and every value has a
+    /// variant type; `nil` otherwise (the caller then finds and reports the first problem).
+    private static func commonVariantType(_ variants: [String: JSONValue]) -> FlagVariantType? {
+        var common: FlagVariantType?
+        for (name, value) in variants {
+            guard !name.isEmpty, let type = FlagVariantType(of: value), common == nil || common == type else { return nil }
+            common = type
+        }
+        return common
+    }
 
     private mutating func readFlag(
         key: String,
-        _ value: JSONValue,
+        _ entry: FlagDocument.Flag,
         flagSetMetadata: [String: JSONValue]
     ) -> DefinedFlag? {
-        guard case .object(let members) = value else {
+        let members: FlagDocument.FlagMembers
+        switch entry {
+        case .object(let found):
+            members = found
+        case .other(let value):
             report(key, "a flag must be an object, got \(value.typeName)", .flagSkipped)
             return nil
         }
 
         let state: FlagState
-        switch members["state"] {
+        switch members.state {
         case nil:
             report(key, "\"state\" is missing; use \"ENABLED\" or \"DISABLED\"", .flagSkipped)
             return nil
@@ -145,7 +191,7 @@ struct FlagDefinitionsLoader {
             return nil
         }
 
-        guard let variantsValue = members["variants"] else {
+        guard let variantsValue = members.variants else {
             report(key, "\"variants\" is missing", .flagSkipped)
             return nil
         }
@@ -157,6 +203,51 @@ struct FlagDefinitionsLoader {
             report(key, "\"variants\" is empty; a flag needs at least one variant", .flagSkipped)
             return nil
         }
+        let variantType: FlagVariantType
+        if let common = Self.commonVariantType(variants) {
+            variantType = common
+        } else {
+            guard let checked = checkVariants(variants, flagKey: key) else { return nil }
+            variantType = checked
+        }
+
+        let defaultVariant: String?
+        switch members.defaultVariant {
+        case nil, .null?:
+            defaultVariant = nil
+        case .string(let name)?:
+            defaultVariant = name
+            if variants[name] == nil {
+                report(key, "\"defaultVariant\" is \"\(name)\", which is not one of the variants", .flagFailsEvaluation)
+            }
+        case let other?:
+            report(key, "\"defaultVariant\" must be a variant name or null, got \(other.typeName)", .flagSkipped)
+            return nil
+        }
+
+        guard let flagMetadata = readMetadata(members.metadata, flagKey: key) else { return nil }
+        let metadata =
+            flagSetMetadata.isEmpty ? flagMetadata : flagSetMetadata.merging(flagMetadata) { _, flagValue in flagValue }
+
+        let targetingJSON = members.targeting
+        let targeting = compileTargeting(targetingJSON, flagKey: key)
+
+        return DefinedFlag(
+            key: key,
+            state: state,
+            variants: variants,
+            variantType: variantType,
+            defaultVariant: defaultVariant,
+            metadata: metadata,
+            targetingJSON: targetingJSON,
+            source: sourceName,
+            targeting: targeting
+        )
+    }
+
+    /// Checks `variants` in name order and reports the first problem: an empty name, a value
+    /// no variant may have, or values of several types. The type, when there is no problem.
+    private mutating func checkVariants(_ variants: [String: JSONValue], flagKey key: String) -> FlagVariantType? {
         var types: Set<FlagVariantType> = []
         for name in variants.keys.sorted() {
             if name.isEmpty {
@@ -174,38 +265,7 @@ struct FlagDefinitionsLoader {
             report(key, "\"variants\" mixes \(names) values; all variants of a flag must have one type", .flagSkipped)
             return nil
         }
-
-        let defaultVariant: String?
-        switch members["defaultVariant"] {
-        case nil, .null?:
-            defaultVariant = nil
-        case .string(let name)?:
-            defaultVariant = name
-            if variants[name] == nil {
-                report(key, "\"defaultVariant\" is \"\(name)\", which is not one of the variants", .flagFailsEvaluation)
-            }
-        case let other?:
-            report(key, "\"defaultVariant\" must be a variant name or null, got \(other.typeName)", .flagSkipped)
-            return nil
-        }
-
-        guard let flagMetadata = readMetadata(members["metadata"], flagKey: key) else { return nil }
-        let metadata = flagSetMetadata.merging(flagMetadata) { _, flagValue in flagValue }
-
-        let targetingJSON = members["targeting"]
-        let targeting = compileTargeting(targetingJSON, flagKey: key)
-
-        return DefinedFlag(
-            key: key,
-            state: state,
-            variants: variants,
-            variantType: variantType,
-            defaultVariant: defaultVariant,
-            metadata: metadata,
-            targetingJSON: targetingJSON,
-            source: sourceName,
-            targeting: targeting
-        )
+        return variantType
     }
 
     private mutating func compileTargeting(

@@ -100,7 +100,7 @@ public struct FlagEvaluator: Sendable {
         context: EvaluationContext,
         timestamp: Int
     ) -> EvaluationResult {
-        guard let flag = definitions.flags[key] else {
+        guard let flag = definitions.flag(key) else {
             return EvaluationResult(
                 flagKey: key, value: defaultValue, reason: .error, errorCode: .flagNotFound,
                 errorMessage: "flag \"\(key)\" is not defined"

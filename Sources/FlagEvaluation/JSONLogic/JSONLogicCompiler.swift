@@ -65,6 +65,12 @@ struct JSONLogicCompiler {
         compiledNodeCount += 1
         switch json {
         case .array(let elements):
+            // An array of scalars (a list of values, a `fractional` bucket) is a literal: known
+            // without compiling each element into a node of its own, with the same count and height.
+            if !elements.isEmpty, depth < Self.maximumDepth, elements.allSatisfy(Self.isScalar) {
+                compiledNodeCount += elements.count
+                return Compiled(expression: .literal(json), height: 2, referenceBound: 0)
+            }
             var compiled: [LogicExpression] = []
             compiled.reserveCapacity(elements.count)
             var allLiteral = true
@@ -89,6 +95,13 @@ struct JSONLogicCompiler {
             return try compileOperation(name, argument, depth: depth)
         default:
             return Compiled(expression: .literal(json), height: 1, referenceBound: 0)
+        }
+    }
+
+    private static func isScalar(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null, .bool, .int, .double, .string: true
+        case .array, .object: false
         }
     }
 
@@ -123,7 +136,34 @@ struct JSONLogicCompiler {
             height = max(height, child.height + 1)
             references = Self.cappedSum(references, child.referenceBound)
         }
-        return Compiled(expression: .operation(op, arguments), height: height, referenceBound: references)
+        return Compiled(expression: Self.specialized(op, arguments), height: height, referenceBound: references)
+    }
+
+    /// The operation, or a node that evaluates common shapes of it with less work (see
+    /// ``LogicExpression/membership(_:_:)``, ``LogicExpression/comparison(_:_:_:literalFirst:)`` and
+    /// ``LogicExpression/fractional(_:)``).
+    /// Same results, same steps counted.
+    static func specialized(_ op: LogicOperator, _ arguments: [LogicExpression]) -> LogicExpression {
+        if op == .fractional, let buckets = FractionalBuckets(arguments) { return .fractional(buckets) }
+        guard arguments.count == 2 else { return .operation(op, arguments) }
+        switch op {
+        case .in:
+            if case .literal(.array(let elements)) = arguments[1] { return .membership(arguments[0], elements) }
+        case .equal, .notEqual, .strictEqual, .strictNotEqual:
+            switch (arguments[0], arguments[1]) {
+            case (.literal, .literal):
+                break
+            case (let expression, .literal(let value)):
+                return .comparison(op, expression, value, literalFirst: false)
+            case (.literal(let value), let expression):
+                return .comparison(op, expression, value, literalFirst: true)
+            default:
+                break
+            }
+        default:
+            break
+        }
+        return .operation(op, arguments)
     }
 
     /// `{"$ref": name}` sits at `depth` and its evaluator's rule one level below. The rule is
@@ -210,15 +250,15 @@ struct JSONLogicCompiler {
         case nil, .null?:
             path = .whole
         case .string(let text)?:
-            path = text.isEmpty ? .whole : .keys(Self.splitPath(text))
+            path = text.isEmpty ? .whole : Self.literalPath(text)
         case .int(let number)?:
-            path = .keys([String(number)])
+            path = .key(String(number))
         case .double(let number)?:
-            path = .keys(Self.splitPath(JavaScriptSemantics.numberToString(number)))
+            path = Self.literalPath(JavaScriptSemantics.numberToString(number))
         case let other?:
             let computed = try compile(other, depth: depth + 1)
             if case .literal(let value) = computed.expression {
-                path = .keys(Self.splitPath(JavaScriptSemantics.toJSString(value)))
+                path = Self.literalPath(JavaScriptSemantics.toJSString(value))
             } else {
                 path = .computed(computed.expression)
                 height = computed.height + 1
@@ -233,6 +273,14 @@ struct JSONLogicCompiler {
             references = Self.cappedSum(references, compiled.referenceBound)
         }
         return Compiled(expression: .variable(path, defaultValue: defaultValue), height: height, referenceBound: references)
+    }
+
+    /// A literal path: one key (other than the two a flag evaluation's context adds), or keys
+    /// split at the dots.
+    private static func literalPath(_ path: String) -> VariablePath {
+        if path.utf8.contains(UInt8(ascii: ".")) { return .keys(splitPath(path)) }
+        if path == "targetingKey" || path == "$flagd" { return .keys([path]) }
+        return .key(path)
     }
 
     static func splitPath(_ path: String) -> [String] {

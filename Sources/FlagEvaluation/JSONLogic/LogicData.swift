@@ -56,6 +56,15 @@ enum LogicData: Sendable {
         return current
     }
 
+    /// `lookUp([key])` for the most common path: one key, neither `targetingKey` nor `$flagd`
+    /// (the compiler keeps those as ``VariablePath/keys(_:)``).
+    func lookUp(key: String) -> JSONValue? {
+        switch self {
+        case .value(let value): Self.member(key, of: value)
+        case .context(let context, _, _): Self.member(key, in: context.attributes)
+        }
+    }
+
     /// The `$flagd` object flagd adds to the data: the flag key and the Unix time in seconds.
     static func flagdProperties(flagKey: String, timestamp: Int) -> JSONValue {
         .object(["flagKey": .string(flagKey), "timestamp": .int(timestamp)])
@@ -66,7 +75,11 @@ enum LogicData: Sendable {
     @inline(__always)
     static func member(_ key: String, in members: [String: JSONValue]) -> JSONValue? {
         if members.count > 8 { return members[key] }
-        for (name, value) in members where name == key { return value }
+        var index = members.startIndex
+        while index != members.endIndex {
+            if members.keys[index] == key { return members.values[index] }
+            members.formIndex(after: &index)
+        }
         return nil
     }
 

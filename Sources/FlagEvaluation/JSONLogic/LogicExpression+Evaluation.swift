@@ -23,8 +23,8 @@ extension LogicExpression {
             case .whole:
                 guard state.allocate(data.wholeValueSize) else { return .null }
                 found = data.wholeValue
-            case .keys(let keys):
-                found = data.lookUp(keys)
+            case .key, .keys:
+                found = Self.lookUp(literalPath: path, in: data)
             case .computed(let expression):
                 let computedPath = expression.evaluate(data, environment, &state)
                 guard state.allocate(data.wholeValueSize) else { return .null }
@@ -40,6 +40,56 @@ extension LogicExpression {
             let value = expression.evaluate(data, environment, &state)
             state.memo.remember(value, for: slot)
             return value
+        case .membership, .comparison, .fractional:
+            // Unpacked in their own frames: this one stays small (see ``apply(_:_:_:_:_:)``).
+            return evaluateSpecialized(data, environment, &state)
+        }
+    }
+
+    @inline(never)
+    private func evaluateSpecialized(_ data: LogicData, _ environment: LogicEnvironment, _ state: inout EvaluationState) -> JSONValue {
+        switch self {
+        case .membership(let needle, let elements):
+            return Self.membership(needle, elements, data, environment, &state)
+        case .comparison(let op, let expression, let literal, let literalFirst):
+            return Self.comparison(op, expression, literal, literalFirst, data, environment, &state)
+        case .fractional(let buckets):
+            return FractionalOperator.evaluate(buckets, data, environment, &state)
+        default:
+            return .null  // not a specialised node
+        }
+    }
+
+    /// ``membership(_:_:)``: `in` with a literal array. Its own frame, as the operators' (see
+    /// ``apply(_:_:_:_:_:)``).
+    @inline(never)
+    private static func membership(
+        _ needle: LogicExpression, _ elements: [JSONValue], _ data: LogicData, _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
+    ) -> JSONValue {
+        let value = needle.evaluate(data, environment, &state)
+        // The haystack literal's step, as the general `in` counts it.
+        guard state.step() else { return .null }
+        for element in elements where JavaScriptSemantics.strictEquals(element, value) { return .bool(true) }
+        return .bool(false)
+    }
+
+    /// ``comparison(_:_:_:literalFirst:)``: an equality with a literal, the literal's step
+    /// counted where the general operation counts it.
+    @inline(never)
+    private static func comparison(
+        _ op: LogicOperator, _ expression: LogicExpression, _ literal: JSONValue, _ literalFirst: Bool,
+        _ data: LogicData, _ environment: LogicEnvironment, _ state: inout EvaluationState
+    ) -> JSONValue {
+        if literalFirst, !state.step() { return .null }
+        let value = expression.evaluate(data, environment, &state)
+        if !literalFirst, !state.step() { return .null }
+        let (lhs, rhs) = literalFirst ? (literal, value) : (value, literal)
+        switch op {
+        case .equal: return .bool(JavaScriptSemantics.looseEquals(lhs, rhs))
+        case .notEqual: return .bool(!JavaScriptSemantics.looseEquals(lhs, rhs))
+        case .strictEqual: return .bool(JavaScriptSemantics.strictEquals(lhs, rhs))
+        default: return .bool(!JavaScriptSemantics.strictEquals(lhs, rhs))
         }
     }
 
@@ -48,6 +98,15 @@ extension LogicExpression {
         switch self {
         case .array, .literal(.array): true
         default: false
+        }
+    }
+
+    @inline(never)
+    private static func lookUp(literalPath: VariablePath, in data: LogicData) -> JSONValue? {
+        switch literalPath {
+        case .key(let key): data.lookUp(key: key)
+        case .keys(let keys): data.lookUp(keys)
+        default: nil  // not a literal path
         }
     }
 

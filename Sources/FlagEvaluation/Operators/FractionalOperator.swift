@@ -19,9 +19,10 @@
 enum FractionalOperator {
     /// Evaluates each argument once, and the chosen bucket a second time. Under v3 the first
     /// argument is the bucketing value when it is written as something other than an array.
+    /// `first` is the first argument's value when the caller has already evaluated it.
     static func evaluate(
         _ arguments: [LogicExpression], _ data: LogicData, _ environment: LogicEnvironment,
-        _ state: inout EvaluationState
+        _ state: inout EvaluationState, first: JSONValue? = nil
     ) -> JSONValue {
         let count = arguments.count
         guard count > 0 else { return .null }
@@ -47,7 +48,7 @@ enum FractionalOperator {
                 firstBucket = 0
             }
         } else {
-            switch argument(0) {
+            switch first ?? argument(0) {
             case .string(let bucketingKey):
                 hasher.combine(bucketingKey.utf8)
                 firstBucket = 1
@@ -71,15 +72,64 @@ enum FractionalOperator {
                 totalWeight += weight
                 guard totalWeight <= Int(Int32.max) else { return .null }
             }
-            guard totalWeight > 0, let chosen = choose(hasher.finalize(), weights, totalWeight, environment.bucketing)
+            guard totalWeight > 0,
+                let chosen = choose(hasher.finalize(), UnsafeBufferPointer(weights), totalWeight, environment.bucketing)
             else { return .null }
             guard case .array(let pair) = argument(firstBucket + chosen) else { return .null }
             return pair[0]
         }
     }
 
+    /// ``FractionalBuckets``: the same result and the same steps counted as the general
+    /// operator on the same arguments, without evaluating the literal buckets.
+    static func evaluate(
+        _ buckets: FractionalBuckets, _ data: LogicData, _ environment: LogicEnvironment,
+        _ state: inout EvaluationState
+    ) -> JSONValue {
+        var hasher = MurmurHash3()
+        if environment.bucketing == .v3 {
+            if buckets.hasBucketingValue {
+                let value = buckets.arguments[0].evaluate(data, environment, &state)
+                if case .null = value { return .null }
+                DeterministicCBOR.write(value, to: &hasher, integralFloatsAsIntegers: true)
+            } else {
+                guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey, !targetingKey.isEmpty
+                else { return .null }
+                DeterministicCBOR.writeHead(major: 4, 2, to: &hasher)
+                DeterministicCBOR.writeText(flagKey, to: &hasher)
+                DeterministicCBOR.writeText(targetingKey, to: &hasher)
+            }
+        } else if buckets.hasBucketingValue {
+            let value = buckets.arguments[0].evaluate(data, environment, &state)
+            switch value {
+            case .string(let bucketingKey):
+                hasher.combine(bucketingKey.utf8)
+            case .array:
+                // The value is then the first bucket: the general operator's case.
+                return evaluate(buckets.arguments, data, environment, &state, first: value)
+            default:
+                return .null
+            }
+        } else {
+            // The general operator evaluates the first bucket to see that it is an array.
+            guard state.step(), let flagKey = environment.flagKey, let targetingKey = environment.targetingKey
+            else { return .null }
+            hasher.combine(flagKey.utf8)
+            hasher.combine(targetingKey.utf8)
+        }
+        // Each bucket once, and the chosen one again.
+        for _ in 0...buckets.variants.count {
+            guard state.step() else { return .null }
+        }
+        let chosen = buckets.weights.withUnsafeBufferPointer { weights in
+            choose(hasher.finalize(), weights, buckets.totalWeight, environment.bucketing)
+        }
+        guard let chosen else { return .null }
+        return buckets.variants[chosen]
+    }
+
     /// A bucket's weight, or `nil` when the bucket is malformed.
-    private static func weight(of bucket: JSONValue) -> Int? {
+    static func weight(of bucket: JSONValue) -> Int? {
         guard case .array(let pair) = bucket, (1...2).contains(pair.count) else { return nil }
         guard pair.count == 2 else { return 1 }
         guard let number = pair[1].doubleValue, !number.isNaN else { return nil }
@@ -88,7 +138,7 @@ enum FractionalOperator {
 
     /// The index of the bucket `hash` falls in.
     private static func choose(
-        _ hash: UInt32, _ weights: UnsafeMutableBufferPointer<Int>, _ totalWeight: Int, _ bucketing: FractionalBucketing
+        _ hash: UInt32, _ weights: UnsafeBufferPointer<Int>, _ totalWeight: Int, _ bucketing: FractionalBucketing
     ) -> Int? {
         switch bucketing {
         case .current, .v3:

@@ -1,0 +1,134 @@
+import Foundation
+internal import JSONSyntax
+
+/// A flag-definition document as ``FlagDefinitionsLoader`` reads it: the top-level members, and
+/// the flags of a `"flags"` object with the members of each flag the loader uses.
+///
+/// Read from the bytes, the document and the flags are taken member by member, so neither the
+/// `"flags"` object nor any flag object becomes a `Dictionary` (the values inside a flag still
+/// are `JSONValue`s); ``init(_:)`` makes the same document from a `JSONValue` tree, the
+/// reference the differential tests compare with.
+enum FlagDocument {
+    /// The top level is not an object (the loader rejects the document).
+    case notAnObject(JSONValue)
+    /// A top-level object: its members other than an object-shaped `"flags"`, and the flags.
+    case object(members: [String: JSONValue], flags: Flags)
+
+    /// The `"flags"` member.
+    enum Flags {
+        case missing
+        /// An object, keyed by flag (document order when read from bytes).
+        case object([(key: String, flag: Flag)])
+        /// Anything but an object (the flagd.json array form, or a wrong type).
+        case other(JSONValue)
+    }
+
+    /// One flag of the `"flags"` object or array.
+    enum Flag {
+        case object(FlagMembers)
+        case other(JSONValue)
+
+        init(_ value: JSONValue) {
+            if case .object(let members) = value {
+                self = .object(FlagMembers(members))
+            } else {
+                self = .other(value)
+            }
+        }
+    }
+
+    /// The members of a flag object that the loader reads; the others are checked as JSON and
+    /// dropped.
+    struct FlagMembers {
+        var state: JSONValue?
+        var variants: JSONValue?
+        var defaultVariant: JSONValue?
+        var metadata: JSONValue?
+        var targeting: JSONValue?
+
+        init() {}
+
+        init(_ members: [String: JSONValue]) {
+            for (name, value) in members {
+                set(name, value)
+            }
+        }
+
+        mutating func set(_ name: String, _ value: JSONValue) {
+            switch name {
+            case "state": state = value
+            case "variants": variants = value
+            case "defaultVariant": defaultVariant = value
+            case "metadata": metadata = value
+            case "targeting": targeting = value
+            default: break
+            }
+        }
+    }
+
+    /// Reads a document from its bytes, with the limits and errors of ``JSONValue/init(parsing:)-(Bytes)``.
+    ///
+    /// - Throws: The ``JSONParseError`` that parsing the bytes as a `JSONValue` throws.
+    init(reading data: Data) throws(JSONParseError) {
+        do {
+            self = try JSONParser<JSONValueTreeBuilder>.parse(data) { parser throws(JSONSyntaxError) in
+                try Self.readDocument(&parser)
+            }
+        } catch {
+            throw JSONParseError(reason: error.reasonWithPath, line: error.line, column: error.column)
+        }
+    }
+
+    /// The same document from a parsed `JSONValue` tree.
+    init(_ document: JSONValue) {
+        guard case .object(var members) = document else {
+            self = .notAnObject(document)
+            return
+        }
+        let flags: Flags
+        switch members.removeValue(forKey: "flags") {
+        case nil:
+            flags = .missing
+        case .object(let entries)?:
+            flags = .object(entries.map { (key: $0.key, flag: Flag($0.value)) })
+        case let other?:
+            flags = .other(other)
+        }
+        self = .object(members: members, flags: flags)
+    }
+
+    private static func readDocument(_ parser: inout JSONParser<JSONValueTreeBuilder>) throws(JSONSyntaxError) -> FlagDocument {
+        guard parser.isAtObject else { return .notAnObject(try parser.parseValue()) }
+        var members: [String: JSONValue] = [:]
+        var flags = Flags.missing
+        try parser.readObject { parser, key throws(JSONSyntaxError) in
+            if key == "flags", parser.isAtObject {
+                flags = .object(try readFlags(&parser))
+            } else {
+                let value = try parser.parseValue()
+                if key == "flags" {
+                    flags = .other(value)
+                } else {
+                    members[key] = value
+                }
+            }
+        }
+        return .object(members: members, flags: flags)
+    }
+
+    private static func readFlags(_ parser: inout JSONParser<JSONValueTreeBuilder>) throws(JSONSyntaxError) -> [(key: String, flag: Flag)] {
+        var entries: [(key: String, flag: Flag)] = []
+        try parser.readObject { parser, key throws(JSONSyntaxError) in
+            if parser.isAtObject {
+                var flag = FlagMembers()
+                try parser.readObject { parser, name throws(JSONSyntaxError) in
+                    flag.set(name, try parser.parseValue())
+                }
+                entries.append((key, .object(flag)))
+            } else {
+                entries.append((key, .other(try parser.parseValue())))
+            }
+        }
+        return entries
+    }
+}
