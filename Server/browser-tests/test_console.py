@@ -152,11 +152,25 @@ class ConsoleBrowserTests(unittest.TestCase):
 
     def navigate(self, element):
         """Clicks `element` and waits until the next page has replaced this one."""
-        from selenium.webdriver.support import expected_conditions
+        from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
         from selenium.webdriver.support.ui import WebDriverWait
         page = self.find("html")
         element.click()
-        WebDriverWait(self.browser, 30).until(expected_conditions.staleness_of(page))
+
+        def replaced(_):
+            try:
+                page.is_enabled()
+                return False
+            except StaleElementReferenceException:
+                return True
+            except WebDriverException as error:
+                # While the next page replaces this one, Chromium may answer a question about
+                # the old page's node with this inspector error instead of a stale-element one.
+                if "does not belong to the document" in str(error):
+                    return True
+                raise
+
+        WebDriverWait(self.browser, 30).until(replaced)
 
     def sign_in(self, name, password):
         self.browser.delete_all_cookies()
