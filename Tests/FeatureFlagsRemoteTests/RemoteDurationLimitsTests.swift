@@ -23,6 +23,9 @@ struct RemoteDurationLimitsTests {
             let start = fixture.clock.now
             _ = try await loader.loadFlags()
             #expect(loader.snapshot.expiresAt == start.addingTimeInterval(Self.week))
+            // The refresh is scheduled by a task of its own: wait until it sleeps, then check
+            // that it is the only sleeper.
+            await fixture.clock.waitForSleeper(until: start.addingTimeInterval(Self.week))
             #expect(fixture.clock.sleepingUntil == [start.addingTimeInterval(Self.week)])
             guard case .entry(let entry) = loader.cacheFile!.read(now: start) else {
                 Issue.record("No cache entry was written")
@@ -67,6 +70,9 @@ struct RemoteDurationLimitsTests {
             let start = fixture.clock.now
             await #expect(throws: RemoteLoadError.self) { try await loader.loadFlags() }
             #expect(loader.snapshot.nextRefreshAt == start.addingTimeInterval(Self.day))
+            // The refresh is scheduled by a task of its own: wait until it sleeps, then check
+            // that it is the only sleeper.
+            await fixture.clock.waitForSleeper(until: start.addingTimeInterval(Self.day))
             #expect(fixture.clock.sleepingUntil == [start.addingTimeInterval(Self.day)])
         }
     }
