@@ -62,10 +62,11 @@ package final class PublishedReference<Object: AnyObject & Sendable>: @unchecked
     private let batch: UInt64
     private static var claimUnit: UInt64 { 1 << 48 }
 
+    /// Publishes `object`.
+    ///
     /// - Parameter batch: references paid in advance per refill, 1...16,384 (small values only
-    ///   to exercise refills in tests).
-    /// Without the runtime's batch calls every prepaid reference costs a retain of its own, so
-    /// batches are small there.
+    ///   to exercise refills in tests). Without the runtime's batch calls every prepaid
+    ///   reference costs a retain of its own, so the default batch is small there.
     package init(_ object: Object, batch: Int = RuntimeReferenceCounts.isBatched ? 1 << 14 : 64) {
         precondition((1...(1 << 14)).contains(batch), "PublishedReference batch must be 1...16384")
         self.batch = UInt64(batch)
