@@ -92,4 +92,78 @@ struct PublishedReferenceTests {
         #expect(released.count == replacements)
         #expect(published.load().value == replacements)
     }
+
+    /// Retained loads with a batch of two refill on every other load, while a writer replaces:
+    /// each object a reader holds stays alive (its value is in range and never goes backwards),
+    /// and every replaced object is released exactly once.
+    @Test func retainedLoadsRefillWhileAWriterReplaces() async {
+        let released = ChangeCounter()
+        let replacements = 1_000
+        let shared = PublishedReference(CountedBox(0, released: released), batch: 2)
+        let problems = await withTaskGroup(of: Int.self) { group in
+            group.addTask {
+                for value in 1...replacements { shared.replace(with: CountedBox(value, released: released)) }
+                return 0
+            }
+            for _ in 0..<4 {
+                group.addTask {
+                    var problems = 0
+                    var last = 0
+                    var held: [CountedBox] = []
+                    for round in 0..<10_000 {
+                        let box = shared.load()
+                        if box.value < last || box.value > replacements { problems += 1 }
+                        last = box.value
+                        // Keep a few across replacements, then check they were not freed.
+                        if round % 97 == 0 { held.append(box) }
+                    }
+                    for (position, box) in held.enumerated() where position > 0 && box.value < held[position - 1].value {
+                        problems += 1
+                    }
+                    return problems
+                }
+            }
+            var total = 0
+            for await count in group { total += count }
+            return total
+        }
+        #expect(problems == 0)
+        #expect(released.count == replacements)
+        #expect(shared.load().value == replacements)
+    }
+
+    /// A loaded object outlives its replacement and is freed when its last holder lets go; the
+    /// published reference frees the object it holds when it goes, whatever was claimed.
+    @Test func heldObjectsOutliveReplacementAndNothingLeaks() {
+        let released = ChangeCounter()
+        do {
+            let published = PublishedReference(CountedBox(1, released: released), batch: 3)
+            var held = (0..<7).map { _ in published.load() }  // two refills
+            published.replace(with: CountedBox(2, released: released))
+            #expect(released.count == 0, "seven holders keep the first object")
+            #expect(held.allSatisfy { $0.value == 1 })
+            held.removeAll()
+            #expect(released.count == 1)
+            let second = published.load()
+            #expect(second.value == 2)
+        }
+        #expect(released.count == 2)
+    }
+}
+
+struct RuntimeReferenceCountsTests {
+    /// Added references keep an object alive until the same number is removed.
+    @Test func batchesAddAndRemoveReferences() {
+        let released = ChangeCounter()
+        var box: CountedBox? = CountedBox(1, released: released)
+        let address = Unmanaged.passUnretained(box!).toOpaque()
+        RuntimeReferenceCounts.retain(address, count: 1_000)
+        box = nil
+        #expect(released.count == 0)
+        RuntimeReferenceCounts.release(address, count: 999)
+        #expect(released.count == 0)
+        RuntimeReferenceCounts.release(address, count: 1)
+        #expect(released.count == 1)
+        #expect(RuntimeReferenceCounts.isBatched, "Linux and Apple runtimes export swift_retain_n")
+    }
 }

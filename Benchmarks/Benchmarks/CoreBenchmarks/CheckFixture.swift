@@ -18,6 +18,12 @@ struct CheckFixture: @unchecked Sendable {
     let keys: [AppFlag]
     let indices: [Int]
     let names: [String]
+    /// `names` for each of the two threads of the `Threads.*` benchmarks, each with string
+    /// objects of its own: a server's threads read keys from their own requests. Shared string
+    /// objects would make both threads write one reference count per call (the caller retains a
+    /// key it passes to a function it cannot see into), which is what the two-thread string-key
+    /// figure measured before (issue 14).
+    let namesPerThread: [[String]]
     /// `i & mask` indexes the input arrays.
     let mask: Int
 
@@ -42,6 +48,11 @@ struct CheckFixture: @unchecked Sendable {
         self.keys = keys
         indices = keys.map { cases.firstIndex(of: $0)! }
         names = keys.map(\.rawValue)
+        namesPerThread = (0..<2).map { _ in
+            // New storage for every key longer than the 15 bytes Swift stores inline.
+            let copies = Dictionary(uniqueKeysWithValues: cases.map { ($0.rawValue, String(decoding: Array($0.rawValue.utf8), as: UTF8.self)) })
+            return keys.map { copies[$0.rawValue]! }
+        }
         mask = inputCount - 1
     }
 }

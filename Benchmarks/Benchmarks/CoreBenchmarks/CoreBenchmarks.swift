@@ -134,14 +134,14 @@ let benchmarks: @Sendable () -> Void = {
     )
 
     @Sendable func dictionaryReads(_ count: Int, part: Int) -> Int {
-        let (byName, names, mask) = (fixture.byName, fixture.names, fixture.mask)
+        let (byName, names, mask) = (fixture.byName, fixture.namesPerThread[part], fixture.mask)
         var on = 0
         for i in (part * count)..<((part + 1) * count) where byName[names[i & mask]] == true { on &+= 1 }
         return on
     }
 
     @Sendable func keyReads(_ count: Int, part: Int) -> Int {
-        let (engine, names, mask) = (fixture.flags.engine, fixture.names, fixture.mask)
+        let (engine, names, mask) = (fixture.flags.engine, fixture.namesPerThread[part], fixture.mask)
         var on = 0
         for i in (part * count)..<((part + 1) * count) where engine.value(forKey: names[i & mask]) == .bool(true) {
             on &+= 1

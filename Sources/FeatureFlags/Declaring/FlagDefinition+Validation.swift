@@ -14,6 +14,16 @@ extension FlagDefinition {
     /// }
     /// ```
     public func accepting(_ value: FlagValue) -> Result<FlagValue, FlagValueRejection> {
+        Self.accepting(value, type: type, range: range, check: check, isSensitive: isSensitive)
+    }
+
+    /// ``accepting(_:)`` from the fields it reads. Loops over many definitions in an array call
+    /// this with fields read in place: a method called on an array element (or on a borrowed
+    /// one, since the check may run a closure) works on a copy of the whole definition, every
+    /// reference in it retained and released.
+    static func accepting(
+        _ value: FlagValue, type: FlagValueType, range: FlagValueRange?, check: FlagValueCheck?, isSensitive: Bool
+    ) -> Result<FlagValue, FlagValueRejection> {
         let kind: FlagValueRejection.Kind
         if let normalized = value.normalized(to: type) {
             if normalized.containsNonFiniteNumber {
@@ -28,7 +38,8 @@ extension FlagDefinition {
         } else {
             kind = .wrongType
         }
-        return .failure(FlagValueRejection(kind: kind, expectedType: type, shownValue: shown(value)))
+        return .failure(
+            FlagValueRejection(kind: kind, expectedType: type, shownValue: isSensitive ? "<REDACTED>" : value.jsonString))
     }
 
     /// `value` as text for messages, or `<REDACTED>` when the flag is sensitive.

@@ -163,7 +163,9 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
     /// server request. Observed: SwiftUI views reading it redraw when values change.
     ///
     /// Inlined and specialized for `Key`: taking a snapshot is one call into the engine (an
-    /// Observation access and a lock-free load of the current table) and one retain.
+    /// Observation access and one atomic add that both reads the current table and takes a
+    /// reference to it, paid in advance when the table was published); letting it go is one
+    /// release.
     @inlinable
     public var snapshot: FlagSnapshot<Key> {
         let (table, unconfiguredEngine) = engine.snapshotParts()

@@ -537,29 +537,35 @@ public final class FlagEngine: Sendable, Observable {
         var checked = CheckedRemote.empty(count: registry.count)
         checked.source = values.source
         var ignored: [FlagDiagnostic] = []
-        for (key, remote) in values.values {
-            guard let index = registry.index(ofKey: key) else {
-                ignored.append(
-                    FlagDiagnostic(
-                        kind: .ignoredRemoteValue, key: key,
-                        message: "Ignored the \(values.source) value for '\(key)': there is no such flag."))
-                continue
+        // Fields read in place (see `FlagDefinition.accepting(_:type:range:check:isSensitive:)`).
+        registry.definitions.withUnsafeBufferPointer { definitions in
+            for (key, remote) in values.values {
+                guard let index = registry.index(ofKey: key) else {
+                    ignored.append(
+                        FlagDiagnostic(
+                            kind: .ignoredRemoteValue, key: key,
+                            message: "Ignored the \(values.source) value for '\(key)': there is no such flag."))
+                    continue
+                }
+                let normalized: FlagValue
+                let accepted = FlagDefinition.accepting(
+                    remote.value, type: definitions[index].type, range: definitions[index].range,
+                    check: definitions[index].check, isSensitive: definitions[index].isSensitive)
+                switch accepted {
+                case .success(let accepted):
+                    normalized = accepted
+                case .failure(let rejection):
+                    ignored.append(
+                        FlagDiagnostic(
+                            kind: .ignoredRemoteValue, key: key,
+                            message: "Ignored the \(values.source) value for '\(key)': \(rejection)."))
+                    continue
+                }
+                var fitted = remote
+                fitted.value = normalized
+                checked.byIndex[index] = fitted
+                checked.count += 1
             }
-            let normalized: FlagValue
-            switch registry.definitions[index].accepting(remote.value) {
-            case .success(let accepted):
-                normalized = accepted
-            case .failure(let rejection):
-                ignored.append(
-                    FlagDiagnostic(
-                        kind: .ignoredRemoteValue, key: key,
-                        message: "Ignored the \(values.source) value for '\(key)': \(rejection)."))
-                continue
-            }
-            var fitted = remote
-            fitted.value = normalized
-            checked.byIndex[index] = fitted
-            checked.count += 1
         }
         // Iterating unsorted and sorting only the problems (usually none) keeps their
         // order stable without sorting every key.

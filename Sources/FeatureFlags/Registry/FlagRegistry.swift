@@ -38,14 +38,18 @@ public struct FlagRegistry: Sendable {
         // thousands of flags.
         var indexByKey: [String: Int] = [:]
         indexByKey.reserveCapacity(definitions.count)
-        for index in definitions.indices {
-            let key = definitions[index].key
-            guard !key.isEmpty else { throw FlagRegistryError(kind: .emptyKey(index: index)) }
-            guard Self.isWellFormed(key) else { throw FlagRegistryError(kind: .malformedKey(key)) }
-            guard indexByKey.updateValue(index, forKey: key) == nil else {
-                throw FlagRegistryError(kind: .duplicateKey(key))
+        // Through a buffer pointer, fields read in place: an `Array` element passed on is copied
+        // whole (every reference in a definition retained and released).
+        try definitions.withUnsafeBufferPointer { (definitions) throws(FlagRegistryError) in
+            for index in definitions.indices {
+                let key = definitions[index].key
+                guard !key.isEmpty else { throw FlagRegistryError(kind: .emptyKey(index: index)) }
+                guard Self.isWellFormed(key) else { throw FlagRegistryError(kind: .malformedKey(key)) }
+                guard indexByKey.updateValue(index, forKey: key) == nil else {
+                    throw FlagRegistryError(kind: .duplicateKey(key))
+                }
+                try Self.checkDefaults(of: definitions[index])
             }
-            try Self.checkDefaults(of: definitions[index])
         }
 
         var required = Array(repeating: [Int](), count: definitions.count)
@@ -157,26 +161,38 @@ public struct FlagRegistry: Sendable {
     }
 
     /// Checks that the code default and every build default are values the flag accepts.
-    private static func checkDefaults(of definition: FlagDefinition) throws(FlagRegistryError) {
+    @inline(__always)
+    private static func checkDefaults(of definition: borrowing FlagDefinition) throws(FlagRegistryError) {
+        // Fields read once: `definition.accepting(_:)` would copy the whole definition per call.
         let key = definition.key
         let type = definition.type
-        if let range = definition.range, range.valueType != type {
+        let range = definition.range
+        let check = definition.check
+        let isSensitive = definition.isSensitive
+        if let range, range.valueType != type {
             throw FlagRegistryError(kind: .rangeTypeMismatch(key: key, type: type, range: range.description))
         }
-        if case .failure(let rejection) = definition.accepting(definition.defaultValue) {
+        func shown(_ value: FlagValue) -> String { isSensitive ? "<REDACTED>" : value.jsonString }
+        let defaultValue = definition.defaultValue
+        if case .failure(let rejection) = FlagDefinition.accepting(
+            defaultValue, type: type, range: range, check: check, isSensitive: isSensitive)
+        {
             throw FlagRegistryError(
                 kind: rejection.isTypeMismatch
-                    ? .defaultTypeMismatch(key: key, type: type, value: definition.shown(definition.defaultValue))
+                    ? .defaultTypeMismatch(key: key, type: type, value: shown(defaultValue))
                     : .invalidDefault(key: key, configuration: nil, reason: rejection.description))
         }
+        let buildDefaults = definition.buildDefaults
+        guard !buildDefaults.isEmpty else { return }
         for configuration in BuildConfiguration.allCases {
-            guard let value = definition.buildDefaults[configuration],
-                case .failure(let rejection) = definition.accepting(value)
+            guard let value = buildDefaults[configuration],
+                case .failure(let rejection) = FlagDefinition.accepting(
+                    value, type: type, range: range, check: check, isSensitive: isSensitive)
             else { continue }
             throw FlagRegistryError(
                 kind: rejection.isTypeMismatch
                     ? .buildDefaultTypeMismatch(
-                        key: key, configuration: configuration, type: type, value: definition.shown(value))
+                        key: key, configuration: configuration, type: type, value: shown(value))
                     : .invalidDefault(key: key, configuration: configuration, reason: rejection.description))
         }
     }

@@ -19,11 +19,15 @@ enum FlagResolver {
         var layers: [FlagLayer] = []
         values.reserveCapacity(count)
         layers.reserveCapacity(count)
-        for index in 0..<count {
-            let result = layered(
-                index: index, registry: registry, inputs: inputs, checking: registry.definitions[index].checking)
-            values.append(result.value)
-            layers.append(result.layer)
+        // Definitions through a buffer pointer: reading an `Array` element's field here copied
+        // the whole definition (every reference in it retained and released).
+        registry.definitions.withUnsafeBufferPointer { definitions in
+            for index in 0..<count {
+                let result = layered(
+                    definition: definitions[index], index: index, inputs: inputs, checking: definitions[index].checking)
+                values.append(result.value)
+                layers.append(result.layer)
+            }
         }
 
         var adjustments = [String?](repeating: nil, count: count)
@@ -34,12 +38,14 @@ enum FlagResolver {
         }
 
         var decoded = [(any Sendable)?](repeating: nil, count: count)
-        for index in 0..<count {
-            guard let decoder = registry.definitions[index].decoder else { continue }
-            if let previous, previous.values[index] == values[index] {
-                decoded[index] = previous.decoded[index]
-            } else {
-                decoded[index] = decoder.decode(values[index])
+        registry.definitions.withUnsafeBufferPointer { definitions in
+            for index in 0..<count {
+                guard let decoder = definitions[index].decoder else { continue }
+                if let previous, previous.values[index] == values[index] {
+                    decoded[index] = previous.decoded[index]
+                } else {
+                    decoded[index] = decoder.decode(values[index])
+                }
             }
         }
         return ResolvedFlagTable(
@@ -78,10 +84,20 @@ enum FlagResolver {
     }
 
     static func buildValue(definition: borrowing FlagDefinition, inputs: ResolutionInputs) -> FlagValue? {
+        buildValue(
+            buildDefaults: definition.buildDefaults, followsPhasePolicy: definition.followsPhasePolicy,
+            type: definition.type, phase: definition.phase, inputs: inputs)
+    }
+
+    /// ``buildValue(definition:inputs:)`` from the fields it reads, read in place by the caller
+    /// (see `FlagDefinition.accepting(_:type:range:check:isSensitive:)`).
+    static func buildValue(
+        buildDefaults: [BuildConfiguration: FlagValue], followsPhasePolicy: Bool, type: FlagValueType, phase: Int?,
+        inputs: ResolutionInputs
+    ) -> FlagValue? {
         guard let configuration = inputs.configuration else { return nil }
-        if let value = definition.buildDefaults[configuration] { return value }
-        if definition.followsPhasePolicy, definition.type == .boolean, let phase = definition.phase,
-            inputs.phasePolicy.enables(phase: phase, in: configuration)
+        if !buildDefaults.isEmpty, let value = buildDefaults[configuration] { return value }
+        if followsPhasePolicy, type == .boolean, let phase, inputs.phasePolicy.enables(phase: phase, in: configuration)
         {
             return .bool(true)
         }
@@ -97,12 +113,20 @@ enum FlagResolver {
         }
     }
 
+    @inline(__always)
     private static func layered(
         definition: borrowing FlagDefinition, index: Int, inputs: ResolutionInputs, checking mode: CheckingMode
     ) -> (value: FlagValue, layer: FlagLayer) {
+        // Fields read once, in place: passing or using the whole definition across calls would
+        // copy it.
+        let type = definition.type
+        let isUserTogglable = definition.isUserTogglable
         var value = definition.defaultValue
         var layer = FlagLayer.default
-        if let build = buildValue(definition: definition, inputs: inputs) {
+        if let build = buildValue(
+            buildDefaults: definition.buildDefaults, followsPhasePolicy: definition.followsPhasePolicy, type: type,
+            phase: definition.phase, inputs: inputs)
+        {
             value = build
             layer = .buildConfiguration
         }
@@ -110,8 +134,8 @@ enum FlagResolver {
             value = remote.value
             layer = .remote
         }
-        if definition.isUserTogglable, let preference = inputs.userPreferences[index] {
-            switch (definition.type, mode) {
+        if isUserTogglable, let preference = inputs.userPreferences[index] {
+            switch (type, mode) {
             case (_, .buildOnly):
                 break
             case (.boolean, .buildAndUser):
