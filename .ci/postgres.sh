@@ -48,8 +48,27 @@ postgres_start() {
         if [[ "$(id -u)" == 0 ]]; then chown postgres: "$postgres_data"; fi
         postgres_as_owner "$bin/initdb" -D "$postgres_data" -U postgres --auth=trust --encoding=UTF8 > /dev/null
     fi
-    postgres_as_owner "$bin/pg_ctl" -D "$postgres_data" -l "$postgres_data/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $postgres_port -k $postgres_data -c max_connections=200 -c fsync=on" start > /dev/null
+    # pg_ctl leaves the server running as a daemon, which would keep every descriptor this script
+    # inherited. A test process runs this script while it holds sockets (servers listening, HTTP
+    # and PostgreSQL connections): a PostgreSQL holding copies of them kept those connections
+    # open after the test closed its end, and a test server shutting down gracefully waited for
+    # them forever. So the daemon starts without them.
+    (
+        postgres_close_inherited_descriptors
+        postgres_as_owner "$bin/pg_ctl" -D "$postgres_data" -l "$postgres_data/server.log" -w -t 60 \
+            -o "-c listen_addresses=127.0.0.1 -p $postgres_port -k $postgres_data -c max_connections=200 -c fsync=on" start > /dev/null
+    )
+}
+
+# Closes every open descriptor above standard error, but bash's own (255), in the current shell.
+postgres_close_inherited_descriptors() {
+    local path fd
+    for path in /dev/fd/*; do
+        fd="${path##*/}"
+        if [[ "$fd" =~ ^[0-9]+$ ]] && (( fd > 2 && fd != 255 )); then
+            eval "exec ${fd}>&-" 2> /dev/null || true
+        fi
+    done
 }
 
 postgres_stop() {

@@ -53,6 +53,44 @@ struct ReplicaRestartTests {
         }
     }
 
+    /// The PostgreSQL that `.ci/postgres.sh start` leaves running must hold none of the caller's
+    /// descriptors: one that kept copies of this process's sockets kept connections open after the
+    /// tests closed them, and test servers shutting down waited for those forever (the suite hung).
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "reads /proc (Linux)"))
+    func theStartedPostgresHoldsNoneOfTheCallersSockets() async throws {
+        try await TestServer.with { _ in
+            let postgres = OwnPostgres()
+            defer {
+                try? postgres.runBlockingForCleanup("stop")
+                try? FileManager.default.removeItem(atPath: postgres.directory)
+            }
+            try await postgres.run("start")
+            let ours = Self.sockets(ofProcess: "self")
+            #expect(!ours.isEmpty, "the test server's sockets should be open")
+            let pid = try String(contentsOfFile: postgres.directory + "/postmaster.pid", encoding: .utf8)
+                .split(separator: "\n").first.map(String.init) ?? ""
+            let inherited = Self.sockets(ofProcess: pid).intersection(ours)
+            #expect(inherited.isEmpty, "PostgreSQL (pid \(pid)) holds \(inherited.count) of the test process's sockets: \(Self.descriptors(ofProcess: pid, holding: inherited)) (ours: \(Self.descriptors(ofProcess: "self", holding: inherited)))")
+        }
+    }
+
+    /// The descriptor numbers under which a process holds `files`.
+    static func descriptors(ofProcess pid: String, holding files: Set<String>) -> [String] {
+        let directory = "/proc/\(pid)/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return entries.filter { entry in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(entry)")).map(files.contains) ?? false
+        }.sorted()
+    }
+
+    /// The sockets a process has open, as `socket:[inode]`.
+    static func sockets(ofProcess pid: String) -> Set<String> {
+        let directory = "/proc/\(pid)/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return Set(entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)") }
+            .filter { $0.hasPrefix("socket:") })
+    }
+
     @Test
     func replicasServeTheLastStateWhilePostgresIsDownAndRecoverByThemselves() async throws {
         let postgres = OwnPostgres()
