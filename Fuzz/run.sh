@@ -90,7 +90,9 @@ build() {
     local product="$1"
     echo "Building $product ($configuration, -sanitize=fuzzer,address)…" >&2
     local started=$SECONDS
-    swift build "${build_flags[@]}" --product "$product" >&2
+    # `exit` rather than `set -e`, which does not reach into the `$(build …)` that calls this: a
+    # failed build must not leave an older binary to be fuzzed.
+    swift build "${build_flags[@]}" --product "$product" >&2 || { echo "Building $product failed." >&2; exit 1; }
     echo "Built $product in $((SECONDS - started)) s." >&2
     local path
     path="$(swift build "${build_flags[@]}" --product "$product" --show-bin-path)/$product"
