@@ -34,17 +34,10 @@ enum FractionalOperator {
         let firstBucket: Int
         if environment.bucketing == .v3 {
             if firstIsBucketingValue {
-                let value = argument(0)
-                if case .null = value { return .null }
-                DeterministicCBOR.write(value, to: &hasher, integralFloatsAsIntegers: true)
+                guard hashV3(bucketingValue: argument(0), into: &hasher) else { return .null }
                 firstBucket = 1
             } else {
-                // flagd's v3 refuses the shorthand for an empty targeting key, as for a missing one.
-                guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey, !targetingKey.isEmpty
-                else { return .null }
-                DeterministicCBOR.writeHead(major: 4, 2, to: &hasher)
-                DeterministicCBOR.writeText(flagKey, to: &hasher)
-                DeterministicCBOR.writeText(targetingKey, to: &hasher)
+                guard hashShorthand(environment, into: &hasher) else { return .null }
                 firstBucket = 0
             }
         } else {
@@ -53,9 +46,7 @@ enum FractionalOperator {
                 hasher.combine(bucketingKey.utf8)
                 firstBucket = 1
             case .array:
-                guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey else { return .null }
-                hasher.combine(flagKey.utf8)
-                hasher.combine(targetingKey.utf8)
+                guard hashShorthand(environment, into: &hasher) else { return .null }
                 firstBucket = 0
             default:
                 return .null
@@ -80,6 +71,32 @@ enum FractionalOperator {
         }
     }
 
+    /// Hashes a v3 bucketing value (its deterministic CBOR); `false` for null, which buckets nothing.
+    @inline(__always)
+    static func hashV3(bucketingValue value: JSONValue, into hasher: inout MurmurHash3) -> Bool {
+        if case .null = value { return false }
+        DeterministicCBOR.write(value, to: &hasher, integralFloatsAsIntegers: true)
+        return true
+    }
+
+    /// Hashes the shorthand's bucketing key, the flag key and the targeting key, as the
+    /// environment's bucketing does; `false` when either key is missing (or, in v3, the targeting
+    /// key is empty: flagd's v3 refuses the shorthand for it, as for a missing one).
+    @inline(__always)
+    static func hashShorthand(_ environment: LogicEnvironment, into hasher: inout MurmurHash3) -> Bool {
+        guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey else { return false }
+        if environment.bucketing == .v3 {
+            guard !targetingKey.isEmpty else { return false }
+            DeterministicCBOR.writeHead(major: 4, 2, to: &hasher)
+            DeterministicCBOR.writeText(flagKey, to: &hasher)
+            DeterministicCBOR.writeText(targetingKey, to: &hasher)
+        } else {
+            hasher.combine(flagKey.utf8)
+            hasher.combine(targetingKey.utf8)
+        }
+        return true
+    }
+
     /// ``FractionalBuckets``: the same result and the same steps counted as the general
     /// operator on the same arguments, without evaluating the literal buckets.
     static func evaluate(
@@ -90,14 +107,9 @@ enum FractionalOperator {
         if environment.bucketing == .v3 {
             if buckets.hasBucketingValue {
                 let value = buckets.arguments[0].evaluate(data, environment, &state)
-                if case .null = value { return .null }
-                DeterministicCBOR.write(value, to: &hasher, integralFloatsAsIntegers: true)
+                guard hashV3(bucketingValue: value, into: &hasher) else { return .null }
             } else {
-                guard let flagKey = environment.flagKey, let targetingKey = environment.targetingKey, !targetingKey.isEmpty
-                else { return .null }
-                DeterministicCBOR.writeHead(major: 4, 2, to: &hasher)
-                DeterministicCBOR.writeText(flagKey, to: &hasher)
-                DeterministicCBOR.writeText(targetingKey, to: &hasher)
+                guard hashShorthand(environment, into: &hasher) else { return .null }
             }
         } else if buckets.hasBucketingValue {
             let value = buckets.arguments[0].evaluate(data, environment, &state)
@@ -112,10 +124,7 @@ enum FractionalOperator {
             }
         } else {
             // The general operator evaluates the first bucket to see that it is an array.
-            guard state.step(), let flagKey = environment.flagKey, let targetingKey = environment.targetingKey
-            else { return .null }
-            hasher.combine(flagKey.utf8)
-            hasher.combine(targetingKey.utf8)
+            guard state.step(), hashShorthand(environment, into: &hasher) else { return .null }
         }
         // Each bucket once, and the chosen one again.
         for _ in 0...buckets.variants.count {
