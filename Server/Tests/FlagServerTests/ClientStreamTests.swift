@@ -15,19 +15,26 @@ struct ClientStreamTests {
         var metadata: FlagMetadata<StreamedFlag> { FlagMetadata("Checkout") }
     }
 
+    /// A loader of the production environment's OFREP bulk evaluation for `user-1`, with a
+    /// client token, no cache and an hour's TTL.
+    static func loader(
+        of server: TestServer, transport: any HTTPTransport = URLSessionTransport()
+    ) async throws -> RemoteConfigurationLoader {
+        let token = try await server.token(.client, environment: "production")
+        let environment = AppEnvironment(
+            .prod, baseURL: URL(string: server.baseURL)!, bundleIdentifier: "com.example.tests", appVersion: "1.0", build: "1")
+        return RemoteConfigurationLoader(
+            configuration: .init(
+                environment: environment, source: .ofrep(context: .init(targetingKey: "user-1")), cacheDirectory: nil,
+                defaultTTL: 3_600, headerFields: ["Authorization": "Bearer \(token)"]),
+            registry: try FlagRegistry(StreamedFlag.self), transport: transport)
+    }
+
     @Test func aLoaderSeesAnAdminChangeThroughTheEventStreamWithoutPolling() async throws {
         try await TestServer.with { server in
             try await server.booleanFlag("checkout", environment: "production", enabled: true, defaultVariant: "off")
-            let token = try await server.token(.client, environment: "production")
-            let environment = AppEnvironment(
-                .prod, baseURL: URL(string: server.baseURL)!, bundleIdentifier: "com.example.tests", appVersion: "1.0",
-                build: "1")
             // An hour's TTL: nothing but the event stream can bring the change within the test.
-            let loader = RemoteConfigurationLoader(
-                configuration: .init(
-                    environment: environment, source: .ofrep(context: .init(targetingKey: "user-1")), cacheDirectory: nil,
-                    defaultTTL: 3_600, headerFields: ["Authorization": "Bearer \(token)"]),
-                registry: try FlagRegistry(StreamedFlag.self))
+            let loader = try await Self.loader(of: server)
             let loaded = try await loader.loadFlags()
             #expect(loaded.values["checkout"]?.value == false)
             let ttlRefreshAt = try #require(loader.snapshot.nextRefreshAt)
@@ -55,16 +62,8 @@ extension ClientStreamTests {
     @Test func keepAliveCommentsAreIgnoredByTheLoader() async throws {
         try await TestServer.with(eventStreamKeepAlive: .milliseconds(50)) { server in
             try await server.booleanFlag("checkout", environment: "production", enabled: true, defaultVariant: "off")
-            let token = try await server.token(.client, environment: "production")
             let transport = RecordingTransport()
-            let loader = RemoteConfigurationLoader(
-                configuration: .init(
-                    environment: AppEnvironment(
-                        .prod, baseURL: URL(string: server.baseURL)!, bundleIdentifier: "com.example.tests", appVersion: "1.0",
-                        build: "1"),
-                    source: .ofrep(context: .init(targetingKey: "user-1")), cacheDirectory: nil,
-                    defaultTTL: 3_600, headerFields: ["Authorization": "Bearer \(token)"]),
-                registry: try FlagRegistry(StreamedFlag.self), transport: transport)
+            let loader = try await Self.loader(of: server, transport: transport)
             _ = try await loader.loadFlags()
             var snapshots = loader.snapshots().makeAsyncIterator()
             while let snapshot = await snapshots.next(), !snapshot.isEventStreamConnected {}
@@ -126,16 +125,8 @@ extension ClientStreamTests {
     @Test func onlyAnEventTriggeredRefetchNamesTheEventsConfiguration() async throws {
         try await TestServer.with { server in
             try await server.booleanFlag("checkout", environment: "production", enabled: true, defaultVariant: "off")
-            let token = try await server.token(.client, environment: "production")
             let transport = RecordingTransport()
-            let loader = RemoteConfigurationLoader(
-                configuration: .init(
-                    environment: AppEnvironment(
-                        .prod, baseURL: URL(string: server.baseURL)!, bundleIdentifier: "com.example.tests", appVersion: "1.0",
-                        build: "1"),
-                    source: .ofrep(context: .init(targetingKey: "user-1")), cacheDirectory: nil,
-                    defaultTTL: 3_600, headerFields: ["Authorization": "Bearer \(token)"]),
-                registry: try FlagRegistry(StreamedFlag.self), transport: transport)
+            let loader = try await Self.loader(of: server, transport: transport)
             _ = try await loader.loadFlags()
             var snapshots = loader.snapshots().makeAsyncIterator()
             while let snapshot = await snapshots.next(), !snapshot.isEventStreamConnected {}
