@@ -133,24 +133,10 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
         _ member: (inout JSONParser, String) throws(JSONSyntaxError) -> Void
     ) throws(JSONSyntaxError) {
         guard peek() == UInt8(ascii: "{") else { throw error("expected an object") }
-        try enterContainer()
-        index += 1  // {
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return
-        }
+        if try openObject() { return }
         let firstKey = pendingKeys.count
         while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
-            let keyOffset = index
-            let key = try parseString()
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { throw error("expected ':' after the object key \"\(key)\"") }
-            index += 1
-            skipWhitespace()
+            let (key, keyOffset) = try parseMemberKey()
             let valueStart = index
             do {
                 try member(&self, key)
@@ -159,22 +145,59 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
             }
             precondition(index > valueStart, "readObject: the member reader must read the value of \(Self.quoted(key))")
             pendingKeys.append((key, keyOffset))
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
+            if try closesObject() {
                 if let duplicate = firstDuplicateKey(from: firstKey) {
                     index = duplicate.keyOffset
                     throw error("duplicate key \(Self.quoted(duplicate.key)) in an object; each key may appear only once")
                 }
                 while pendingKeys.count > firstKey { pendingKeys.removeLast() }
                 return
-            default:
-                throw error("expected ',' or '}' in an object")
             }
+        }
+    }
+
+    /// Enters the object whose `{` is next; `true` when it is empty (its `}` read too).
+    @inlinable @inline(__always)
+    mutating func openObject() throws(JSONSyntaxError) -> Bool {
+        try enterContainer()
+        index += 1  // {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "}") else { return false }
+        index += 1
+        depth -= 1
+        return true
+    }
+
+    /// Reads a member's key and the `:` after it; the key's offset is where a duplicate-key
+    /// error points.
+    @inlinable @inline(__always)
+    mutating func parseMemberKey() throws(JSONSyntaxError) -> (key: String, offset: Int) {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
+        let offset = index
+        let key = try parseString()
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else { throw error("expected ':' after the object key \"\(key)\"") }
+        index += 1
+        skipWhitespace()
+        return (key, offset)
+    }
+
+    /// Reads what follows a member's value: `false` after a `,`, `true` after the `}` that ends
+    /// the object (which is then left).
+    @inlinable @inline(__always)
+    mutating func closesObject() throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","):
+            index += 1
+            return false
+        case UInt8(ascii: "}"):
+            index += 1
+            depth -= 1
+            return true
+        default:
+            throw error("expected ',' or '}' in an object")
         }
     }
 
@@ -219,24 +242,10 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
 
     @inlinable
     mutating func parseObject() throws(JSONSyntaxError) -> Value {
-        try enterContainer()
-        index += 1  // {
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return Builder.object([:])
-        }
+        if try openObject() { return Builder.object([:]) }
         let firstMember = pendingMembers.count
         while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
-            let keyOffset = index
-            let key = try parseString()
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { throw error("expected ':' after the object key \"\(key)\"") }
-            index += 1
-            skipWhitespace()
+            let (key, keyOffset) = try parseMemberKey()
             let value: Value
             do {
                 value = try parseValue()
@@ -244,13 +253,7 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
                 throw error.inside(key: key)
             }
             pendingMembers.append((key, value, keyOffset))
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
+            if try closesObject() {
                 var members = [String: Value](minimumCapacity: pendingMembers.count - firstMember)
                 for (key, value, keyOffset) in pendingMembers[firstMember...]
                 where members.updateValue(value, forKey: key) != nil {
@@ -260,8 +263,6 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
                 // One by one: `removeSubrange` takes a generic path several times slower.
                 while pendingMembers.count > firstMember { pendingMembers.removeLast() }
                 return Builder.object(members)
-            default:
-                throw error("expected ',' or '}' in an object")
             }
         }
     }
