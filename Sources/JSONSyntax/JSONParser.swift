@@ -146,14 +146,96 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
             precondition(index > valueStart, "readObject: the member reader must read the value of \(Self.quoted(key))")
             pendingKeys.append((key, keyOffset))
             if try closesObject() {
-                if let duplicate = firstDuplicateKey(from: firstKey) {
-                    index = duplicate.keyOffset
-                    throw error("duplicate key \(Self.quoted(duplicate.key)) in an object; each key may appear only once")
-                }
-                while pendingKeys.count > firstKey { pendingKeys.removeLast() }
+                try finishKeys(from: firstKey)
                 return
             }
         }
+    }
+
+    /// Ends reading an object's keys, `pendingKeys[first...]`: an error at the first duplicate,
+    /// else they are dropped.
+    @inlinable
+    mutating func finishKeys(from first: Int) throws(JSONSyntaxError) {
+        if let duplicate = firstDuplicateKey(from: first) {
+            index = duplicate.keyOffset
+            throw error("duplicate key \(Self.quoted(duplicate.key)) in an object; each key may appear only once")
+        }
+        while pendingKeys.count > first { pendingKeys.removeLast() }
+    }
+
+    /// Where the parser is: the offset of the next byte it reads.
+    @inlinable public var offset: Int { index }
+
+    /// The input's bytes in `range` (offsets as ``offset`` gives them) as a string. They must be
+    /// a whole value the parser has read, which it has checked is valid UTF-8.
+    @inlinable public func text(in range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// Parses the value that comes next onto `tape`, with the checks and errors of
+    /// ``parseValue()``, without building an array or dictionary for its arrays and objects.
+    ///
+    /// - Returns: The index of the value's node in `tape.nodes`.
+    @inlinable @discardableResult
+    public mutating func parseTape(into tape: inout JSONTape<Value>) throws(JSONSyntaxError) -> Int {
+        let root = tape.nodes.count
+        try appendValue(to: &tape, key: -1)
+        return root
+    }
+
+    @inlinable
+    mutating func appendValue(to tape: inout JSONTape<Value>, key: Int32) throws(JSONSyntaxError) {
+        guard index < bytes.count else { throw error("unexpected end of input, expected a value") }
+        let node = tape.nodes.count
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            tape.nodes.append(JSONTape.Node(kind: .object, end: 0, key: key))
+            if try openObject() { break }
+            let firstKey = pendingKeys.count
+            var count: Int32 = 0
+            while true {
+                let (memberKey, keyOffset) = try parseMemberKey()
+                let keyIndex = Int32(tape.keys.count)
+                tape.keys.append(memberKey)
+                do {
+                    try appendValue(to: &tape, key: keyIndex)
+                } catch {
+                    throw error.inside(key: memberKey)
+                }
+                pendingKeys.append((memberKey, keyOffset))
+                count += 1
+                if try closesObject() { break }
+            }
+            try finishKeys(from: firstKey)
+            tape.nodes[node].count = count
+        case UInt8(ascii: "["):
+            try enterContainer()
+            index += 1  // [
+            tape.nodes.append(JSONTape.Node(kind: .array, end: 0, key: key))
+            skipWhitespace()
+            if peek() == UInt8(ascii: "]") {
+                index += 1
+                depth -= 1
+                break
+            }
+            var count: Int32 = 0
+            while true {
+                skipWhitespace()
+                do {
+                    try appendValue(to: &tape, key: -1)
+                } catch {
+                    throw error.inside(index: Int(count))
+                }
+                count += 1
+                if try closesArray() { break }
+            }
+            tape.nodes[node].count = count
+        default:
+            let value = try parseValue()
+            tape.nodes.append(JSONTape.Node(kind: .scalar, end: 0, scalar: Int32(tape.scalars.count), key: key))
+            tape.scalars.append(value)
+        }
+        tape.nodes[node].end = Int32(tape.nodes.count)
     }
 
     /// Enters the object whose `{` is next; `true` when it is empty (its `}` read too).
@@ -202,7 +284,9 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
     }
 
     /// The first key of `pendingKeys[first...]`, in document order, that repeats an earlier one:
-    /// the one ``parseObject()`` reports. Few keys are compared directly, many through a set.
+    /// the one ``parseObject()`` reports. Few keys are compared directly; many are sorted, which
+    /// costs a fraction of hashing them all: in each run of equal keys, the second earliest
+    /// repeats the earliest, and the answer is the earliest of those.
     @inlinable
     func firstDuplicateKey(from first: Int) -> (key: String, keyOffset: Int)? {
         let count = pendingKeys.count - first
@@ -215,11 +299,32 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
             }
             return nil
         }
-        var seen = Set<String>(minimumCapacity: count)
-        for position in first..<pendingKeys.count where !seen.insert(pendingKeys[position].key).inserted {
-            return pendingKeys[position]
+        return pendingKeys.withUnsafeBufferPointer { keys in
+            var order = Array(first..<keys.count)
+            order.sort { keys[$0].key < keys[$1].key }
+            var firstRepeat = Int.max
+            var runStart = 0
+            while runStart < order.count {
+                var runEnd = runStart + 1
+                while runEnd < order.count, keys[order[runEnd]].key == keys[order[runStart]].key { runEnd += 1 }
+                if runEnd - runStart > 1 {
+                    // The second smallest position of the run.
+                    var earliest = Int.max
+                    var second = Int.max
+                    for position in order[runStart..<runEnd] {
+                        if position < earliest {
+                            second = earliest
+                            earliest = position
+                        } else if position < second {
+                            second = position
+                        }
+                    }
+                    firstRepeat = min(firstRepeat, second)
+                }
+                runStart = runEnd
+            }
+            return firstRepeat == Int.max ? nil : keys[firstRepeat]
         }
-        return nil
     }
 
     // MARK: - Values
@@ -287,17 +392,25 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
             } catch {
                 throw error.inside(index: elements.count)
             }
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return Builder.array(elements)
-            default:
-                throw error("expected ',' or ']' in an array")
-            }
+            if try closesArray() { return Builder.array(elements) }
+        }
+    }
+
+    /// Reads what follows an array element: `false` after a `,`, `true` after the `]` that ends
+    /// the array (which is then left).
+    @inlinable @inline(__always)
+    mutating func closesArray() throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","):
+            index += 1
+            return false
+        case UInt8(ascii: "]"):
+            index += 1
+            depth -= 1
+            return true
+        default:
+            throw error("expected ',' or ']' in an array")
         }
     }
 
