@@ -129,7 +129,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation"], exclude: ["ExpectedFailures"]),
+        .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation", "JSONSyntax"], exclude: ["ExpectedFailures"]),
         .testTarget(
             name: "FlagToolingTests",
             dependencies: ["FlagTooling", "FlagManifest", "FeatureFlagsTesting", "ExampleFlags", "flags"],

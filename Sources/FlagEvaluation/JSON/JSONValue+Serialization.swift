@@ -113,3 +113,36 @@ enum JSONValueTreeBuilder: JSONTreeBuilder {
     static func array(_ elements: [JSONValue]) -> JSONValue { .array(elements) }
     static func object(_ members: [String: JSONValue]) -> JSONValue { .object(members) }
 }
+
+extension JSONTape where Value == JSONValue {
+    /// The value at `node`, built as a `JSONValue` tree.
+    func value(at node: Int) -> JSONValue {
+        let info = nodes[node]
+        switch info.kind {
+        case .scalar:
+            return scalar(at: node)
+        case .array:
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(Int(info.count))
+            for child in children(of: node) {
+                elements.append(value(at: child))
+            }
+            return .array(elements)
+        case .object:
+            var members = [String: JSONValue](minimumCapacity: Int(info.count))
+            for child in children(of: node) {
+                members[key(of: child)] = value(at: child)
+            }
+            return .object(members)
+        }
+    }
+
+    /// The type of the value at `node`, as ``JSONValue/typeName`` names it.
+    func typeName(at node: Int) -> String {
+        switch nodes[node].kind {
+        case .scalar: scalar(at: node).typeName
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}

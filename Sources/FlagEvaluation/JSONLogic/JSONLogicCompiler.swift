@@ -1,3 +1,5 @@
+internal import JSONSyntax
+
 /// Compiles JSON rules into ``LogicExpression`` trees.
 ///
 /// Two kinds of problems are found:
@@ -50,7 +52,20 @@ struct JSONLogicCompiler {
     /// later rules of the same compiler.
     mutating func compileRule(_ json: JSONValue) throws(JSONLogicError) -> CompiledRule {
         schemaViolations = []
-        let compiled = try compile(json, depth: 1)
+        return finish(try compile(json, depth: 1))
+    }
+
+    /// Compiles the rule at `root` of `tape`, exactly as ``compileRule(_:)-(JSONValue)`` compiles
+    /// the same JSON as a value (the same rule, errors, schema departures and node count),
+    /// without building the rule's objects as dictionaries: operators and their arguments are
+    /// read from the tape, and only literals and arguments the schema checks value by value
+    /// (`var`, `$ref`, `fractional`, ...) become `JSONValue`s.
+    mutating func compileRule(_ tape: JSONTape<JSONValue>, at root: Int) throws(JSONLogicError) -> CompiledRule {
+        schemaViolations = []
+        return finish(try compile(tape, root, depth: 1))
+    }
+
+    private mutating func finish(_ compiled: Compiled) -> CompiledRule {
         var seen: Set<String> = []
         schemaViolations = schemaViolations.filter { seen.insert($0).inserted }
         return CompiledRule(
@@ -71,20 +86,10 @@ struct JSONLogicCompiler {
                 compiledNodeCount += elements.count
                 return Compiled(expression: .literal(json), height: 2, referenceBound: 0)
             }
-            var compiled: [LogicExpression] = []
-            compiled.reserveCapacity(elements.count)
-            var allLiteral = true
-            var height = 1
-            var references = 0
-            for element in elements {
-                let child = try compile(element, depth: depth + 1)
-                if case .literal = child.expression {} else { allLiteral = false }
-                compiled.append(child.expression)
-                height = max(height, child.height + 1)
-                references = Self.cappedSum(references, child.referenceBound)
+            let children = try compileEach(elements, count: elements.count) { compiler, element throws(JSONLogicError) in
+                try compiler.compile(element, depth: depth + 1)
             }
-            if allLiteral { return Compiled(expression: .literal(json), height: height, referenceBound: 0) }
-            return Compiled(expression: .array(compiled), height: height, referenceBound: references)
+            return children.array(literal: json)
         case .object(let members):
             guard members.count == 1, let (name, argument) = members.first else {
                 if !members.isEmpty {
@@ -116,7 +121,7 @@ struct JSONLogicCompiler {
         if name == LogicOperator.variableName {
             return try compileVariable(argument, depth: depth)
         }
-        guard let op = LogicOperator(rawValue: name) else {
+        guard let op = LogicOperator.named(name) else {
             throw .unknownOperator(name)
         }
         let rawArguments: [JSONValue]
@@ -126,17 +131,103 @@ struct JSONLogicCompiler {
             rawArguments = [argument]
         }
         checkSchema(op, argument: argument, arguments: rawArguments)
-        var arguments: [LogicExpression] = []
-        arguments.reserveCapacity(rawArguments.count)
+        let arguments = try compileEach(rawArguments, count: rawArguments.count) { compiler, raw throws(JSONLogicError) in
+            try compiler.compile(raw, depth: depth + 1)
+        }
+        return arguments.operation(op)
+    }
+
+    /// The compiled elements of an array, or arguments of an operation.
+    private struct CompiledChildren {
+        var expressions: [LogicExpression] = []
+        var allLiteral = true
+        /// 1 + the height of the highest child.
         var height = 1
         var references = 0
-        for raw in rawArguments {
-            let child = try compile(raw, depth: depth + 1)
-            arguments.append(child.expression)
-            height = max(height, child.height + 1)
-            references = Self.cappedSum(references, child.referenceBound)
+
+        /// The array: a literal (`value`, made only then) when every element is one.
+        func array(literal value: @autoclosure () -> JSONValue) -> Compiled {
+            if allLiteral { return Compiled(expression: .literal(value()), height: height, referenceBound: 0) }
+            return Compiled(expression: .array(expressions), height: height, referenceBound: references)
         }
-        return Compiled(expression: Self.specialized(op, arguments), height: height, referenceBound: references)
+
+        func operation(_ op: LogicOperator) -> Compiled {
+            Compiled(expression: JSONLogicCompiler.specialized(op, expressions), height: height, referenceBound: references)
+        }
+    }
+
+    private mutating func compileEach<Children: Sequence>(
+        _ children: Children,
+        count: Int,
+        _ compileChild: (inout JSONLogicCompiler, Children.Element) throws(JSONLogicError) -> Compiled
+    ) throws(JSONLogicError) -> CompiledChildren {
+        var result = CompiledChildren()
+        result.expressions.reserveCapacity(count)
+        for element in children {
+            let child = try compileChild(&self, element)
+            if case .literal = child.expression {} else { result.allLiteral = false }
+            result.expressions.append(child.expression)
+            result.height = max(result.height, child.height + 1)
+            result.references = Self.cappedSum(result.references, child.referenceBound)
+        }
+        return result
+    }
+
+    // MARK: - Rules on a tape
+
+    /// The rule at `node` of `tape`; see ``compileRule(_:at:)``. Each case gives what
+    /// ``compile(_:depth:)`` gives for the node's value.
+    private mutating func compile(_ tape: JSONTape<JSONValue>, _ node: Int, depth: Int) throws(JSONLogicError) -> Compiled {
+        let info = tape.nodes[node]
+        switch info.kind {
+        case .scalar:
+            return try compile(tape.scalar(at: node), depth: depth)
+        case .object where info.count != 1:
+            // Not a rule: a literal, with a schema note.
+            return try compile(tape.value(at: node), depth: depth)
+        case .object, .array:
+            break
+        }
+        guard depth <= Self.maximumDepth else {
+            throw .tooDeep(maximum: Self.maximumDepth, through: referenceStack)
+        }
+        compiledNodeCount += 1
+        let count = Int(info.count)
+        if info.kind == .object {
+            let argument = node + 1
+            return try compileOperation(tape.key(of: argument), tape, argument, depth: depth)
+        }
+        if count > 0, depth < Self.maximumDepth, tape.children(of: node).allSatisfy({ tape.nodes[$0].kind == .scalar }) {
+            compiledNodeCount += count
+            return Compiled(expression: .literal(tape.value(at: node)), height: 2, referenceBound: 0)
+        }
+        let children = try compileEach(tape.children(of: node), count: count) { compiler, child throws(JSONLogicError) in
+            try compiler.compile(tape, child, depth: depth + 1)
+        }
+        return children.array(literal: tape.value(at: node))
+    }
+
+    private mutating func compileOperation(
+        _ name: String, _ tape: JSONTape<JSONValue>, _ argument: Int, depth: Int
+    ) throws(JSONLogicError) -> Compiled {
+        // `$ref`, `var`, an unknown operator, and operators whose argument values the schema
+        // checks take their (small) argument as a value.
+        guard let op = LogicOperator.named(name), !Self.checksArgumentValues(op) else {
+            return try compileOperation(name, tape.value(at: argument), depth: depth)
+        }
+        let info = tape.nodes[argument]
+        let compileChild = { (compiler: inout JSONLogicCompiler, child: Int) throws(JSONLogicError) -> Compiled in
+            try compiler.compile(tape, child, depth: depth + 1)
+        }
+        let arguments: CompiledChildren
+        if info.kind == .array {
+            _ = checkArity(op, isArray: true, count: Int(info.count), typeName: "array")
+            arguments = try compileEach(tape.children(of: argument), count: Int(info.count), compileChild)
+        } else {
+            _ = checkArity(op, isArray: false, count: 1, typeName: tape.typeName(at: argument))
+            arguments = try compileEach(CollectionOfOne(argument), count: 1, compileChild)
+        }
+        return arguments.operation(op)
     }
 
     /// The operation, or a node that evaluates common shapes of it with less work (see
@@ -296,9 +387,39 @@ struct JSONLogicCompiler {
     private mutating func checkSchema(_ op: LogicOperator, argument: JSONValue, arguments: [JSONValue]) {
         let name = op.rawValue
         let isArray = argument.arrayValue != nil
+        if checkArity(op, isArray: isArray, count: arguments.count, typeName: argument.typeName) { return }
+        switch op {
+        case .missing:
+            if !isArray || arguments.contains(where: { $0.stringValue == nil }) {
+                note("missing: expects an array of key strings")
+            }
+        case .missingSome:
+            if !isArray || arguments.count != 2 || !arguments[0].isNumber
+                || !(arguments[1].arrayValue?.allSatisfy { $0.stringValue != nil } ?? false)
+            {
+                note("missing_some: expects [minimum count, [key strings]]")
+            }
+        case .startsWith, .endsWith:
+            for value in arguments where !Self.isRule(value) && value.stringValue == nil {
+                note("\(name): arguments must be strings or rules, got \(value.typeName) \(value.serialized())")
+            }
+        case .semVer:
+            checkSemVer(argument: argument, arguments: arguments)
+        case .fractional:
+            checkFractional(argument: argument, arguments: arguments)
+        default:
+            break
+        }
+    }
+
+    /// Notes a wrong number of arguments of `op`; `true` when that is all the schema restricts,
+    /// `false` when the argument values must be checked too (``checkSchema(_:argument:arguments:)``).
+    /// `count` is 1 for a single argument not in an array, of type `typeName`.
+    private mutating func checkArity(_ op: LogicOperator, isArray: Bool, count: Int, typeName: @autoclosure () -> String) -> Bool {
+        let name = op.rawValue
         func requireArray(_ range: ClosedRange<Int>, _ shape: String) {
-            if !isArray || !range.contains(arguments.count) {
-                note("\(name): expects \(shape), got \(isArray ? "\(arguments.count) arguments" : "a single \(argument.typeName)")")
+            if !isArray || !range.contains(count) {
+                note("\(name): expects \(shape), got \(isArray ? "\(count) arguments" : "a single \(typeName())")")
             }
         }
         switch op {
@@ -316,26 +437,20 @@ struct JSONLogicCompiler {
         case .reduce:
             requireArray(3...3, "an array of 3 arguments")
         case .not, .toBoolean:
-            if isArray && arguments.count != 1 { note("\(name): expects 1 argument, got \(arguments.count)") }
-        case .missing:
-            if !isArray || arguments.contains(where: { $0.stringValue == nil }) {
-                note("missing: expects an array of key strings")
-            }
-        case .missingSome:
-            if !isArray || arguments.count != 2 || !arguments[0].isNumber
-                || !(arguments[1].arrayValue?.allSatisfy { $0.stringValue != nil } ?? false)
-            {
-                note("missing_some: expects [minimum count, [key strings]]")
-            }
+            if isArray && count != 1 { note("\(name): expects 1 argument, got \(count)") }
         case .startsWith, .endsWith:
             requireArray(2...2, "an array of 2 arguments")
-            for value in arguments where !Self.isRule(value) && value.stringValue == nil {
-                note("\(name): arguments must be strings or rules, got \(value.typeName) \(value.serialized())")
-            }
-        case .semVer:
-            checkSemVer(argument: argument, arguments: arguments)
-        case .fractional:
-            checkFractional(argument: argument, arguments: arguments)
+        case .missing, .missingSome, .semVer, .fractional:
+            break
+        }
+        return !Self.checksArgumentValues(op)
+    }
+
+    /// Whether the schema restricts the values of `op`'s arguments, not only how many there are.
+    private static func checksArgumentValues(_ op: LogicOperator) -> Bool {
+        switch op {
+        case .missing, .missingSome, .startsWith, .endsWith, .semVer, .fractional: true
+        default: false
         }
     }
 

@@ -41,4 +41,12 @@ enum LogicOperator: String, Sendable, CaseIterable {
 
     // `var` is compiled to ``LogicExpression/variable(_:defaultValue:)`` rather than an operation.
     static let variableName = "var"
+
+    /// The operator named `name`, found by hashing the name once (`init(rawValue:)` compares it
+    /// with each operator's name in turn).
+    static func named(_ name: String) -> LogicOperator? {
+        byName[name]
+    }
+
+    private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 }
