@@ -11,29 +11,64 @@ public struct DefinedFlag: Sendable {
         case invalid(String)
     }
 
+    /// The targeting rule as written: a value, or JSON text parsed when asked for.
+    enum TargetingJSON: Sendable {
+        case none
+        case value(JSONValue)
+        /// Text the loader has parsed once already (it cannot fail to parse again).
+        case text(String)
+
+        init(_ targeting: FlagDocument.Targeting) {
+            switch targeting {
+            case .value(let value): self = .value(value)
+            case .tape(_, let text): self = .text(text)
+            }
+        }
+
+        var value: JSONValue? {
+            switch self {
+            case .none: return nil
+            case .value(let value): return value
+            case .text(let text):
+                do {
+                    return try JSONValue(parsing: text)
+                } catch {
+                    preconditionFailure("the targeting text of a loaded flag no longer parses: \(error)")
+                }
+            }
+        }
+    }
+
     private final class Storage: Sendable {
         let key: String
         let state: FlagState
-        let variants: [String: JSONValue]
+        /// Names and values, each name once. Kept as pairs: a flag has a few variants, and a
+        /// `Dictionary` for each of 10,000 flags cost about a twentieth of loading them.
+        let variants: [(name: String, value: JSONValue)]
+        /// The same variants by name, for a flag with too many to scan.
+        let variantsByName: [String: JSONValue]?
         let variantType: FlagVariantType
         let defaultVariant: String?
         let defaultValue: JSONValue?
         let metadata: [String: JSONValue]
-        let targetingJSON: JSONValue?
+        let targetingJSON: TargetingJSON
         let source: String
         let targeting: Targeting
 
         init(
-            key: String, state: FlagState, variants: [String: JSONValue], variantType: FlagVariantType,
-            defaultVariant: String?, metadata: [String: JSONValue], targetingJSON: JSONValue?, source: String,
+            key: String, state: FlagState, variants: [(name: String, value: JSONValue)], variantType: FlagVariantType,
+            defaultVariant: String?, metadata: [String: JSONValue], targetingJSON: TargetingJSON, source: String,
             targeting: Targeting
         ) {
             self.key = key
             self.state = state
             self.variants = variants
+            self.variantsByName =
+                variants.count > DefinedFlag.variantsScannedInOrder
+                ? Dictionary(variants, uniquingKeysWith: { first, _ in first }) : nil
             self.variantType = variantType
             self.defaultVariant = defaultVariant
-            self.defaultValue = defaultVariant.flatMap { variants[$0] }
+            self.defaultValue = defaultVariant.flatMap { name in variants.first(where: { $0.name == name })?.value }
             self.metadata = metadata
             self.targetingJSON = targetingJSON
             self.source = source
@@ -44,8 +79,8 @@ public struct DefinedFlag: Sendable {
     private let storage: Storage
 
     init(
-        key: String, state: FlagState, variants: [String: JSONValue], variantType: FlagVariantType,
-        defaultVariant: String?, metadata: [String: JSONValue], targetingJSON: JSONValue?, source: String,
+        key: String, state: FlagState, variants: [(name: String, value: JSONValue)], variantType: FlagVariantType,
+        defaultVariant: String?, metadata: [String: JSONValue], targetingJSON: TargetingJSON, source: String,
         targeting: Targeting
     ) {
         storage = Storage(
@@ -57,14 +92,21 @@ public struct DefinedFlag: Sendable {
     public var key: String { storage.key }
     public var state: FlagState { storage.state }
     /// Variant names and their values, all of ``variantType``.
-    public var variants: [String: JSONValue] { storage.variants }
+    ///
+    /// Built on each call (the flag keeps its variants as pairs); evaluation does not use it.
+    public var variants: [String: JSONValue] {
+        storage.variantsByName ?? Dictionary(storage.variants, uniquingKeysWith: { first, _ in first })
+    }
     public var variantType: FlagVariantType { storage.variantType }
     /// The variant served without targeting; `nil` means "the caller's default".
     public var defaultVariant: String? { storage.defaultVariant }
     /// The flag's metadata with its flag set's metadata merged under it (flag keys win).
     public var metadata: [String: JSONValue] { storage.metadata }
     /// The targeting rule as written (before `$ref` substitution), if any.
-    public var targetingJSON: JSONValue? { storage.targetingJSON }
+    ///
+    /// Parsed from the flag's text on each call when the flag was loaded from bytes (the
+    /// loader compiles rules without building them as values); evaluation does not use it.
+    public var targetingJSON: JSONValue? { storage.targetingJSON.value }
     /// The name of the source the flag was loaded from.
     public var source: String { storage.source }
 
@@ -73,17 +115,19 @@ public struct DefinedFlag: Sendable {
     /// The value of the default variant, if it names one of the variants.
     var defaultValue: JSONValue? { storage.defaultValue }
 
-    /// The value of the variant `name`: a linear scan of a few variants (comparing short strings
-    /// is cheaper than hashing one), else a lookup.
+    /// How many variants ``value(ofVariant:)`` compares one by one (comparing short strings is
+    /// cheaper than hashing one); a flag with more has a dictionary as well.
+    static let variantsScannedInOrder = 8
+
+    /// The value of the variant `name`: a linear scan of a few variants, else a lookup.
     func value(ofVariant name: String) -> JSONValue? {
-        let variants = storage.variants
-        if variants.count > 8 { return variants[name] }
-        for (candidate, value) in variants where candidate == name { return value }
+        if let variantsByName = storage.variantsByName { return variantsByName[name] }
+        for (candidate, value) in storage.variants where candidate == name { return value }
         return nil
     }
 
     /// The variant names, sorted.
-    public var variantNames: [String] { variants.keys.sorted() }
+    public var variantNames: [String] { storage.variants.map(\.name).sorted() }
 
     /// Whether the flag has a targeting rule.
     public var hasTargeting: Bool {

@@ -1,4 +1,5 @@
 import Foundation
+internal import JSONSyntax
 
 /// Reads one flag-definition document, checks it against flagd's schema and compiles its rules.
 struct FlagDefinitionsLoader {
@@ -7,6 +8,8 @@ struct FlagDefinitionsLoader {
     /// Compiles every flag's targeting, so that each `$evaluators` rule is compiled once per
     /// document however many flags refer to it.
     private var compiler = JSONLogicCompiler()
+    /// The targeting rules of the document being loaded, when read from its bytes.
+    private var rules = JSONTape<JSONValue>()
 
     /// JSON nodes compiled so far (each evaluator once); loading is linear in the document.
     var compiledNodeCount: Int { compiler.compiledNodeCount }
@@ -47,10 +50,12 @@ struct FlagDefinitionsLoader {
         case .notAnObject(let value):
             report(nil, "the document must be a JSON object with \"flags\", got \(value.typeName)", .sourceSkipped)
             return []
-        case .object(let members, let flags):
+        case .object(let members, let flags, let documentRules):
             top = members
             flagsMember = flags
+            rules = documentRules
         }
+        defer { rules = JSONTape() }
 
         compiler = JSONLogicCompiler(evaluators: readEvaluators(top["$evaluators"]))
         let flagSetMetadata = readMetadata(top["metadata"], flagKey: nil) ?? [:]
@@ -61,7 +66,13 @@ struct FlagDefinitionsLoader {
             report(nil, "the document has no \"flags\" member", .sourceSkipped)
             return []
         case .object(let members):
-            entries = members.sorted(by: { $0.key < $1.key })
+            // Sorted through their indices: sorting the entries themselves copies each one
+            // through the runtime's generic tuple copy.
+            let order = members.indices.sorted { members[$0].key < members[$1].key }
+            entries.reserveCapacity(order.count)
+            for index in order {
+                entries.append(members[index])
+            }
             // Keys are unique, and an empty one sorts first.
             if entries.first?.key.isEmpty == true {
                 report("", "flag keys must not be empty", .flagSkipped)
@@ -152,7 +163,7 @@ struct FlagDefinitionsLoader {
 
     /// The one type of all `variants`, when every name is non-empty and every value has a
     /// variant type; `nil` otherwise (the caller then finds and reports the first problem).
-    private static func commonVariantType(_ variants: [String: JSONValue]) -> FlagVariantType? {
+    private static func commonVariantType(_ variants: [(name: String, value: JSONValue)]) -> FlagVariantType? {
         var common: FlagVariantType?
         for (name, value) in variants {
             guard !name.isEmpty, let type = FlagVariantType(of: value), common == nil || common == type else { return nil }
@@ -191,13 +202,16 @@ struct FlagDefinitionsLoader {
             return nil
         }
 
-        guard let variantsValue = members.variants else {
+        let variants: [(name: String, value: JSONValue)]
+        switch members.variants {
+        case nil:
             report(key, "\"variants\" is missing", .flagSkipped)
             return nil
-        }
-        guard case .object(let variants) = variantsValue else {
-            report(key, "\"variants\" must be an object of named values, got \(variantsValue.typeName)", .flagSkipped)
+        case .other(let value)?:
+            report(key, "\"variants\" must be an object of named values, got \(value.typeName)", .flagSkipped)
             return nil
+        case .pairs(let pairs)?:
+            variants = pairs
         }
         guard !variants.isEmpty else {
             report(key, "\"variants\" is empty; a flag needs at least one variant", .flagSkipped)
@@ -217,7 +231,7 @@ struct FlagDefinitionsLoader {
             defaultVariant = nil
         case .string(let name)?:
             defaultVariant = name
-            if variants[name] == nil {
+            if !variants.contains(where: { $0.name == name }) {
                 report(key, "\"defaultVariant\" is \"\(name)\", which is not one of the variants", .flagFailsEvaluation)
             }
         case let other?:
@@ -229,8 +243,7 @@ struct FlagDefinitionsLoader {
         let metadata =
             flagSetMetadata.isEmpty ? flagMetadata : flagSetMetadata.merging(flagMetadata) { _, flagValue in flagValue }
 
-        let targetingJSON = members.targeting
-        let targeting = compileTargeting(targetingJSON, flagKey: key)
+        let targeting = compileTargeting(members.targeting, flagKey: key)
 
         return DefinedFlag(
             key: key,
@@ -239,7 +252,7 @@ struct FlagDefinitionsLoader {
             variantType: variantType,
             defaultVariant: defaultVariant,
             metadata: metadata,
-            targetingJSON: targetingJSON,
+            targetingJSON: members.targeting.map(DefinedFlag.TargetingJSON.init) ?? .none,
             source: sourceName,
             targeting: targeting
         )
@@ -247,15 +260,15 @@ struct FlagDefinitionsLoader {
 
     /// Checks `variants` in name order and reports the first problem: an empty name, a value
     /// no variant may have, or values of several types. The type, when there is no problem.
-    private mutating func checkVariants(_ variants: [String: JSONValue], flagKey key: String) -> FlagVariantType? {
+    private mutating func checkVariants(_ variants: [(name: String, value: JSONValue)], flagKey key: String) -> FlagVariantType? {
         var types: Set<FlagVariantType> = []
-        for name in variants.keys.sorted() {
+        for (name, value) in variants.sorted(by: { $0.name < $1.name }) {
             if name.isEmpty {
                 report(key, "variant names must not be empty", .flagSkipped)
                 return nil
             }
-            guard let type = FlagVariantType(of: variants[name]!) else {
-                report(key, "variant \"\(name)\" is \(variants[name]!.typeName); variants must be booleans, strings, numbers or objects", .flagSkipped)
+            guard let type = FlagVariantType(of: value) else {
+                report(key, "variant \"\(name)\" is \(value.typeName); variants must be booleans, strings, numbers or objects", .flagSkipped)
                 return nil
             }
             types.insert(type)
@@ -269,20 +282,35 @@ struct FlagDefinitionsLoader {
     }
 
     private mutating func compileTargeting(
-        _ json: JSONValue?,
+        _ targeting: FlagDocument.Targeting?,
         flagKey: String
     ) -> DefinedFlag.Targeting {
-        guard let json else { return .none }
-        switch json {
-        case .object(let members) where members.isEmpty:
+        let memberCount: Int?
+        let typeName: String
+        switch targeting {
+        case nil:
             return .none
-        case .object:
-            break
+        case .value(let json)?:
+            memberCount = json.objectValue?.count
+            typeName = json.typeName
+        case .tape(let root, _)?:
+            memberCount = rules.nodes[root].kind == .object ? Int(rules.nodes[root].count) : nil
+            typeName = rules.typeName(at: root)
+        }
+        switch memberCount {
+        case 0?:
+            return .none
+        case nil:
+            report(flagKey, "\"targeting\" must be a rule object, got \(typeName)", .nonConforming)
         default:
-            report(flagKey, "\"targeting\" must be a rule object, got \(json.typeName)", .nonConforming)
+            break
         }
         do {
-            let rule = try compiler.compileRule(json)
+            let rule: CompiledRule
+            switch targeting! {
+            case .value(let json): rule = try compiler.compileRule(json)
+            case .tape(let root, _): rule = try compiler.compileRule(rules, at: root)
+            }
             for violation in compiler.schemaViolations {
                 report(flagKey, "targeting: \(violation)", .nonConforming)
             }
