@@ -1,4 +1,4 @@
-import FlagEvaluation
+@_spi(Differential) import FlagEvaluation
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlagEvaluation
+@_spi(Differential) @testable import FlagEvaluation
 
 /// Loading reads a document's `"flags"` object and each flag object member by member from the
 /// bytes, instead of parsing the whole document into a `JSONValue` tree first. Both paths must

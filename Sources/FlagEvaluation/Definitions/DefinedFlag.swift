@@ -122,7 +122,9 @@ public struct DefinedFlag: Sendable {
     /// The value of the variant `name`: a linear scan of a few variants, else a lookup.
     func value(ofVariant name: String) -> JSONValue? {
         if let variantsByName = storage.variantsByName { return variantsByName[name] }
-        for (candidate, value) in storage.variants where candidate == name { return value }
+        // By index, so that only the value found is copied.
+        let variants = storage.variants
+        for index in variants.indices where variants[index].name == name { return variants[index].value }
         return nil
     }
 

@@ -59,8 +59,9 @@ public struct FlagDefinitions: Sendable {
     ///
     /// With `throughJSONValue`, each source is parsed into one `JSONValue` tree before its flags
     /// are read, rather than member by member from the bytes: the reference that the
-    /// differential tests compare the default path with.
-    package static func loadCountingWork(
+    /// differential tests and the definitions fuzzer compare the default path with (hence
+    /// this SPI, which the fuzzing package imports).
+    @_spi(Differential) public static func loadCountingWork(
         _ sources: [FlagSource],
         throughJSONValue: Bool = false
     ) -> (definitions: FlagDefinitions, errors: [FlagDefinitionError], compiledNodes: Int) {

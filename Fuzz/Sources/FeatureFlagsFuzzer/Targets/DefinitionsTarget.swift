@@ -1,4 +1,4 @@
-import FlagEvaluation
+@_spi(Differential) import FlagEvaluation
 import Foundation
 
 /// flagd flag definitions, loaded and evaluated for contexts derived from the input.
@@ -13,7 +13,10 @@ import Foundation
 /// - an evaluation names the flag it was asked for; an error serves the caller's default;
 /// - a served variant is one of the flag's variants, and the value is that variant's value in the
 ///   requested type;
-/// - a missing flag gives `FLAG_NOT_FOUND`; evaluating twice gives the same result.
+/// - a missing flag gives `FLAG_NOT_FOUND`; evaluating twice gives the same result;
+/// - loading from the bytes (rules compiled from a tape, flags read member by member) gives what
+///   loading through one `JSONValue` tree gives: the same errors word for word, the same flags
+///   and the same evaluations.
 enum DefinitionsTarget {
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -29,7 +32,15 @@ enum DefinitionsTarget {
 
     static func run(_ data: Data) {
         let (definitionsData, contextData) = split(data)
-        let (definitions, errors) = FlagDefinitions.load([FlagSource(name: "fuzz", data: definitionsData)])
+        let source = FlagSource(name: "fuzz", data: definitionsData)
+        let (definitions, errors, compiledNodes) = FlagDefinitions.loadCountingWork([source])
+        let reference = FlagDefinitions.loadCountingWork([source], throughJSONValue: true)
+        Invariant.require(
+            errors.map(\.description) == reference.errors.map(\.description) && compiledNodes == reference.compiledNodes,
+            "loading from the bytes gave \(errors) (\(compiledNodes) nodes), through a JSONValue \(reference.errors) (\(reference.compiledNodes) nodes)")
+        Invariant.require(
+            definitions.keys == reference.definitions.keys,
+            "loading from the bytes gave the flags \(definitions.keys), through a JSONValue \(reference.definitions.keys)")
         for error in errors {
             Invariant.require(error.source == "fuzz", "a definition error names the source '\(error.source)', not 'fuzz'")
         }
@@ -38,10 +49,18 @@ enum DefinitionsTarget {
             contexts.append(EvaluationContext(json: json))
         }
         let evaluator = FlagEvaluator(definitions: definitions)
+        let referenceEvaluator = FlagEvaluator(definitions: reference.definitions)
 
         for key in definitions.keys {
             guard let flag = definitions[key] else { Invariant.fail("keys lists '\(key)' but the subscript has no flag") }
             Invariant.require(flag.key == key, "the flag stored under '\(key)' says its key is '\(flag.key)'")
+            if let other = reference.definitions[key] {
+                Invariant.require(
+                    flag.state == other.state && flag.variantType == other.variantType && flag.defaultVariant == other.defaultVariant
+                        && flag.variants == other.variants && flag.metadata == other.metadata
+                        && flag.targetingJSON == other.targetingJSON && flag.hasTargeting == other.hasTargeting,
+                    "'\(key)' loads differently from the bytes and through a JSONValue")
+            }
             for (name, value) in flag.variants {
                 Invariant.require(
                     variantType(of: value) == flag.variantType,
@@ -55,6 +74,11 @@ enum DefinitionsTarget {
             for context in contexts {
                 for type in EvaluationType.allCases {
                     check(evaluator, flag: flag, type: type, context: context)
+                    let result = evaluator.evaluate(flag: key, type: type, default: defaultValue(for: type), context: context, now: now)
+                    let expected = referenceEvaluator.evaluate(
+                        flag: key, type: type, default: defaultValue(for: type), context: context, now: now)
+                    Invariant.require(
+                        result == expected, "'\(key)' evaluates to \(result) loaded from the bytes, \(expected) through a JSONValue")
                 }
             }
         }
