@@ -269,17 +269,30 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
     /// the object (which is then left).
     @inlinable @inline(__always)
     mutating func closesObject() throws(JSONSyntaxError) -> Bool {
+        try closesContainer(UInt8(ascii: "}"))
+    }
+
+    /// Reads what follows an array element: `false` after a `,`, `true` after the `]` that ends
+    /// the array (which is then left).
+    @inlinable @inline(__always)
+    mutating func closesArray() throws(JSONSyntaxError) -> Bool {
+        try closesContainer(UInt8(ascii: "]"))
+    }
+
+    /// Reads what follows a value inside an object or array that `end` (`}` or `]`) closes.
+    @inlinable @inline(__always)
+    mutating func closesContainer(_ end: UInt8) throws(JSONSyntaxError) -> Bool {
         skipWhitespace()
         switch peek() {
         case UInt8(ascii: ","):
             index += 1
             return false
-        case UInt8(ascii: "}"):
+        case end:
             index += 1
             depth -= 1
             return true
         default:
-            throw error("expected ',' or '}' in an object")
+            throw error(end == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
         }
     }
 
@@ -393,24 +406,6 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
                 throw error.inside(index: elements.count)
             }
             if try closesArray() { return Builder.array(elements) }
-        }
-    }
-
-    /// Reads what follows an array element: `false` after a `,`, `true` after the `]` that ends
-    /// the array (which is then left).
-    @inlinable @inline(__always)
-    mutating func closesArray() throws(JSONSyntaxError) -> Bool {
-        skipWhitespace()
-        switch peek() {
-        case UInt8(ascii: ","):
-            index += 1
-            return false
-        case UInt8(ascii: "]"):
-            index += 1
-            depth -= 1
-            return true
-        default:
-            throw error("expected ',' or ']' in an array")
         }
     }
 
