@@ -86,8 +86,9 @@ struct JSONLogicCompiler {
                 compiledNodeCount += elements.count
                 return Compiled(expression: .literal(json), height: 2, referenceBound: 0)
             }
-            let children = try compileEach(elements, count: elements.count) { compiler, element throws(JSONLogicError) in
-                try compiler.compile(element, depth: depth + 1)
+            var children = CompiledChildren(capacity: elements.count)
+            for element in elements {
+                children.append(try compile(element, depth: depth + 1))
             }
             return children.array(literal: json)
         case .object(let members):
@@ -131,8 +132,9 @@ struct JSONLogicCompiler {
             rawArguments = [argument]
         }
         checkSchema(op, argument: argument, arguments: rawArguments)
-        let arguments = try compileEach(rawArguments, count: rawArguments.count) { compiler, raw throws(JSONLogicError) in
-            try compiler.compile(raw, depth: depth + 1)
+        var arguments = CompiledChildren(capacity: rawArguments.count)
+        for raw in rawArguments {
+            arguments.append(try compile(raw, depth: depth + 1))
         }
         return arguments.operation(op)
     }
@@ -145,6 +147,17 @@ struct JSONLogicCompiler {
         var height = 1
         var references = 0
 
+        init(capacity: Int) {
+            expressions.reserveCapacity(capacity)
+        }
+
+        mutating func append(_ child: Compiled) {
+            if case .literal = child.expression {} else { allLiteral = false }
+            expressions.append(child.expression)
+            height = max(height, child.height + 1)
+            references = JSONLogicCompiler.cappedSum(references, child.referenceBound)
+        }
+
         /// The array: a literal (`value`, made only then) when every element is one.
         func array(literal value: @autoclosure () -> JSONValue) -> Compiled {
             if allLiteral { return Compiled(expression: .literal(value()), height: height, referenceBound: 0) }
@@ -154,23 +167,6 @@ struct JSONLogicCompiler {
         func operation(_ op: LogicOperator) -> Compiled {
             Compiled(expression: JSONLogicCompiler.specialized(op, expressions), height: height, referenceBound: references)
         }
-    }
-
-    private mutating func compileEach<Children: Sequence>(
-        _ children: Children,
-        count: Int,
-        _ compileChild: (inout JSONLogicCompiler, Children.Element) throws(JSONLogicError) -> Compiled
-    ) throws(JSONLogicError) -> CompiledChildren {
-        var result = CompiledChildren()
-        result.expressions.reserveCapacity(count)
-        for element in children {
-            let child = try compileChild(&self, element)
-            if case .literal = child.expression {} else { result.allLiteral = false }
-            result.expressions.append(child.expression)
-            result.height = max(result.height, child.height + 1)
-            result.references = Self.cappedSum(result.references, child.referenceBound)
-        }
-        return result
     }
 
     // MARK: - Rules on a tape
@@ -201,8 +197,9 @@ struct JSONLogicCompiler {
             compiledNodeCount += count
             return Compiled(expression: .literal(tape.value(at: node)), height: 2, referenceBound: 0)
         }
-        let children = try compileEach(tape.children(of: node), count: count) { compiler, child throws(JSONLogicError) in
-            try compiler.compile(tape, child, depth: depth + 1)
+        var children = CompiledChildren(capacity: count)
+        for child in tape.children(of: node) {
+            children.append(try compile(tape, child, depth: depth + 1))
         }
         return children.array(literal: tape.value(at: node))
     }
@@ -216,16 +213,17 @@ struct JSONLogicCompiler {
             return try compileOperation(name, tape.value(at: argument), depth: depth)
         }
         let info = tape.nodes[argument]
-        let compileChild = { (compiler: inout JSONLogicCompiler, child: Int) throws(JSONLogicError) -> Compiled in
-            try compiler.compile(tape, child, depth: depth + 1)
-        }
-        let arguments: CompiledChildren
+        var arguments: CompiledChildren
         if info.kind == .array {
             _ = checkArity(op, isArray: true, count: Int(info.count), typeName: "array")
-            arguments = try compileEach(tape.children(of: argument), count: Int(info.count), compileChild)
+            arguments = CompiledChildren(capacity: Int(info.count))
+            for child in tape.children(of: argument) {
+                arguments.append(try compile(tape, child, depth: depth + 1))
+            }
         } else {
             _ = checkArity(op, isArray: false, count: 1, typeName: tape.typeName(at: argument))
-            arguments = try compileEach(CollectionOfOne(argument), count: 1, compileChild)
+            arguments = CompiledChildren(capacity: 1)
+            arguments.append(try compile(tape, argument, depth: depth + 1))
         }
         return arguments.operation(op)
     }
