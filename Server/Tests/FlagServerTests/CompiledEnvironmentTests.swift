@@ -34,7 +34,7 @@ struct CompiledEnvironmentTests {
 
     /// The bulk body as every flag evaluated for `context` by an evaluator of every flag gives it.
     static func expectedBulk(_ context: JSONValue, now: Date) throws -> JSONValue {
-        let evaluator = try #require(CompiledEnvironment.evaluatorOfEveryFlag(state: state, environment: "production"))
+        let evaluator = try #require(CompiledEnvironment.evaluatorOfEveryFlag(state: state, environment: "production", bucketing: .current))
         let flags = state.flags.keys.sorted().map { key in
             OFREPBodies.entry(key, type: state.flags[key]!.type, context: context, evaluator: evaluator, now: now)
         }

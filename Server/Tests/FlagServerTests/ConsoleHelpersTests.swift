@@ -37,19 +37,22 @@ struct ConsoleHelpersTests {
         settings.targeting = try SettingsPreview.rollout(["b": 50, "c": 50], flag: Self.flag)
         let keys = SettingsPreview.sampleKeys(count: 1000)
         let result = try SettingsPreview.preview(
-            settings, flag: "checkout", environment: "production", in: state, targetingKeys: keys, now: Date(timeIntervalSince1970: 0))
+            settings, flag: "checkout", environment: "production", in: state, targetingKeys: keys, bucketing: .current,
+            now: Date(timeIntervalSince1970: 0))
         #expect(result.problems.isEmpty)
         #expect(result.assignments.count == 1000)
         #expect(result.counts.keys.sorted() == ["b", "c"])
         #expect((400...600).contains(result.counts["b"] ?? 0))
         // The same key always lands in the same variant.
         let again = try SettingsPreview.preview(
-            settings, flag: "checkout", environment: "production", in: state, targetingKeys: ["user-7"], now: Date(timeIntervalSince1970: 0))
+            settings, flag: "checkout", environment: "production", in: state, targetingKeys: ["user-7"], bucketing: .current,
+            now: Date(timeIntervalSince1970: 0))
         #expect(again.assignments.first == result.assignments[6])
         // The stored state is untouched.
         #expect(state.environments["production"]?.settings["checkout"]?.targeting == nil)
         #expect(throws: AdminError.badRequest("targetingKeys: at most 1000, got 1001")) {
-            try SettingsPreview.preview(settings, flag: "checkout", environment: "production", in: state, targetingKeys: keys + ["x"], now: Date())
+            try SettingsPreview.preview(settings, flag: "checkout", environment: "production", in: state, targetingKeys: keys + ["x"], bucketing: .current,
+                now: Date())
         }
     }
 

@@ -122,7 +122,8 @@ struct AdminRoutes: Sendable {
                 if let percentages = body.percentages { settings.targeting = try SettingsPreview.rollout(percentages, flag: flag) }
                 let result = try SettingsPreview.preview(
                     settings, flag: key, environment: environment, in: state,
-                    targetingKeys: body.targetingKeys ?? SettingsPreview.sampleKeys(), now: Date())
+                    targetingKeys: body.targetingKeys ?? SettingsPreview.sampleKeys(), bucketing: admin.publisher.bucketing,
+                    now: Date())
                 return JSONBody.response(result)
             } catch let error as AdminError {
                 throw APIError(error)
@@ -150,7 +151,8 @@ struct AdminRoutes: Sendable {
             let state = await admin.state
             do {
                 let evaluationContext = try FlagExplainer.checkedContext(body.context ?? .object([:]))
-                guard let flags = FlagExplainer.explain(environment: environment, state: state, context: evaluationContext, now: Date())
+                guard let flags = FlagExplainer.explain(
+                    environment: environment, state: state, context: evaluationContext, bucketing: admin.publisher.bucketing, now: Date())
                 else { throw Self.missing("environment \"\(environment)\"") }
                 return JSONBody.response(AdminResponses.Evaluation(
                     environment: environment, revision: state.environments[environment]?.revision ?? 0, flags: flags))

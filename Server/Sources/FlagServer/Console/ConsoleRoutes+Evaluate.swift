@@ -38,7 +38,8 @@ extension ConsoleRoutes {
             members = attributes
         }
         if !targetingKey.isEmpty { members["targetingKey"] = .string(targetingKey) }
-        let flags = FlagExplainer.explain(environment: environment, state: state, context: .object(members), now: now()) ?? []
+        let flags = FlagExplainer.explain(
+            environment: environment, state: state, context: .object(members), bucketing: admin.publisher.bucketing, now: now()) ?? []
         context["evaluated"] = true
         context["results"] = flags.map { flag -> [String: Any] in
             Self.omittingEmpty([

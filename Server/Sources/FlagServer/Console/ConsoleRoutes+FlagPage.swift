@@ -157,7 +157,8 @@ extension ConsoleRoutes {
             if form["action"] == "preview" {
                 let preview = try SettingsPreview.preview(
                     settings, flag: key, environment: environment, in: state,
-                    targetingKeys: SettingsPreview.sampleKeys(count: SettingsPreview.maximumTargetingKeys), now: now())
+                    targetingKeys: SettingsPreview.sampleKeys(count: SettingsPreview.maximumTargetingKeys),
+                    bucketing: admin.publisher.bucketing, now: now())
                 draft.preview = preview
                 draft.problems = preview.problems.map(\.description)
             }

@@ -5,7 +5,7 @@ import Foundation
 /// result step by step: off, no rule, or each condition of the rule with what it gave.
 ///
 /// The admin API (`POST /admin/v1/environments/{env}/evaluate`) and the console's Evaluate page
-/// both call ``explain(environment:state:context:now:)``.
+/// both call ``explain(environment:state:context:bucketing:now:)``.
 enum FlagExplainer {
     /// One step of an explanation.
     struct Step: Encodable, Hashable {
@@ -29,9 +29,13 @@ enum FlagExplainer {
     }
 
     /// Every flag of `environment` in `state` evaluated for `context` (a JSON object with an
-    /// optional string `targetingKey`), or `nil` when the environment does not exist.
-    static func explain(environment: String, state: ServerState, context: JSONValue, now: Date) -> [Explanation]? {
-        guard let evaluator = CompiledEnvironment.evaluatorOfEveryFlag(state: state, environment: environment) else { return nil }
+    /// optional string `targetingKey`) with the server's `bucketing`, or `nil` when the
+    /// environment does not exist.
+    static func explain(
+        environment: String, state: ServerState, context: JSONValue, bucketing: FractionalBucketing, now: Date
+    ) -> [Explanation]? {
+        guard let evaluator = CompiledEnvironment.evaluatorOfEveryFlag(state: state, environment: environment, bucketing: bucketing)
+        else { return nil }
         return explain(environment: environment, state: state, evaluator: evaluator, context: context, now: now)
     }
 

@@ -48,9 +48,11 @@ enum SettingsPreview {
         var counts: [String: Int]
     }
 
+    /// `bucketing` is the server's (`StatePublisher/bucketing`), so that a preview shows what the
+    /// flag would serve.
     static func preview(
         _ settings: FlagSettings, flag: String, environment: String, in state: ServerState, targetingKeys: [String],
-        now: Date
+        bucketing: FractionalBucketing, now: Date
     ) throws(AdminError) -> Result {
         guard targetingKeys.count <= maximumTargetingKeys else {
             throw .badRequest("targetingKeys: at most \(maximumTargetingKeys), got \(targetingKeys.count)")
@@ -58,7 +60,7 @@ enum SettingsPreview {
         let next = try applying(settings, flag: flag, environment: environment, to: state)
         let problems = StateValidator.problems(in: next)
         guard problems.isEmpty, let type = next.flags[flag]?.type,
-            let evaluator = CompiledEnvironment.evaluatorOfEveryFlag(state: next, environment: environment)
+            let evaluator = CompiledEnvironment.evaluatorOfEveryFlag(state: next, environment: environment, bucketing: bucketing)
         else {
             return Result(problems: problems, assignments: [], counts: [:])
         }

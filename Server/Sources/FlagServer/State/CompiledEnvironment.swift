@@ -122,7 +122,7 @@ public struct CompiledEnvironment: Sendable {
     /// An evaluator of every flag of `environment` (the console's explanations and previews,
     /// which show each flag's steps), or `nil` when the environment does not exist.
     static func evaluatorOfEveryFlag(
-        state: ServerState, environment key: String, bucketing: FractionalBucketing = .current
+        state: ServerState, environment key: String, bucketing: FractionalBucketing
     ) -> FlagEvaluator? {
         state.flagdDocument(environment: key, forEvaluation: true).map { evaluator($0, name: key, bucketing: bucketing) }
     }
