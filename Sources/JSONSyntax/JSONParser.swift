@@ -190,34 +190,17 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
         switch bytes[index] {
         case UInt8(ascii: "{"):
             tape.nodes.append(JSONTape.Node(kind: .object, end: 0, key: key))
-            if try openObject() { break }
-            let firstKey = pendingKeys.count
             var count: Int32 = 0
-            while true {
-                let (memberKey, keyOffset) = try parseMemberKey()
+            try readObject { parser, memberKey throws(JSONSyntaxError) in
                 let keyIndex = Int32(tape.keys.count)
                 tape.keys.append(memberKey)
-                do {
-                    try appendValue(to: &tape, key: keyIndex)
-                } catch {
-                    throw error.inside(key: memberKey)
-                }
-                pendingKeys.append((memberKey, keyOffset))
+                try parser.appendValue(to: &tape, key: keyIndex)
                 count += 1
-                if try closesObject() { break }
             }
-            try finishKeys(from: firstKey)
             tape.nodes[node].count = count
         case UInt8(ascii: "["):
-            try enterContainer()
-            index += 1  // [
             tape.nodes.append(JSONTape.Node(kind: .array, end: 0, key: key))
-            skipWhitespace()
-            if peek() == UInt8(ascii: "]") {
-                index += 1
-                depth -= 1
-                break
-            }
+            if try openArray() { break }
             var count: Int32 = 0
             while true {
                 skipWhitespace()
@@ -241,10 +224,23 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
     /// Enters the object whose `{` is next; `true` when it is empty (its `}` read too).
     @inlinable @inline(__always)
     mutating func openObject() throws(JSONSyntaxError) -> Bool {
+        try openContainer(closedBy: UInt8(ascii: "}"))
+    }
+
+    /// Enters the array whose `[` is next; `true` when it is empty (its `]` read too).
+    @inlinable @inline(__always)
+    mutating func openArray() throws(JSONSyntaxError) -> Bool {
+        try openContainer(closedBy: UInt8(ascii: "]"))
+    }
+
+    /// Enters the object or array whose opening byte is next; `true` when `end` follows at once
+    /// (the container is empty, and left).
+    @inlinable @inline(__always)
+    mutating func openContainer(closedBy end: UInt8) throws(JSONSyntaxError) -> Bool {
         try enterContainer()
-        index += 1  // {
+        index += 1  // { or [
         skipWhitespace()
-        guard peek() == UInt8(ascii: "}") else { return false }
+        guard peek() == end else { return false }
         index += 1
         depth -= 1
         return true
@@ -387,15 +383,8 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
 
     @inlinable
     mutating func parseArray() throws(JSONSyntaxError) -> Value {
-        try enterContainer()
-        index += 1  // [
         var elements: [Value] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return Builder.array(elements)
-        }
+        if try openArray() { return Builder.array(elements) }
         // Room for the short arrays rules and flag files are made of, allocated once.
         elements.reserveCapacity(4)
         while true {
