@@ -80,11 +80,10 @@ struct JSONLogicCompiler {
         compiledNodeCount += 1
         switch json {
         case .array(let elements):
-            // An array of scalars (a list of values, a `fractional` bucket) is a literal: known
-            // without compiling each element into a node of its own, with the same count and height.
-            if !elements.isEmpty, depth < Self.maximumDepth, elements.allSatisfy(Self.isScalar) {
-                compiledNodeCount += elements.count
-                return Compiled(expression: .literal(json), height: 2, referenceBound: 0)
+            if let literal = scalarArray(
+                count: elements.count, allScalar: elements.allSatisfy(Self.isScalar), depth: depth, json)
+            {
+                return literal
             }
             var children = CompiledChildren(capacity: elements.count)
             for element in elements {
@@ -102,6 +101,18 @@ struct JSONLogicCompiler {
         default:
             return Compiled(expression: .literal(json), height: 1, referenceBound: 0)
         }
+    }
+
+    /// An array of scalars (a list of values, a `fractional` bucket) is a literal: known without
+    /// compiling each element into a node of its own, with the same count and height. `nil` for
+    /// any other array (empty, at the depth limit, or with an array or object inside); `value`
+    /// is made only for a literal.
+    private mutating func scalarArray(
+        count: Int, allScalar: Bool, depth: Int, _ value: @autoclosure () -> JSONValue
+    ) -> Compiled? {
+        guard count > 0, depth < Self.maximumDepth, allScalar else { return nil }
+        compiledNodeCount += count
+        return Compiled(expression: .literal(value()), height: 2, referenceBound: 0)
     }
 
     private static func isScalar(_ value: JSONValue) -> Bool {
@@ -193,9 +204,11 @@ struct JSONLogicCompiler {
             let argument = node + 1
             return try compileOperation(tape.key(of: argument), tape, argument, depth: depth)
         }
-        if count > 0, depth < Self.maximumDepth, tape.children(of: node).allSatisfy({ tape.nodes[$0].kind == .scalar }) {
-            compiledNodeCount += count
-            return Compiled(expression: .literal(tape.value(at: node)), height: 2, referenceBound: 0)
+        if let literal = scalarArray(
+            count: count, allScalar: tape.children(of: node).allSatisfy({ tape.nodes[$0].kind == .scalar }), depth: depth,
+            tape.value(at: node))
+        {
+            return literal
         }
         var children = CompiledChildren(capacity: count)
         for child in tape.children(of: node) {
@@ -215,13 +228,13 @@ struct JSONLogicCompiler {
         let info = tape.nodes[argument]
         var arguments: CompiledChildren
         if info.kind == .array {
-            _ = checkArity(op, isArray: true, count: Int(info.count), typeName: "array")
+            checkArity(op, isArray: true, count: Int(info.count), typeName: "array")
             arguments = CompiledChildren(capacity: Int(info.count))
             for child in tape.children(of: argument) {
                 arguments.append(try compile(tape, child, depth: depth + 1))
             }
         } else {
-            _ = checkArity(op, isArray: false, count: 1, typeName: tape.typeName(at: argument))
+            checkArity(op, isArray: false, count: 1, typeName: tape.typeName(at: argument))
             arguments = CompiledChildren(capacity: 1)
             arguments.append(try compile(tape, argument, depth: depth + 1))
         }
@@ -385,7 +398,7 @@ struct JSONLogicCompiler {
     private mutating func checkSchema(_ op: LogicOperator, argument: JSONValue, arguments: [JSONValue]) {
         let name = op.rawValue
         let isArray = argument.arrayValue != nil
-        if checkArity(op, isArray: isArray, count: arguments.count, typeName: argument.typeName) { return }
+        checkArity(op, isArray: isArray, count: arguments.count, typeName: argument.typeName)
         switch op {
         case .missing:
             if !isArray || arguments.contains(where: { $0.stringValue == nil }) {
@@ -410,10 +423,10 @@ struct JSONLogicCompiler {
         }
     }
 
-    /// Notes a wrong number of arguments of `op`; `true` when that is all the schema restricts,
-    /// `false` when the argument values must be checked too (``checkSchema(_:argument:arguments:)``).
-    /// `count` is 1 for a single argument not in an array, of type `typeName`.
-    private mutating func checkArity(_ op: LogicOperator, isArray: Bool, count: Int, typeName: @autoclosure () -> String) -> Bool {
+    /// Notes a wrong number of arguments of `op`, all the schema restricts of the operators that
+    /// ``checksArgumentValues(_:)`` leaves out (``checkSchema(_:argument:arguments:)`` checks the
+    /// others' values too). `count` is 1 for a single argument not in an array, of type `typeName`.
+    private mutating func checkArity(_ op: LogicOperator, isArray: Bool, count: Int, typeName: @autoclosure () -> String) {
         let name = op.rawValue
         func requireArray(_ range: ClosedRange<Int>, _ shape: String) {
             if !isArray || !range.contains(count) {
@@ -441,7 +454,6 @@ struct JSONLogicCompiler {
         case .missing, .missingSome, .semVer, .fractional:
             break
         }
-        return !Self.checksArgumentValues(op)
     }
 
     /// Whether the schema restricts the values of `op`'s arguments, not only how many there are.
