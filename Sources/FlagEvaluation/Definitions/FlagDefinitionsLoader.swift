@@ -285,15 +285,14 @@ struct FlagDefinitionsLoader {
         _ targeting: FlagDocument.Targeting?,
         flagKey: String
     ) -> DefinedFlag.Targeting {
+        guard let targeting else { return .none }
         let memberCount: Int?
         let typeName: String
         switch targeting {
-        case nil:
-            return .none
-        case .value(let json)?:
+        case .value(let json):
             memberCount = json.objectValue?.count
             typeName = json.typeName
-        case .tape(let root, _)?:
+        case .tape(let root, _):
             memberCount = rules.nodes[root].kind == .object ? Int(rules.nodes[root].count) : nil
             typeName = rules.typeName(at: root)
         }
@@ -307,7 +306,7 @@ struct FlagDefinitionsLoader {
         }
         do {
             let rule: CompiledRule
-            switch targeting! {
+            switch targeting {
             case .value(let json): rule = try compiler.compileRule(json)
             case .tape(let root, _): rule = try compiler.compileRule(rules, at: root)
             }
