@@ -73,12 +73,7 @@ enum DefinitionsTarget {
             }
             for context in contexts {
                 for type in EvaluationType.allCases {
-                    check(evaluator, flag: flag, type: type, context: context)
-                    let result = evaluator.evaluate(flag: key, type: type, default: defaultValue(for: type), context: context, now: now)
-                    let expected = referenceEvaluator.evaluate(
-                        flag: key, type: type, default: defaultValue(for: type), context: context, now: now)
-                    Invariant.require(
-                        result == expected, "'\(key)' evaluates to \(result) loaded from the bytes, \(expected) through a JSONValue")
+                    check(evaluator, flag: flag, type: type, context: context, reference: referenceEvaluator)
                 }
             }
         }
@@ -90,12 +85,20 @@ enum DefinitionsTarget {
             "a missing flag gave \(missing) instead of FLAG_NOT_FOUND with the default")
     }
 
-    static func check(_ evaluator: FlagEvaluator, flag: DefinedFlag, type: EvaluationType, context: EvaluationContext) {
+    /// Checks one evaluation, and that `reference` (the same definitions loaded through a
+    /// `JSONValue`) gives the same result.
+    static func check(
+        _ evaluator: FlagEvaluator, flag: DefinedFlag, type: EvaluationType, context: EvaluationContext, reference: FlagEvaluator
+    ) {
         let key = flag.key
         let defaultValue = defaultValue(for: type)
         let result = evaluator.evaluate(flag: key, type: type, default: defaultValue, context: context, now: now)
         let again = evaluator.evaluate(flag: key, type: type, default: defaultValue, context: context, now: now)
         Invariant.require(result == again, "evaluating '\(key)' twice gave \(result) then \(again)")
+        let referenceResult = reference.evaluate(flag: key, type: type, default: defaultValue, context: context, now: now)
+        Invariant.require(
+            result == referenceResult,
+            "'\(key)' evaluates to \(result) loaded from the bytes, \(referenceResult) through a JSONValue")
         Invariant.require(result.flagKey == key, "evaluating '\(key)' gave a result for '\(result.flagKey)'")
 
         if result.errorCode != nil || result.reason == .error {
