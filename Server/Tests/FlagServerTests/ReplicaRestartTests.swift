@@ -74,21 +74,23 @@ struct ReplicaRestartTests {
         }
     }
 
-    /// The descriptor numbers under which a process holds `files`.
-    static func descriptors(ofProcess pid: String, holding files: Set<String>) -> [String] {
+    /// A process's open descriptors (their numbers) and what each refers to, from `/proc`.
+    static func openFiles(ofProcess pid: String) -> [(descriptor: String, file: String)] {
         let directory = "/proc/\(pid)/fd"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return entries.filter { entry in
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(entry)")).map(files.contains) ?? false
-        }.sorted()
+        return entries.compactMap { entry in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(entry)")).map { (entry, $0) }
+        }
+    }
+
+    /// The descriptor numbers under which a process holds `files`.
+    static func descriptors(ofProcess pid: String, holding files: Set<String>) -> [String] {
+        openFiles(ofProcess: pid).filter { files.contains($0.file) }.map(\.descriptor).sorted()
     }
 
     /// The sockets a process has open, as `socket:[inode]`.
     static func sockets(ofProcess pid: String) -> Set<String> {
-        let directory = "/proc/\(pid)/fd"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return Set(entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)") }
-            .filter { $0.hasPrefix("socket:") })
+        Set(openFiles(ofProcess: pid).map(\.file).filter { $0.hasPrefix("socket:") })
     }
 
     @Test
