@@ -93,9 +93,10 @@ enum FlagDocument {
     /// A flag's `"targeting"` member.
     enum Targeting {
         case value(JSONValue)
-        /// The rule at `root` of the document's `rules` tape, and its JSON text (the flag's
-        /// ``DefinedFlag/targetingJSON`` is parsed from it when asked for).
-        case tape(root: Int, text: String)
+        /// The rule at `root` of the document's `rules` tape, and where its JSON text is in the
+        /// document's bytes (the flag's ``DefinedFlag/targetingJSON`` is parsed from them when
+        /// asked for).
+        case tape(root: Int, text: Range<Int>)
     }
 
     /// Reads a document from its bytes, with the limits and errors of ``JSONValue/init(parsing:)-(Bytes)``.
@@ -160,6 +161,8 @@ enum FlagDocument {
                 try parser.readObject { parser, name throws(JSONSyntaxError) in
                     if name == "variants", parser.isAtObject {
                         var pairs: [(name: String, value: JSONValue)] = []
+                        // Room for the usual two to four variants, allocated once.
+                        pairs.reserveCapacity(4)
                         try parser.readObject { parser, variant throws(JSONSyntaxError) in
                             pairs.append((variant, try parser.parseValue()))
                         }
@@ -169,7 +172,7 @@ enum FlagDocument {
                         // operator.
                         let start = parser.offset
                         let root = try parser.parseTape(into: &rules)
-                        flag.targeting = .tape(root: root, text: parser.text(in: start..<parser.offset))
+                        flag.targeting = .tape(root: root, text: start..<parser.offset)
                     } else {
                         flag.set(name, try parser.parseValue())
                     }
