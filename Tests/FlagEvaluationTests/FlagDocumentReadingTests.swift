@@ -128,6 +128,27 @@ struct FlagDocumentReadingTests {
             Self.outcome([first, second], throughJSONValue: false) == Self.outcome([first, second], throughJSONValue: true))
     }
 
+    /// A flag keeps where its rule's text is in the document's bytes; a document that is a
+    /// slice of larger `Data` (its indices not starting at 0) gives the same rules, and the
+    /// rules outlive the caller's copy of the bytes.
+    @Test func targetingTextIsReadFromADocumentSlice() {
+        let document = #"{"flags": {"a": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off", "targeting": {"if": [{"==": [{"var": "plan"}, "pro"]}, "on", "off"]}}, "b": \#(Self.flag)}}"#
+        var padded = Data("garbage before the document {[\"".utf8)
+        let start = padded.count
+        padded.append(contentsOf: document.utf8)
+        padded.append(contentsOf: "\"]} and after".utf8)
+        let slice = padded[start..<(start + document.utf8.count)]
+        #expect(slice.startIndex == start)
+        let (definitions, errors) = FlagDefinitions.load([FlagSource(name: "slice.json", data: slice)])
+        padded = Data()
+        #expect(errors.isEmpty)
+        #expect(
+            definitions["a"]?.targetingJSON
+                == (try? JSONValue(parsing: #"{"if": [{"==": [{"var": "plan"}, "pro"]}, "on", "off"]}"#)))
+        #expect(definitions["b"]?.targetingJSON == nil)
+        Self.expectSameOutcome(Data(document.utf8))
+    }
+
     // MARK: - Conformance material
 
     static let conformanceFiles: [String] = {

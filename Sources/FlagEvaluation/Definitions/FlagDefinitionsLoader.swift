@@ -10,6 +10,8 @@ struct FlagDefinitionsLoader {
     private var compiler = JSONLogicCompiler()
     /// The targeting rules of the document being loaded, when read from its bytes.
     private var rules = JSONTape<JSONValue>()
+    /// The bytes of the document being loaded, which its flags' targeting texts are ranges of.
+    private var documentBytes = Data()
 
     /// JSON nodes compiled so far (each evaluator once); loading is linear in the document.
     var compiledNodeCount: Int { compiler.compiledNodeCount }
@@ -27,6 +29,8 @@ struct FlagDefinitionsLoader {
             report(nil, "\(error)", .sourceSkipped)
             return []
         }
+        documentBytes = data
+        defer { documentBytes = Data() }
         return load(document)
     }
 
@@ -252,7 +256,7 @@ struct FlagDefinitionsLoader {
             variantType: variantType,
             defaultVariant: defaultVariant,
             metadata: metadata,
-            targetingJSON: members.targeting.map(DefinedFlag.TargetingJSON.init) ?? .none,
+            targetingJSON: members.targeting.map { DefinedFlag.TargetingJSON($0, document: documentBytes) } ?? .none,
             source: sourceName,
             targeting: targeting
         )
