@@ -106,6 +106,15 @@ struct TapeRuleCompilationTests {
         #"{"fractional": [["a", 50], ["b", 50]]}"#, #"{"fractional": [{"var": "email"}, ["a", 25], ["b", 75]]}"#,
         #"{"fractional": ["literal", ["a", 1]]}"#, #"{"fractional": [["a", -1], ["b"], ["c", 1, 2], 5]}"#, #"{"fractional": [["a", {"var": "n"}], ["b", 1]]}"#,
         #"{"fractional": []}"#, #"{"fractional": {"var": "x"}}"#,
+        // Buckets the tape path reads directly, and shapes just outside what it reads.
+        #"{"fractional": [["a"], ["b"]]}"#, #"{"fractional": [["a", 0], ["b", 3]]}"#, #"{"fractional": [["a", 0], ["b", 0]]}"#,
+        #"{"fractional": [[1, 50], [null, 25], [true, 25], [2.5, 1]]}"#, #"{"fractional": [["a", 25.0], ["b", 75]]}"#,
+        #"{"fractional": [["a", 2147483647], ["b", 1]]}"#, #"{"fractional": [["a", 2147483646], ["b", 1]]}"#,
+        #"{"fractional": [["a", 9223372036854775807]]}"#, #"{"fractional": [["a", 3000000000], ["b", 1]]}"#,
+        #"{"fractional": [["a", -5], ["b", 5]]}"#, #"{"fractional": [["a", -5], ["b", 10]]}"#,
+        #"{"fractional": [["a", 1], ["b", 9223372036854775807]]}"#, #"{"fractional": [[{"x": 1}, 1], ["b", 1]]}"#, #"{"fractional": [[["x"], 1]]}"#,
+        #"{"fractional": [["a", "1"], ["b", 1]]}"#, #"{"fractional": [["a", 1], []]}"#, #"{"fractional": [["a", 1], "b"]}"#,
+        #"{"if": [{"fractional": [["on", 1], ["off", 1]]}, {"fractional": [["x", 10]]}, null]}"#,
         #"{"$ref": "pro"}"#, #"{"or": [{"$ref": "pro"}, {"$ref": "pro"}]}"#, #"{"$ref": "missing"}"#, #"{"$ref": 5}"#, #"{"$ref": "loop"}"#,
         #"{"nope": [1]}"#, #"{"if": [true, {"nope": 1}]}"#, #"{"if": [{"var": "n"}, {"in": [{"var": "plan"}, []]}, {"?:": [false, 1, 2]}]}"#,
     ]
@@ -128,6 +137,9 @@ struct TapeRuleCompilationTests {
         try Self.expectSameOutcome(scalars)
         let operators = String(repeating: #"{"!": "#, count: levels - 1) + "true" + String(repeating: "}", count: levels - 1)
         try Self.expectSameOutcome(operators)
+        let rollout = String(repeating: #"{"!": "#, count: levels - 3) + #"{"fractional": [["a", 1], ["b", 2]]}"#
+            + String(repeating: "}", count: levels - 3)
+        try Self.expectSameOutcome(rollout)
         let references = #"{"if": [\#(String(repeating: "[", count: levels - 3))"#
             + #"{"$ref": "pro"}"# + String(repeating: "]", count: levels - 3) + ", 1, 2]}"
         try Self.expectSameOutcome(references, evaluators: Self.evaluators)

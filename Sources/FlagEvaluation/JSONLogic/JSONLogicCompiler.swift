@@ -220,6 +220,9 @@ struct JSONLogicCompiler {
     private mutating func compileOperation(
         _ name: String, _ tape: JSONTape<JSONValue>, _ argument: Int, depth: Int
     ) throws(JSONLogicError) -> Compiled {
+        if name == "fractional", let buckets = compileFractionalBuckets(tape, argument, depth: depth) {
+            return buckets
+        }
         // `$ref`, `var`, an unknown operator, and operators whose argument values the schema
         // checks take their (small) argument as a value.
         guard let op = LogicOperator.named(name), !Self.checksArgumentValues(op) else {
@@ -239,6 +242,52 @@ struct JSONLogicCompiler {
             arguments.append(try compile(tape, argument, depth: depth + 1))
         }
         return arguments.operation(op)
+    }
+
+    /// A `fractional` written as buckets only, each `[variant]` or `[variant, weight]` with a
+    /// scalar variant and a non-negative integer weight (a rollout as flag files write it),
+    /// read from the tape without making its arguments into values first: what the general
+    /// path compiles it to (``FractionalBuckets``, no schema note, the same node count and
+    /// height), at a third of the allocations. `nil` for any other shape, which the general
+    /// path compiles.
+    private mutating func compileFractionalBuckets(
+        _ tape: JSONTape<JSONValue>, _ argument: Int, depth: Int
+    ) -> Compiled? {
+        let info = tape.nodes[argument]
+        // Each bucket is a literal only below the depth limit. (A parsed rule cannot reach
+        // it: the parser's own limit stops two levels earlier.)
+        guard info.kind == .array, info.count > 0, depth + 1 < Self.maximumDepth else { return nil }
+        var variants: [JSONValue] = []
+        var weights: [Int] = []
+        variants.reserveCapacity(Int(info.count))
+        weights.reserveCapacity(Int(info.count))
+        var total = 0
+        var nodes = 0
+        for bucket in tape.children(of: argument) {
+            let pair = tape.nodes[bucket]
+            guard pair.kind == .array, pair.count == 1 || pair.count == 2 else { return nil }
+            let variant = bucket + 1
+            guard tape.nodes[variant].kind == .scalar else { return nil }
+            var weight = 1
+            if pair.count == 2 {
+                // The variant is a scalar: the weight is the next node.
+                guard tape.nodes[variant + 1].kind == .scalar, case .int(let written) = tape.scalar(at: variant + 1),
+                    written >= 0
+                else { return nil }
+                // As `FractionalOperator.weight(of:)` reads it; capped, the total cannot overflow.
+                weight = min(written, Int(Int32.max) + 1)
+            }
+            total += weight
+            guard total <= Int(Int32.max) else { return nil }
+            variants.append(tape.scalar(at: variant))
+            weights.append(weight)
+            nodes += 1 + Int(pair.count)
+        }
+        guard total > 0 else { return nil }
+        compiledNodeCount += nodes
+        let buckets = FractionalBuckets(variants: variants, weights: weights, totalWeight: total)
+        // The operation is one level above its literal buckets, each two levels high.
+        return Compiled(expression: .fractional(buckets), height: 3, referenceBound: 0)
     }
 
     /// The operation, or a node that evaluates common shapes of it with less work (see

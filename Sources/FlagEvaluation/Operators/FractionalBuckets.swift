@@ -3,7 +3,7 @@
 /// evaluation only hashes and picks (`FractionalOperator.evaluate(_:_:_:_:)` for these).
 final class FractionalBuckets: Sendable {
     /// The arguments as written, for the general operator when the bucketing value turns out to
-    /// be an array.
+    /// be an array; empty without a bucketing value (they are then never evaluated).
     let arguments: [LogicExpression]
     /// Whether the first argument is a bucketing value (not written as an array).
     let hasBucketingValue: Bool
@@ -40,5 +40,15 @@ final class FractionalBuckets: Sendable {
         self.variants = variants
         self.weights = weights
         self.totalWeight = total
+    }
+
+    /// Buckets without a bucketing value, read straight from a rule's text (the compiler
+    /// checks that each weight is usable and the total is between 1 and `Int32.max`).
+    init(variants: [JSONValue], weights: [Int], totalWeight: Int) {
+        self.arguments = []
+        self.hasBucketingValue = false
+        self.variants = variants
+        self.weights = weights
+        self.totalWeight = totalWeight
     }
 }
