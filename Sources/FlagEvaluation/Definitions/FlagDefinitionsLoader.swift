@@ -64,23 +64,22 @@ struct FlagDefinitionsLoader {
         compiler = JSONLogicCompiler(evaluators: readEvaluators(top["$evaluators"]))
         let flagSetMetadata = readMetadata(top["metadata"], flagKey: nil) ?? [:]
 
-        var entries: [(key: String, flag: FlagDocument.Flag)] = []
+        // The flags, read in `order`: by key for an object, as listed for an array.
+        let entries: [(key: String, flag: FlagDocument.Flag)]
+        var order: [Int]
         switch flagsMember {
         case .missing:
             report(nil, "the document has no \"flags\" member", .sourceSkipped)
             return []
         case .object(let members):
-            // Sorted through their indices: sorting the entries themselves copies each one
-            // through the runtime's generic tuple copy.
-            let order = members.indices.sorted { members[$0].key < members[$1].key }
-            entries.reserveCapacity(order.count)
-            for index in order {
-                entries.append(members[index])
-            }
+            entries = members
+            // Sorted through their indices, and read in place: sorting or copying the entries
+            // themselves retains and releases each one.
+            order = members.indices.sorted { members[$0].key < members[$1].key }
             // Keys are unique, and an empty one sorts first.
-            if entries.first?.key.isEmpty == true {
+            if let first = order.first, members[first].key.isEmpty {
                 report("", "flag keys must not be empty", .flagSkipped)
-                entries.removeFirst()
+                order.removeFirst()
             }
         case .other(.array(let items)):
             if let schema = top["$schema"]?.stringValue, schema.split(separator: "/").last == "flags.json" {
@@ -91,22 +90,25 @@ struct FlagDefinitionsLoader {
                 )
                 return []
             }
+            var listed: [(key: String, flag: FlagDocument.Flag)] = []
             for (index, item) in items.enumerated() {
                 guard case .string(let key)? = item["key"], !key.isEmpty else {
                     report("#\(index)", "array items need a non-empty string \"key\"", .flagSkipped)
                     continue
                 }
-                entries.append((key, FlagDocument.Flag(item)))
+                listed.append((key, FlagDocument.Flag(item)))
             }
+            entries = listed
+            order = Array(listed.indices)
         case .other(let other):
             report(nil, "\"flags\" must be an object or an array, got \(other.typeName)", .sourceSkipped)
             return []
         }
 
         var flags: [DefinedFlag] = []
-        flags.reserveCapacity(entries.count)
-        for (key, entry) in entries {
-            if let flag = readFlag(key: key, entry, flagSetMetadata: flagSetMetadata) {
+        flags.reserveCapacity(order.count)
+        for index in order {
+            if let flag = readFlag(key: entries[index].key, entries[index].flag, flagSetMetadata: flagSetMetadata) {
                 flags.append(flag)
             }
         }
@@ -196,7 +198,8 @@ struct FlagDefinitionsLoader {
             report(key, "\"state\" is missing; use \"ENABLED\" or \"DISABLED\"", .flagSkipped)
             return nil
         case .string(let text)?:
-            guard let parsed = FlagState(rawValue: text) else {
+            // Compared directly: `init(rawValue:)` searches a table of the names.
+            guard let parsed: FlagState = text == "ENABLED" ? .enabled : text == "DISABLED" ? .disabled : nil else {
                 report(key, "\"state\" is \"\(text)\"; use \"ENABLED\" or \"DISABLED\"", .flagSkipped)
                 return nil
             }
