@@ -369,9 +369,12 @@ struct JSONLogicCompiler {
     }
 
     private mutating func compileVariable(_ argument: JSONValue, depth: Int) throws(JSONLogicError) -> Compiled {
-        let arguments: [JSONValue]
+        // The path and the default value: no array is made for the usual `{"var": "name"}`.
+        let first: JSONValue?
+        let second: JSONValue?
         if case .array(let elements) = argument {
-            arguments = elements
+            first = elements.first
+            second = elements.count > 1 ? elements[1] : nil
             if elements.isEmpty {
                 note("var: expects a path or [path, default], got an empty array")
             } else if elements[0].stringValue == nil {
@@ -384,12 +387,13 @@ struct JSONLogicCompiler {
                 }
             }
         } else {
-            arguments = [argument]
+            first = argument
+            second = nil
             if argument.stringValue == nil {
                 note("var: the path must be a string, got \(argument.typeName)")
             }
         }
-        if let path = arguments.first?.stringValue, path.hasPrefix("$flagd."),
+        if let path = first?.stringValue, path.hasPrefix("$flagd."),
             path != "$flagd.timestamp", path != "$flagd.flagKey"
         {
             note("var: \"\(path)\" is not a flagd property; only $flagd.timestamp and $flagd.flagKey exist")
@@ -397,7 +401,7 @@ struct JSONLogicCompiler {
         let path: VariablePath
         var height = 1
         var references = 0
-        switch arguments.first {
+        switch first {
         case nil, .null?:
             path = .whole
         case .string(let text)?:
@@ -417,8 +421,8 @@ struct JSONLogicCompiler {
             }
         }
         var defaultValue: LogicExpression?
-        if arguments.count > 1 {
-            let compiled = try compile(arguments[1], depth: depth + 1)
+        if let second {
+            let compiled = try compile(second, depth: depth + 1)
             defaultValue = compiled.expression
             height = max(height, compiled.height + 1)
             references = Self.cappedSum(references, compiled.referenceBound)
