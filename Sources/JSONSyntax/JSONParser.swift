@@ -298,17 +298,16 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
     /// repeats the earliest, and the answer is the earliest of those.
     @inlinable
     func firstDuplicateKey(from first: Int) -> (key: String, keyOffset: Int)? {
-        let count = pendingKeys.count - first
-        if count <= 16 {
-            for position in (first + 1)..<pendingKeys.count {
-                let key = pendingKeys[position].key
-                for earlier in first..<position where pendingKeys[earlier].key == key {
-                    return pendingKeys[position]
+        pendingKeys.withUnsafeBufferPointer { keys in
+            if keys.count - first <= 16 {
+                // Through the buffer: no key is copied out of the array to be compared.
+                for position in (first + 1)..<keys.count {
+                    for earlier in first..<position where keys[earlier].key == keys[position].key {
+                        return keys[position]
+                    }
                 }
+                return nil
             }
-            return nil
-        }
-        return pendingKeys.withUnsafeBufferPointer { keys in
             var order = Array(first..<keys.count)
             order.sort { keys[$0].key < keys[$1].key }
             var firstRepeat = Int.max
