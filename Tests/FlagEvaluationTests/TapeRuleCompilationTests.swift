@@ -115,6 +115,11 @@ struct TapeRuleCompilationTests {
         #"{"fractional": [["a", 1], ["b", 9223372036854775807]]}"#, #"{"fractional": [[{"x": 1}, 1], ["b", 1]]}"#, #"{"fractional": [[["x"], 1]]}"#,
         #"{"fractional": [["a", "1"], ["b", 1]]}"#, #"{"fractional": [["a", 1], []]}"#, #"{"fractional": [["a", 1], "b"]}"#,
         #"{"if": [{"fractional": [["on", 1], ["off", 1]]}, {"fractional": [["x", 10]]}, null]}"#,
+        // Lists the tape path reads directly, and shapes just outside what it reads.
+        #"{"in": [{"var": "plan"}, ["pro", 1, null, true, 2.5]]}"#, #"{"in": ["pro", ["pro"]]}"#, #"{"in": [{"var": "plan"}, []]}"#,
+        #"{"in": [{"var": "plan"}, ["pro", ["team"]]]}"#, #"{"in": [{"var": "plan"}, ["pro", {"var": "plan"}]]}"#,
+        #"{"in": [{"var": "plan"}, "pro team"]}"#, #"{"in": [{"var": "plan"}, ["pro"], 1]}"#, #"{"in": [{"$ref": "pro"}, [true]]}"#,
+        #"{"in": [{"nope": 1}, ["pro"]]}"#, #"{"in": [{"var": 5}, ["pro"]]}"#, #"{"in": [[1, [2]], [1]]}"#,
         #"{"$ref": "pro"}"#, #"{"or": [{"$ref": "pro"}, {"$ref": "pro"}]}"#, #"{"$ref": "missing"}"#, #"{"$ref": 5}"#, #"{"$ref": "loop"}"#,
         #"{"nope": [1]}"#, #"{"if": [true, {"nope": 1}]}"#, #"{"if": [{"var": "n"}, {"in": [{"var": "plan"}, []]}, {"?:": [false, 1, 2]}]}"#,
     ]
@@ -140,6 +145,9 @@ struct TapeRuleCompilationTests {
         let rollout = String(repeating: #"{"!": "#, count: levels - 3) + #"{"fractional": [["a", 1], ["b", 2]]}"#
             + String(repeating: "}", count: levels - 3)
         try Self.expectSameOutcome(rollout)
+        let list = String(repeating: #"{"!": "#, count: levels - 3) + #"{"in": [{"var": "plan"}, ["pro", "team"]]}"#
+            + String(repeating: "}", count: levels - 3)
+        try Self.expectSameOutcome(list)
         let references = #"{"if": [\#(String(repeating: "[", count: levels - 3))"#
             + #"{"$ref": "pro"}"# + String(repeating: "]", count: levels - 3) + ", 1, 2]}"
         try Self.expectSameOutcome(references, evaluators: Self.evaluators)

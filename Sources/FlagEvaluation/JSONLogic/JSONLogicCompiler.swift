@@ -229,6 +229,11 @@ struct JSONLogicCompiler {
             return try compileOperation(name, tape.value(at: argument), depth: depth)
         }
         let info = tape.nodes[argument]
+        if op == .in, info.kind == .array, info.count == 2,
+            let membership = try compileMembership(tape, argument, depth: depth)
+        {
+            return membership
+        }
         var arguments: CompiledChildren
         if info.kind == .array {
             checkArity(op, isArray: true, count: Int(info.count), typeName: "array")
@@ -242,6 +247,34 @@ struct JSONLogicCompiler {
             arguments.append(try compile(tape, argument, depth: depth + 1))
         }
         return arguments.operation(op)
+    }
+
+    /// `{"in": [value, [scalars...]]}`, the usual list check, straight to the membership node
+    /// ``specialized(_:_:)`` makes of it, without a literal node for the list or an array of the
+    /// two arguments. `nil` when the list is not a literal array of scalars (the general path
+    /// compiles it).
+    private mutating func compileMembership(
+        _ tape: JSONTape<JSONValue>, _ argument: Int, depth: Int
+    ) throws(JSONLogicError) -> Compiled? {
+        let value = argument + 1
+        let list = Int(tape.nodes[value].end)
+        let listInfo = tape.nodes[list]
+        // The list is a literal as ``scalarArray(count:allScalar:depth:_:)`` takes one, one level down.
+        guard listInfo.kind == .array, listInfo.count > 0, depth + 1 < Self.maximumDepth,
+            tape.children(of: list).allSatisfy({ tape.nodes[$0].kind == .scalar })
+        else { return nil }
+        let compiled = try compile(tape, value, depth: depth + 1)
+        var elements: [JSONValue] = []
+        elements.reserveCapacity(Int(listInfo.count))
+        for element in tape.children(of: list) {
+            elements.append(tape.scalar(at: element))
+        }
+        // The list node and its elements, as compiling it as a literal counts them.
+        compiledNodeCount += 1 + elements.count
+        return Compiled(
+            expression: .membership(compiled.expression, elements),
+            height: max(compiled.height, 2) + 1,
+            referenceBound: compiled.referenceBound)
     }
 
     /// A `fractional` written as buckets only, each `[variant]` or `[variant, weight]` with a
