@@ -32,7 +32,7 @@ import json, sys
 # in the benchmark sources). Anything not listed is one operation per iteration.
 OPS = [
     ("Threads.", 20_000_000), ("Build.", 1), ("Launch.", 1), ("Baseline.Launch.", 1), ("Baseline.DecodeFiles.", 1),
-    ("Eval.", 1_000), ("Load.", 1), ("Remote.", 1), ("Baseline.Remote", 1),
+    ("Eval.", 1_000), ("Load.", 1), ("Baseline.Load.", 1), ("Remote.", 1), ("Baseline.Remote", 1),
     ("", 1_000_000),
 ]
 
@@ -64,6 +64,7 @@ COMPARISONS = [
     ("Eval.Fractional", "Eval.Static", "slower", None),
     ("Eval.JSONLogic", "Eval.Static", "slower", None),
     ("Eval.Fractional.v3", "Eval.Fractional", "slower", None),
+    ("Load.Definitions", "Baseline.Load.JSONSerialization", "slower", None),
     ("Remote.Decode", "Baseline.RemoteJSONSerialization", "slower", None),
     ("Baseline.RemoteJSONValue", "Baseline.RemoteJSONSerialization", "slower", None),
     ("Remote.Apply", "Remote.Decode", "slower", None),
@@ -85,7 +86,7 @@ ZERO_ALLOCATIONS = [
 ]
 
 # Benchmarks that measure peak resident memory.
-PEAK_PREFIXES = ("Build.", "Baseline.DecodeFiles.", "Launch.", "Baseline.Launch.", "Load.", "Remote.", "Baseline.Remote")
+PEAK_PREFIXES = ("Build.", "Baseline.DecodeFiles.", "Launch.", "Baseline.Launch.", "Load.", "Baseline.Load.", "Remote.", "Baseline.Remote")
 
 results = {}
 paired = {}  # benchmark -> (median speedup, ...) of the paired thread benchmarks
@@ -124,7 +125,7 @@ def mallocs(r):
 
 GROUPS = [
     "Baseline.BoolArray", "Baseline.Dictionary", "Baseline.ObservationAccess", "Check.", "Snapshot.", "Engine.", "Value.", "Threads.", "Build.", "Baseline.DecodeFiles.", "Launch.", "Baseline.Launch.",
-    "Eval.", "Load.", "Baseline.Remote", "Remote.",
+    "Eval.", "Load.", "Baseline.Load.", "Baseline.Remote", "Remote.",
 ]
 def order(name):
     return (next((i for i, prefix in enumerate(GROUPS) if name.startswith(prefix)), len(GROUPS)), name)

@@ -12,6 +12,8 @@ import Foundation
 //   Eval.JSONLogic    the targeted rule as plain JSON Logic (`JSONLogicRule.evaluate(data:)`),
 //                     to compare with other JSON Logic engines (datalogic-rs: 155–226 ns)
 //   Load.Definitions  loading 10,000 flag definitions (time and peak memory)
+//   Baseline.Load.JSONSerialization  only parsing the same document with `JSONSerialization`:
+//                     Load.Definitions' in-run baseline
 
 let definitionsJSON = #"""
 {
@@ -95,5 +97,15 @@ let benchmarks: @Sendable () -> Void = {
         let (loaded, problems) = FlagDefinitions.load([FlagSource(name: "many.json", data: data)])
         precondition(problems.isEmpty && loaded.flags.count == 10_000)
         blackHole(loaded)
+    }
+    Benchmark(
+        "Baseline.Load.JSONSerialization",
+        configuration: .init(
+            metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .peakMemoryResidentDelta],
+            maxDuration: .seconds(3), maxIterations: 30)
+    ) { _ in
+        let parsed = try! JSONSerialization.jsonObject(with: data)
+        precondition(((parsed as? [String: Any])?["flags"] as? [String: Any])?.count == 10_000)
+        blackHole(parsed)
     }
 }
