@@ -88,22 +88,15 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     let data = manyDefinitions(10_000)
-    Benchmark(
-        "Load.Definitions",
-        configuration: .init(
-            metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .peakMemoryResidentDelta],
-            maxDuration: .seconds(3), maxIterations: 30)
-    ) { _ in
+    let loadConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .peakMemoryResidentDelta],
+        maxDuration: .seconds(3), maxIterations: 30)
+    Benchmark("Load.Definitions", configuration: loadConfiguration) { _ in
         let (loaded, problems) = FlagDefinitions.load([FlagSource(name: "many.json", data: data)])
         precondition(problems.isEmpty && loaded.flags.count == 10_000)
         blackHole(loaded)
     }
-    Benchmark(
-        "Baseline.Load.JSONSerialization",
-        configuration: .init(
-            metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .peakMemoryResidentDelta],
-            maxDuration: .seconds(3), maxIterations: 30)
-    ) { _ in
+    Benchmark("Baseline.Load.JSONSerialization", configuration: loadConfiguration) { _ in
         let parsed = try! JSONSerialization.jsonObject(with: data)
         precondition(((parsed as? [String: Any])?["flags"] as? [String: Any])?.count == 10_000)
         blackHole(parsed)
