@@ -110,7 +110,8 @@ public struct DefinedFlag: Sendable {
     /// The targeting rule as written (before `$ref` substitution), if any.
     ///
     /// Parsed from the flag's text on each call when the flag was loaded from bytes (the
-    /// loader compiles rules without building them as values); evaluation does not use it.
+    /// loader compiles rules without building them as values; the flags of a document keep
+    /// its bytes for this); evaluation does not use it.
     public var targetingJSON: JSONValue? { storage.targetingJSON.value }
     /// The name of the source the flag was loaded from.
     public var source: String { storage.source }
