@@ -146,31 +146,18 @@ public struct JSONParser<Builder: JSONTreeBuilder> {
             precondition(index > valueStart, "readObject: the member reader must read the value of \(Self.quoted(key))")
             pendingKeys.append((key, keyOffset))
             if try closesObject() {
-                try finishKeys(from: firstKey)
+                if let duplicate = firstDuplicateKey(from: firstKey) {
+                    index = duplicate.keyOffset
+                    throw error("duplicate key \(Self.quoted(duplicate.key)) in an object; each key may appear only once")
+                }
+                while pendingKeys.count > firstKey { pendingKeys.removeLast() }
                 return
             }
         }
     }
 
-    /// Ends reading an object's keys, `pendingKeys[first...]`: an error at the first duplicate,
-    /// else they are dropped.
-    @inlinable
-    mutating func finishKeys(from first: Int) throws(JSONSyntaxError) {
-        if let duplicate = firstDuplicateKey(from: first) {
-            index = duplicate.keyOffset
-            throw error("duplicate key \(Self.quoted(duplicate.key)) in an object; each key may appear only once")
-        }
-        while pendingKeys.count > first { pendingKeys.removeLast() }
-    }
-
     /// Where the parser is: the offset of the next byte it reads.
     @inlinable public var offset: Int { index }
-
-    /// The input's bytes in `range` (offsets as ``offset`` gives them) as a string. They must be
-    /// a whole value the parser has read, which it has checked is valid UTF-8.
-    @inlinable public func text(in range: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-    }
 
     /// Parses the value that comes next onto `tape`, with the checks and errors of
     /// ``parseValue()``, without building an array or dictionary for its arrays and objects.
