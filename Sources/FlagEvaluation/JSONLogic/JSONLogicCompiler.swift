@@ -220,12 +220,13 @@ struct JSONLogicCompiler {
     private mutating func compileOperation(
         _ name: String, _ tape: JSONTape<JSONValue>, _ argument: Int, depth: Int
     ) throws(JSONLogicError) -> Compiled {
-        if name == "fractional", let buckets = compileFractionalBuckets(tape, argument, depth: depth) {
+        let named = LogicOperator.named(name)
+        if named == .fractional, let buckets = compileFractionalBuckets(tape, argument, depth: depth) {
             return buckets
         }
         // `$ref`, `var`, an unknown operator, and operators whose argument values the schema
         // checks take their (small) argument as a value.
-        guard let op = LogicOperator.named(name), !Self.checksArgumentValues(op) else {
+        guard let op = named, !Self.checksArgumentValues(op) else {
             return try compileOperation(name, tape.value(at: argument), depth: depth)
         }
         let info = tape.nodes[argument]
