@@ -63,13 +63,13 @@ public struct FlagDebugRowView: View {
         case .toggle:
             Toggle(row.displayName, isOn: Binding(
                 get: { row.value == .bool(true) },
-                set: { on in setOverride(parsing: on ? "true" : "false") }))
+                set: { @MainActor on in setOverride(parsing: on ? "true" : "false") }))
             .labelsHidden()
             .disabled(!row.canOverride)
         case .choice(let values):
             Picker(row.displayName, selection: Binding(
                 get: { row.value },
-                set: { value in setOverride(parsing: FlagDebugModel.editText(value)) })) {
+                set: { @MainActor value in setOverride(parsing: FlagDebugModel.editText(value)) })) {
                 ForEach(values, id: \.self) { value in
                     Text(FlagDebugModel.display(value, sensitive: row.isSensitive)).tag(value)
                 }
