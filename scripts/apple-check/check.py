@@ -80,11 +80,8 @@ def version(text):
 
 
 def domain(platform, v):
-    # Above the floor: a deprecation, which -warnings-as-errors turns into an error. (Swift's
-    # experimental custom availability domains would let `if #available` lift it, but 6.3.1
-    # cannot read them back from a compiled module: "Invalid availability domain".)
-    return (f'*, deprecated, message: "introduced in {platform} {v[0]}.{v[1]}, above the floor '
-            f'{platform} {FLOORS[platform][0]}: not yet usable behind if #available in this check"')
+    """The custom availability domain standing for "<platform> <version>" above the floor."""
+    return f"{platform}{v[0]}_{v[1]}"
 
 
 class Rewriter:
@@ -136,8 +133,7 @@ class Rewriter:
                 if key == "unavailable":
                     return f'@available(*, unavailable, message: "unavailable on {self.platform}")'
                 if key == "introduced" and version(value) > self.floor:
-                    self.domains.add(version(value))
-                    out.append(f"@available({domain(self.platform, version(value))})")
+                    out.append(self.introduced(version(value)))
                 if key == "obsoleted" and version(value) <= self.floor:
                     return f'@available(*, unavailable, message: "obsoleted in {self.platform} {value}")'
                 if key == "deprecated" and (not value or version(value) <= self.floor):
@@ -148,10 +144,7 @@ class Rewriter:
             name, _, value = item.partition(" ")
             if name == self.platform and value.strip():
                 v = version(value.strip())
-                if v > self.floor:
-                    self.domains.add(v)
-                    return f"@available({domain(self.platform, v)})"
-                return ""
+                return self.introduced(v) if v > self.floor else ""
             if name not in FLOORS and name != "*" and not name.endswith("ApplicationExtension"):
                 raise SystemExit(f"{where}: cannot read @available({args})")
         return ""
@@ -168,8 +161,35 @@ class Rewriter:
                 if v <= self.floor:
                     return f"{keyword}({args})"
                 self.domains.add(v)
-                return f"{keyword}({args})"
+                return "__AVAILABLE__" + repr(v)
         return f"{keyword}({args})"
+
+    def introduced(self, v):
+        """Introduced above the floor: every domain up to that version (a domain must be named
+        alone in an attribute, so one attribute each); `finish` writes them out."""
+        self.domains.add(v)
+        return "__INTRODUCED__" + repr(v)
+
+    def finish(self, text):
+        """Replaces the placeholders once every version above the floor is known: an API from
+        26.1 needs the domains of 26.0 and 26.1, and `#available(iOS 26.1, *)` enables both."""
+        def upto(v):
+            return [domain(self.platform, d) for d in sorted(self.domains) if d <= v]
+
+        text = re.sub(r"__INTRODUCED__(\(\d+, \d+\))",
+                      lambda m: " ".join(f"@available({d})" for d in upto(eval(m.group(1)))), text)
+        # `#available` above the floor but below every domain (iOS 25 where only 26 is used)
+        # enables nothing: `true` keeps the condition list well-formed.
+        return re.sub(r"__AVAILABLE__(\(\d+, \d+\))",
+                      lambda m: ", ".join(f"#available({d})" for d in upto(eval(m.group(1)))) or "true", text)
+
+    def header(self):
+        """A Clang module declaring the domains: Swift serializes Clang-declared domains into
+        modules (ones defined with -define-*-availability-domain crash the 6.3.1 reader)."""
+        lines = ["#include <availability_domain.h>", "int apple_check_query(void);"]
+        lines += [f"CLANG_DYNAMIC_AVAILABILITY_DOMAIN({domain(self.platform, v)}, apple_check_query);"
+                  for v in sorted(self.domains)]
+        return "\n".join(lines) + "\n"
 
     def rewrite(self, text, path):
         lines = text.split("\n")
@@ -253,10 +273,22 @@ class Checker:
         for name, files, flags in self.units:
             steps.append((name, [(p, self.source(p, overrides)) for p in files], flags))
         rewritten = [(name, [(p, rewriter.rewrite(t, p)) for p, t in files], flags) for name, files, flags in steps]
-        domains = sorted(rewriter.domains)
+        rewritten = [(name, [(p, rewriter.finish(t)) for p, t in files], flags) for name, files, flags in rewritten]
+        header = rewriter.header()
+        domains_dir = os.path.join(self.scratch, "domains", hashlib.sha256(header.encode()).hexdigest()[:16])
+        if not os.path.exists(os.path.join(domains_dir, "module.modulemap")):
+            os.makedirs(domains_dir, exist_ok=True)
+            with open(os.path.join(domains_dir, "domains.h"), "w") as f:
+                f.write(header)
+            with open(os.path.join(domains_dir, "module.modulemap.tmp"), "w") as f:
+                f.write('module AppleCheckAvailability {\n    header "domains.h"\n    export *\n}\n')
+            os.replace(os.path.join(domains_dir, "module.modulemap.tmp"), os.path.join(domains_dir, "module.modulemap"))
         # On Apple platforms URLSession and its delegates are in Foundation; on Linux in
         # FoundationNetworking, imported here into every file as Apple's Foundation would bring them.
-        common = ["-Xfrontend", "-import-module", "-Xfrontend", "FoundationNetworking"]
+        common = ["-Xfrontend", "-import-module", "-Xfrontend", "FoundationNetworking",
+                  # The domains of the versions above the floor, imported into every file.
+                  "-enable-experimental-feature", "CustomAvailability", "-I", domains_dir,
+                  "-Xfrontend", "-import-module", "-Xfrontend", "AppleCheckAvailability"]
         keys, plan = {}, []
         for name, files, flags in rewritten:
             text = "".join(t for _, t in files)
@@ -320,8 +352,7 @@ class Checker:
             wanted = {}
             for combo, (plan, keys) in plans.items():
                 name, key, files, flags = plan[index]
-                if name in [n for n, _, _ in self.units] or True:
-                    wanted.setdefault(key, (name, files, flags, {n: k for n, k in keys.items()}, []))[4].append(combo)
+                wanted.setdefault(key, (name, files, flags, {n: k for n, k in keys.items()}, []))[4].append(combo)
             with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:
                 futures = {key: pool.submit(self.compile, v[0], key, v[1], v[2], v[3]) for key, v in wanted.items()}
             for key, future in futures.items():
@@ -400,8 +431,9 @@ def check_mutations(checker):
             missed += 1
             print(f"mutation '{m['name']}': " + "; ".join(problems))
         else:
-            print(f"mutation '{m['name']}': caught on {', '.join(m['fails'])}"
-                  + (f", accepted on {', '.join(m['passes'])}" if m.get("passes") else ""))
+            said = ([f"caught on {', '.join(m['fails'])}"] if m["fails"] else []) + (
+                [f"accepted on {', '.join(m['passes'])}"] if m.get("passes") else [])
+            print(f"mutation '{m['name']}': " + ", ".join(said))
     if missed:
         print(f"apple check: {missed} of {len(mutations)} wrong edits NOT caught as they should be")
         return 1
