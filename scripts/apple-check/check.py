@@ -16,6 +16,7 @@ platforms).
 """
 import argparse
 import concurrent.futures
+import fnmatch
 import glob
 import hashlib
 import json
@@ -59,7 +60,7 @@ def load_units():
         files = sorted({p for pattern in patterns for p in glob.glob(os.path.join(ROOT, pattern), recursive=True)})
         if not files:
             sys.exit(f"units.txt: {name}: no file matches {patterns}")
-        units.append((name, [os.path.relpath(p, ROOT) for p in files], flags.split()))
+        units.append((name, [os.path.relpath(p, ROOT) for p in files], flags.split(), patterns))
     return units
 
 
@@ -261,7 +262,7 @@ class Checker:
     def plan(self, platform, config, overrides):
         """The modules to compile for one platform and configuration: (name, key, files, flags, deps)."""
         stub_names = {name for name, _ in self.stubs}
-        importable = REAL_MODULES | {n for n, ps in self.stubs if platform in ps} | {n for n, _, _ in self.units}
+        importable = REAL_MODULES | {n for n, ps in self.stubs if platform in ps} | {n for n, *_ in self.units}
         if self.modules_dir:
             importable |= {f[: -len(".swiftmodule")] for f in os.listdir(self.modules_dir) if f.endswith(".swiftmodule")}
         rewriter = Rewriter(platform, importable, NON_APPLE_MODULES | stub_names)
@@ -270,8 +271,11 @@ class Checker:
             if platform in platforms:
                 path = os.path.join("scripts", "apple-check", "Stubs", name + ".swift")
                 steps.append((name, [(path, self.source(path, overrides))], []))
-        for name, files, flags in self.units:
-            steps.append((name, [(p, self.source(p, overrides)) for p in files], flags))
+        for name, files, flags, patterns in self.units:
+            # A file a wrong edit adds (mutations.json "content") joins the module its path matches.
+            added = [p for p in overrides if p not in files and any(
+                fnmatch.fnmatch(p, g) or fnmatch.fnmatch(p, g.replace("**/", "")) for g in patterns)]
+            steps.append((name, [(p, self.source(p, overrides)) for p in sorted(files + added)], flags))
         rewritten = [(name, [(p, rewriter.rewrite(t, p)) for p, t in files], flags) for name, files, flags in steps]
         rewritten = [(name, [(p, rewriter.finish(t)) for p, t in files], flags) for name, files, flags in rewritten]
         header = rewriter.header()
@@ -407,13 +411,20 @@ def check_mutations(checker):
     missed = 0
     for m in mutations:
         path = m["file"]
-        with open(os.path.join(ROOT, path)) as f:
-            original = f.read()
-        if original.count(m["find"]) != 1:
-            print(f"mutation '{m['name']}': its text occurs {original.count(m['find'])} times in {path}, not once; update mutations.json")
-            missed += 1
-            continue
-        overrides = {path: original.replace(m["find"], m["replace"])}
+        if "content" in m:  # a new file, so the wrong edit does not depend on others' code
+            if os.path.exists(os.path.join(ROOT, path)):
+                print(f"mutation '{m['name']}': {path} exists; a wrong edit that adds a file needs a new path")
+                missed += 1
+                continue
+            overrides = {path: "\n".join(m["content"]) + "\n"}
+        else:
+            with open(os.path.join(ROOT, path)) as f:
+                original = f.read()
+            if original.count(m["find"]) != 1:
+                print(f"mutation '{m['name']}': its text occurs {original.count(m['find'])} times in {path}, not once; update mutations.json")
+                missed += 1
+                continue
+            overrides = {path: original.replace(m["find"], m["replace"])}
         configs = m.get("configs", ["debug"])
         fails = [(p, c) for p in m["fails"] for c in configs]
         problems = []

@@ -399,9 +399,10 @@ public struct NavigationStack<Data, Root: View>: View {
 extension NavigationStack where Data == Never {
     nonisolated public init(@ViewBuilder root: () -> Root) {}
 }
-// toolbarcontent / toolbaritem / toolbaritemplacement / toolbarcontentbuilder
+// toolbarcontent / toolbaritem (`nonisolated struct ToolbarItem<ID, Content> where Content: View`) /
+// toolbaritem/init(placement:content:) / toolbaritemplacement / toolbarcontentbuilder
 @MainActor @preconcurrency public protocol ToolbarContent {}
-public struct ToolbarItem<ID, Content: View>: ToolbarContent {}
+nonisolated public struct ToolbarItem<ID, Content: View>: ToolbarContent {}
 extension ToolbarItem where ID == () {
     nonisolated public init(placement: ToolbarItemPlacement = .automatic, @ViewBuilder content: () -> Content) {}
 }
@@ -411,10 +412,11 @@ public struct ToolbarItemPlacement: Sendable {
     public static let confirmationAction = ToolbarItemPlacement()
     public static let cancellationAction = ToolbarItemPlacement()
     public static let destructiveAction = ToolbarItemPlacement()
-    // toolbaritemplacement/keyboard — iOS 15, macOS 12, visionOS 1; not tvOS, not watchOS
-    @available(iOS 15.0, macOS 12.0, visionOS 1.0, *)
+    // toolbaritemplacement/keyboard — iOS 15, macOS 12 (Mac Catalyst); not tvOS, watchOS, visionOS
+    @available(iOS 15.0, macOS 12.0, *)
     @available(tvOS, unavailable)
     @available(watchOS, unavailable)
+    @available(visionOS, unavailable)
     public static let keyboard = ToolbarItemPlacement()
 }
 @resultBuilder public struct ToolbarContentBuilder {
