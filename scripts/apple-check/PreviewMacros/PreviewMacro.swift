@@ -15,12 +15,25 @@ public struct PreviewMacro: DeclarationMacro {
         let name = context.makeUniqueName("Preview")
         let closure = node.trailingClosure ?? node.arguments.last?.expression.as(ClosureExprSyntax.self)
         guard let closure else { return [] }
+        // `@Previewable @State var x = ...` in the body: Xcode's expansion makes it a property of
+        // a generated view; here it stays a local property wrapper, which type-checks the same.
+        let body = closure.description.replacing("@Previewable", with: "")
         return [
             """
             @MainActor private enum \(name) {
-                @MainActor static func makeBody() -> any View { __previewBody(\(closure)) }
+                @MainActor static func makeBody() -> any View { __previewBody(\(raw: body)) }
             }
             """
         ]
+    }
+}
+
+/// `@Previewable`: only meaningful inside `#Preview`, whose expansion removes it; adds nothing.
+public struct PreviewableMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        []
     }
 }

@@ -62,12 +62,23 @@ extension View {
     public static func buildLimitedAvailability<Content: View>(_ content: Content) -> AnyView { stub() }
 }
 
-// The `#Preview` macro of DeveloperToolsSupport (preview(_:body:)), declared here beside View.
-// https://developer.apple.com/documentation/swiftui/preview(_:body:) — iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1
-@available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
+// The `#Preview` macros (preview(_:body:), preview(_:traits:_:body:)): declared in SwiftUI,
+// `@freestanding(declaration) macro Preview(_ name: String? = nil, @ContentBuilder body:
+// @escaping @MainActor () -> any View)`; ContentBuilder is ViewBuilder here. preview(_:body:) —
+// iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1; the traits form — iOS 17, macOS 14, tvOS 17,
+// watchOS 10, visionOS 1.
 @freestanding(declaration)
 public macro Preview(_ name: String? = nil, @ViewBuilder body: @escaping @MainActor () -> any View) =
     #externalMacro(module: "PreviewMacros", type: "PreviewMacro")
+@available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
+@freestanding(declaration)
+public macro Preview(
+    _ name: String? = nil, traits: PreviewTrait<Preview.ViewTraits>, _ additionalTraits: PreviewTrait<Preview.ViewTraits>...,
+    @ViewBuilder body: @escaping @MainActor () -> any View
+) = #externalMacro(module: "PreviewMacros", type: "PreviewMacro")
+// previewable() — `@attached(peer) macro Previewable()`, iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1
+@available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
+@attached(peer) public macro Previewable() = #externalMacro(module: "PreviewMacros", type: "PreviewableMacro")
 
 /// What the `#Preview` expansion calls: type-checks the body as Xcode's expansion does.
 @MainActor public func __previewBody(@ViewBuilder _ body: @MainActor () -> any View) -> any View { body() }
