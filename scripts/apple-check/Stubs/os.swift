@@ -4,7 +4,7 @@ import Foundation
 
 // https://developer.apple.com/documentation/os/logger — iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1; Sendable.
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
-public struct Logger: @unchecked Sendable {  // @unchecked: a stub with no state
+public struct Logger: Sendable {
     // https://developer.apple.com/documentation/os/logger/init(subsystem:category:)
     public init(subsystem: String, category: String) {}
     // https://developer.apple.com/documentation/os/logger/fault(_:)
