@@ -145,5 +145,10 @@ for target in package.targets where target.type != .plugin {
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
     ])
+    // CI (`.ci/run`) sets FEATURE_FLAGS_WARNINGS_AS_ERRORS=1: every warning in the project's own
+    // targets fails the build. Only these targets get the flag, never the dependencies.
+    if Context.environment["FEATURE_FLAGS_WARNINGS_AS_ERRORS"] == "1" {
+        settings.append(.unsafeFlags(["-warnings-as-errors"]))
+    }
     target.swiftSettings = settings
 }

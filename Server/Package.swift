@@ -105,4 +105,9 @@ for target in package.targets {
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
     ]
+    // FEATURE_FLAGS_WARNINGS_AS_ERRORS=1 (set by `.ci/run`): warnings in the server's own targets
+    // (and, through the root manifest, the library's) fail the build; dependencies are untouched.
+    if Context.environment["FEATURE_FLAGS_WARNINGS_AS_ERRORS"] == "1" {
+        target.swiftSettings! += [.unsafeFlags(["-warnings-as-errors"])]
+    }
 }

@@ -4,7 +4,7 @@
 Starts the real `flag-server` binary on a free port with a temporary data directory, then walks
 the console as an admin (sign in, create a flag, turn it on, roll it out to 10 %, kill it with a
 reason, find the change in history with its diff, revert it) checking every step through OFREP,
-and as a viewer (sees everything, can change nothing). Screenshots of each page go to
+as a viewer (sees everything, can change nothing), and through the new-flag form's type switch. Screenshots of each page go to
 Server/.build/console-screenshots/ (CI keeps them as artifacts).
 
 Needs: chromium and chromedriver (Debian: apt-get install -y chromium chromium-driver), selenium
@@ -338,6 +338,36 @@ class ConsoleBrowserTests(unittest.TestCase):
         self.assertIn("Your role (viewer) cannot change anything here", self.find("#refusal").text)
         self.shot("16-viewer-refused")
         self.assertEqual(self.production_settings(), before)
+
+    def test_3_the_new_flag_form_proposes_variants_of_the_chosen_type(self):
+        from selenium.webdriver.support.ui import Select
+        self.sign_in("admin", self.server.admin_password)
+        self.open("/console/new-flag")
+        variants = self.find("#variants")
+        self.assertEqual(json.loads(variants.get_attribute("value")), {"on": True, "off": False})
+
+        # Switching the type replaces the proposed Boolean variants with the new type's.
+        Select(self.find("#type")).select_by_visible_text("string")
+        proposed = json.loads(variants.get_attribute("value"))
+        self.assertTrue(proposed and all(isinstance(value, str) for value in proposed.values()), proposed)
+        self.shot("17-new-flag-string")
+        self.find("#key").send_keys("browser-copy")
+        self.navigate(self.find("#create"))
+        self.assertIn("The flag was created", self.find("main").text)
+        status, flag = self.server.api("GET", "/admin/v1/flags/browser-copy", self.server.admin_token)
+        self.assertEqual(status, 200, flag)
+        self.assertEqual(flag["type"], "string")
+        self.assertEqual(flag["variants"], proposed)
+
+        # Variants the user wrote are kept on a type change, with a word that they must match it.
+        self.open("/console/new-flag")
+        variants = self.find("#variants")
+        variants.clear()
+        variants.send_keys('{"a": true}')
+        Select(self.find("#type")).select_by_visible_text("integer")
+        self.assertEqual(variants.get_attribute("value"), '{"a": true}')
+        self.assertIn("every value must be of type integer", self.find("#variants-status").text)
+        self.sign_out()
 
 
 if __name__ == "__main__":

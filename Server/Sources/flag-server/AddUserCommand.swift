@@ -2,8 +2,7 @@ import ArgumentParser
 import FlagServer
 import Foundation
 
-/// `flag-server add-user`: creates a console user in the data directory and prints its
-/// generated password once.
+/// `flag-server add-user`: creates a console user and prints its generated password once.
 struct AddUserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-user",
@@ -11,30 +10,59 @@ struct AddUserCommand: AsyncParsableCommand {
     )
 
     @Option(help: "The sign-in name: letters, digits, '.', '_' or '-'.") var name: String
-    @Option(help: "viewer (sees everything, changes nothing), editor (changes flags) or admin.") var role: String
-    @Option(help: "Directory of the SQLite database (FLAG_SERVER_DATA_DIRECTORY, default ./flag-server-data).")
-    var dataDirectory: String?
+    @Option(help: "viewer (sees everything, changes nothing), editor (changes flags) or admin.") var role: ConsoleRole
+    @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        guard let role = ConsoleRole(rawValue: role) else {
-            throw ArgumentParser.ValidationError("--role \(role): must be one of \(ConsoleRole.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        let configuration: ServerConfiguration
-        do {
-            configuration = try ServerConfiguration(dataDirectory: dataDirectory, environment: ProcessInfo.processInfo.environment)
-        } catch {
-            throw ArgumentParser.ValidationError(error.description)
-        }
-        let store = try await SQLiteFlagStore(path: configuration.databasePath)
-        do {
-            try await store.migrate()
-            let password = ConsoleAccounts.generatedPassword()
+        let password = ConsoleAccounts.generatedPassword()
+        try await store.withStore { store in
             try await ConsoleAccounts(store: store).createUser(name: name, password: password, role: role)
-            print("Created the console user \"\(name)\" (role \(role.rawValue)). Its password (shown only this once):\n\n    \(password)\n")
-        } catch {
-            await store.close()
-            throw ArgumentParser.ValidationError("\(error)")
         }
-        await store.close()
+        print("Created the console user \"\(name)\" (role \(role.rawValue)). Its password (shown only this once):\n\n    \(password)\n")
+    }
+}
+
+/// `flag-server reset-password`: gives a console user a new generated password, printed once,
+/// and ends the user's sessions.
+struct ResetPasswordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset-password",
+        abstract: "Give a web console user a new generated password (printed once) and sign the user out."
+    )
+
+    @Option(help: "The user's sign-in name.") var name: String
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        let password = try await store.withStore { store in
+            try await ConsoleAccounts(store: store).resetPassword(of: name, actor: ConsoleAccounts.commandLineActor)
+        }
+        print("New password of the console user \"\(name)\" (shown only this once):\n\n    \(password)\n")
+    }
+}
+
+/// `flag-server set-user`: changes a console user's role, or disables or enables the user.
+struct SetUserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-user",
+        abstract: "Change a web console user's role, or disable or enable the user."
+    )
+
+    @Option(help: "The user's sign-in name.") var name: String
+    @Option(help: "The new role: viewer, editor or admin.") var role: ConsoleRole?
+    @Flag(inversion: .prefixedEnableDisable, help: "Enable or disable the user (a disabled user is signed out and cannot sign in).")
+    var user: Bool?
+    @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+        guard role != nil || user != nil else { throw ValidationError("give --role, --enable-user or --disable-user") }
+    }
+
+    func run() async throws {
+        let updated = try await store.withStore { store in
+            try await ConsoleAccounts(store: store).updateUser(
+                name, role: role, disabled: user.map { !$0 }, actor: ConsoleAccounts.commandLineActor)
+        }
+        print("The console user \"\(updated.name)\": role \(updated.role.rawValue), \(updated.disabledAt == nil ? "active" : "disabled").")
     }
 }

@@ -1,11 +1,15 @@
 import ArgumentParser
+import FlagServer
 
 @main
 struct FlagServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flag-server",
         abstract: "A feature-flag server: OFREP, app_config and flagd delivery, and a JSON admin API.",
-        subcommands: [ServeCommand.self, AddUserCommand.self],
+        version: "flag-server \(FlagServer.version)",
+        subcommands: [
+            ServeCommand.self, AddUserCommand.self, SetUserCommand.self, ResetPasswordCommand.self, AddTokenCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -73,28 +73,13 @@ struct ServeCommand: AsyncParsableCommand {
             metrics: registry, consoleOptions: ConsoleOptions(secureCookies: configuration.secureCookies), logger: logger,
             revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
             eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds))
-        // Shown once: written unbuffered so that it reaches a redirected stdout at once.
-        if let token = bootstrap?.adminToken {
-            FileHandle.standardOutput.write(Data("""
-                Created environments \(FlagServer.defaultEnvironments.joined(separator: ", ")) in \(location).
-                First admin token (shown only this once; only its hash is stored):
-
-                    \(token)
-
-
-                """.utf8))
-        }
-        if let console = bootstrap?.consoleAdmin {
-            FileHandle.standardOutput.write(Data("""
-                Created the console user "\(console.name)" (role admin) at /console.
-                Its password (shown only this once; only its bcrypt hash is stored):
-
-                    \(console.password)
-
-
-                """.utf8))
-        }
         let app = server.application(host: configuration.host, port: configuration.port) { port in
+            // Shown once, after the port is known (`--port 0` picks one), so that the console's
+            // address is complete; written unbuffered so that it reaches a redirected stdout at once.
+            if let bootstrap {
+                FileHandle.standardOutput.write(Data(
+                    bootstrap.announcement(location: location, consoleURL: "http://\(configuration.host):\(port)/console").utf8))
+            }
             logger.info("listening on http://\(configuration.host):\(port)")
         }
         try await app.runService()

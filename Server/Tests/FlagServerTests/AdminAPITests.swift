@@ -11,7 +11,8 @@ struct AdminAPITests {
             let store = server.server.admin.store
             let reply = try await server.request(.GET, "/admin/v1/environments", token: server.adminToken)
             #expect(reply.status == 200)
-            #expect(reply.json == [["key": "development", "revision": 1], ["key": "production", "revision": 1], ["key": "staging", "revision": 1]])
+            // Listed in their stored order, not alphabetically.
+            #expect(reply.json == [["key": "development", "revision": 1], ["key": "staging", "revision": 1], ["key": "production", "revision": 1]])
             let records = try await store.tokens()
             #expect(records.count == 1)
             #expect(records[0].digest == TokenIssuer.digest(of: server.adminToken))
@@ -126,6 +127,19 @@ struct AdminAPITests {
             #expect(flag.json?["revision"] == 5)
             let history = try await server.request(.GET, "/admin/v1/environments/production/revisions", token: server.adminToken)
             #expect(history.json?.arrayValue?.first?["reason"] == "revert \"checkout\" to revision 3")
+            // Recorded as a revert, to which revision; a plain change carries no `revertedTo`.
+            let reverted = try await server.request(
+                .GET, "/admin/v1/environments/production/audit?key=checkout&limit=2", token: server.adminToken)
+            #expect(reverted.json?.arrayValue?.map { $0["revertedTo"] } == [3, nil])
+
+            // Reverting to the state the flag is in already writes nothing and says so.
+            let nothing = try await server.request(
+                .POST, "/admin/v1/environments/production/flags/checkout/revert", token: server.adminToken,
+                body: #"{"revision": 5}"#)
+            #expect(nothing.status == 409)
+            #expect(nothing.json?["error"]?["message"]?.stringValue?.hasPrefix("nothing to revert") == true)
+            let unchanged = try await server.request(.GET, "/admin/v1/environments/production/flags/checkout", token: server.adminToken)
+            #expect(unchanged.json?["revision"] == 5)
 
             let beforeFlag = try await server.request(
                 .POST, "/admin/v1/environments/production/flags/checkout/revert", token: server.adminToken,

@@ -1,3 +1,4 @@
+import FlagEvaluation
 import FlagServer
 import Foundation
 import Testing
@@ -51,6 +52,37 @@ struct ConsoleAccountStoreCompatibilityTests {
                 try await store.insertConsoleUser(ConsoleUser(name: "erin", passwordHash: "x", role: .admin, createdAt: Self.time))
             }
             #expect(try await store.consoleUsers().first?.role == .editor)
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func usersAreUpdatedWithTheirAuditAndTheirSessionsEnded(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            func entry(_ reason: String) -> AuditEntry {
+                AuditEntry(
+                    environment: AuditEntry.accountsEnvironment, revision: 0, time: Self.time, actor: "ada", reason: reason,
+                    subject: .user, key: "erin", before: nil, after: ["name": "erin"])
+            }
+            var erin = ConsoleUser(name: "erin", passwordHash: "h", role: .editor, createdAt: Self.time)
+            try await store.insertConsoleUser(erin, audit: entry("create"))
+            let session = ConsoleSession(digest: "aa", user: "erin", createdAt: Self.time, expiresAt: Self.time + 3600)
+            try await store.insertConsoleSession(session)
+
+            erin.role = .viewer
+            try await store.updateConsoleUser(erin, endingSessions: false, audit: entry("role viewer"))
+            #expect(try await store.consoleSession(digest: "aa") == session)
+            erin.disabledAt = Self.time + 60
+            try await store.updateConsoleUser(erin, endingSessions: true, audit: entry("disable"))
+            #expect(try await store.consoleUsers() == [erin])
+            #expect(try await store.consoleSession(digest: "aa") == nil)
+            #expect(try await store.consoleUserAudit(limit: 10).map(\.reason) == ["disable", "role viewer", "create"])
+
+            await #expect(throws: StoreError.notFound("console user \"ghost\"")) {
+                try await store.updateConsoleUser(
+                    ConsoleUser(name: "ghost", passwordHash: "h", role: .admin, createdAt: Self.time), endingSessions: true,
+                    audit: entry("ghost"))
+            }
+            #expect(try await store.consoleUserAudit(limit: 10).count == 3)
         }
     }
 

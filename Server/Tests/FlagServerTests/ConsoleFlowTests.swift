@@ -87,6 +87,18 @@ struct ConsoleFlowTests {
             #expect(try await events.nextEvent()?.id == String(revision + 2))
             let last = try await server.server.admin.store.audit(environment: "production", key: "new-checkout", limit: 1)
             #expect(last.first?.reason == "revert \"new-checkout\" to revision \(revision)")
+            #expect(last.first?.revertedTo == revision)
+            let shown = try await client.get("/console/history?flag=new-checkout&environment=production")
+            #expect(shown.body.contains("reverted to revision \(revision) in <strong>production</strong>"))
+
+            // "Revert to this" on the newest entry: nothing to revert, nothing written.
+            let newest = try await client.post(
+                "/console/history/revert",
+                [("environment", "production"), ("key", "new-checkout"), ("revision", String(revision + 2))], csrf: csrf)
+            #expect(newest.status == 409)
+            #expect(newest.body.contains("nothing to revert"))
+            #expect(!newest.body.contains("Reverted: written as a new revision."))
+            #expect(await server.server.admin.state.environments["production"]?.revision == revision + 2)
         }
     }
 

@@ -247,7 +247,7 @@ struct ConsoleSecurityTests {
             let erin = try #require(users.first { $0.name == "erin" })
             #expect(erin.passwordHash.hasPrefix("$2"))
             #expect(!erin.passwordHash.contains("erin password"))
-            #expect("\(erin)" == "ConsoleUser(name: erin, role: editor, passwordHash: <REDACTED>)")
+            #expect("\(erin)" == "ConsoleUser(name: erin, role: editor, disabled: false, passwordHash: <REDACTED>)")
             #expect(!String(reflecting: users).contains("$2"))
             // The first admin was created with a generated password.
             #expect(users.contains { $0.name == "admin" && $0.role == .admin })

@@ -57,8 +57,29 @@ struct FlagStoreCompatibilityTests {
             #expect(try await store.schemaVersion() == 0)
             try await store.migrate()
             try await store.migrate()
-            #expect(try await store.schemaVersion() == 2)
+            #expect(try await store.schemaVersion() == 3)
             #expect(try await store.load() == ServerState())
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func theEnvironmentsOrderAndRevertsAreStored(kind: Kind) async throws {
+        try await Self.with(kind) { store in
+            // Created in order: dev then prod.
+            #expect(try await store.load().orderedEnvironmentKeys == ["dev", "prod"])
+            let moved = try await store.commit(
+                ChangeSet(actor: "ada", changes: [.orderEnvironments(["prod", "dev"])], basedOn: ["dev": 2, "prod": 2]), at: Self.time)
+            #expect(moved == ["dev": 3, "prod": 3])
+            #expect(try await store.load().orderedEnvironmentKeys == ["prod", "dev"])
+
+            let on = FlagSettings(enabled: true, defaultVariant: "on")
+            try await store.commit(
+                ChangeSet(
+                    actor: "ada", changes: [.putSettings(environment: "prod", flag: "checkout", on)], basedOn: ["dev": 3, "prod": 3],
+                    revert: ChangeSet.Revert(environment: "prod", revision: 2)),
+                at: Self.time)
+            let audit = try await store.audit(environment: "prod", key: "checkout", limit: 2)
+            #expect(audit.map(\.revertedTo) == [2, nil])
         }
     }
 

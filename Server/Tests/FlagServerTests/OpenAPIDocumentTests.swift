@@ -115,6 +115,24 @@ struct OpenAPIDocumentTests {
                 _ = try await r.call(server, method, template, path, token: admin, body: body)
             }
             _ = try await r.call(server, .GET, "/admin/v1/tokens", "/admin/v1/tokens", token: admin)
+            _ = try await r.call(server, .GET, "/admin/v1/users", "/admin/v1/users", token: admin)
+            _ = try await r.call(server, .POST, "/admin/v1/users", "/admin/v1/users", token: admin, body: #"{"name": "alice", "role": "editor"}"#)
+            _ = try await r.call(server, .POST, "/admin/v1/users", "/admin/v1/users", token: admin, body: #"{"name": "alice", "role": "editor"}"#)
+            _ = try await r.call(server, .POST, "/admin/v1/users", "/admin/v1/users", token: admin, body: #"{"name": "bob", "role": "owner"}"#)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/users/{name}", "/admin/v1/users/alice", token: admin, body: #"{"role": "viewer", "disabled": true}"#)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/users/{name}", "/admin/v1/users/admin", token: admin, body: #"{"role": "viewer", "disabled": false}"#)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/users/{name}", "/admin/v1/users/ghost", token: admin, body: #"{"role": "viewer", "disabled": false}"#)
+            _ = try await r.call(server, .POST, "/admin/v1/users/{name}/password", "/admin/v1/users/alice/password", token: admin)
+            _ = try await r.call(server, .POST, "/admin/v1/users/{name}/password", "/admin/v1/users/ghost/password", token: admin)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/environments/order", "/admin/v1/environments/order", token: admin,
+                body: #"{"environments": ["production", "staging", "development", "qa"], "reason": "production first"}"#)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/environments/order", "/admin/v1/environments/order", token: admin,
+                body: #"{"environments": ["production"]}"#)
             let created = try await r.call(
                 server, .POST, "/admin/v1/tokens", "/admin/v1/tokens", token: admin,
                 body: #"{"name": "web", "environment": "production", "role": "server"}"#)
@@ -145,9 +163,9 @@ struct OpenAPIDocumentTests {
         let (status, text) = try Self.validate([directory + "/openapi.json", directory + "/responses.json"])
         #expect(status == 0, "\(text)")
         #expect(text.contains(" 0 problems"))
-        // Every refused body above is one the document refuses too (and so are `{"key": 1}` and
-        // the OFREP body `{`).
-        #expect(text.contains("\(Self.refusedBodies.count + 2) it refuses"), "\(text)")
+        // Every refused body above is one the document refuses too (and so are `{"key": 1}`, the
+        // user of role `owner` and the OFREP body `{`).
+        #expect(text.contains("\(Self.refusedBodies.count + 3) it refuses"), "\(text)")
     }
 
     /// Runs `scripts/validate_responses.py` with `arguments`: its exit status and output.

@@ -48,8 +48,9 @@ enum LogicOperator: String, Sendable, CaseIterable {
     static func named(_ name: String) -> LogicOperator? {
         let found = name.utf8.withContiguousStorageIfAvailable { bytes -> LogicOperator?? in
             // Every name is ASCII and at most 15 bytes; anything else is compared as a `String`
-            // (whose equality is canonical equivalence, not bytes).
-            guard bytes.count <= 15, !bytes.contains(where: { $0 >= 0x80 }) else { return .none }
+            // (whose equality is canonical equivalence, not bytes). `nil` here means "not looked
+            // up", `.some(nil)` "looked up and unknown".
+            guard bytes.count <= 15, !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
             return .some(NameTable.shared.find(NameTable.Key(bytes)))
         }
         if case .some(.some(let result)) = found { return result }

@@ -100,7 +100,53 @@ enum AdminRequests {
     }
 }
 
+extension AdminRequests {
+    /// `POST /admin/v1/users`: a console user; the password is generated and answered once.
+    struct CreateUser: Decodable {
+        var name: String
+        var role: ConsoleRole
+    }
+
+    /// `PUT /admin/v1/users/{name}`: the user's role and whether it is disabled.
+    struct PutUser: Decodable {
+        var role: ConsoleRole
+        var disabled: Bool
+    }
+
+    /// `PUT /admin/v1/environments/order`: every environment once, in listing order.
+    struct OrderEnvironments: Decodable {
+        var environments: [String]
+        var reason: String?
+    }
+}
+
 enum AdminResponses {
+    /// A console user as the admin API shows it (never the password hash).
+    struct User: Encodable {
+        var name: String
+        var role: ConsoleRole
+        var createdAt: Date
+        var disabled: Bool
+
+        init(_ user: ConsoleUser) {
+            name = user.name
+            role = user.role
+            createdAt = user.createdAt
+            disabled = user.disabledAt != nil
+        }
+    }
+
+    struct CreatedUser: Encodable {
+        var user: User
+        /// The generated password, shown this once.
+        var password: String
+    }
+
+    struct Password: Encodable {
+        /// The new generated password, shown this once.
+        var password: String
+    }
+
     struct Environment: Encodable {
         var key: String
         var revision: Int

@@ -9,6 +9,8 @@ struct AdminRoutes: Sendable {
     let admin: FlagAdmin
     let authenticator: RequestAuthenticator
     let limits: ServerLimits
+    /// The console's users, managed through `/admin/v1/users`; `nil` when the store keeps none.
+    var accounts: ConsoleAccounts? = nil
 
     static let all = TokenIssuer.allEnvironments
 
@@ -18,7 +20,7 @@ struct AdminRoutes: Sendable {
         group.get("/environments") { request, _ in
             _ = try authenticator.authorize(request, role: .admin, environment: nil)
             let state = await admin.state
-            return JSONBody.response(state.environments.values.sorted { $0.key < $1.key }.map {
+            return JSONBody.response(state.orderedEnvironmentKeys.compactMap { state.environments[$0] }.map {
                 AdminResponses.Environment(key: $0.key, revision: $0.revision)
             })
         }
@@ -39,6 +41,7 @@ struct AdminRoutes: Sendable {
             return JSONBody.response(flag)
         }
         registerDefinitionRoutes(on: group)
+        registerUserRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")
@@ -88,7 +91,8 @@ struct AdminRoutes: Sendable {
             let body = try await JSONBody.decode(AdminRequests.Revert.self, from: request, limit: limits.maximumAdminBytes)
             let history = try await audit(environment: environment, key: key, limit: 10_000)
             let reason = body.reason ?? "revert \"\(key)\" to revision \(body.revision)"
-            return try await write(token, reason: reason) { state throws(AdminError) in
+            let revert = ChangeSet.Revert(environment: environment, revision: body.revision)
+            return try await write(token, reason: reason, revert: revert) { state throws(AdminError) in
                 try RevertPlanner.changes(
                     reverting: key, in: environment, to: body.revision, history: history, state: state)
             }
@@ -307,23 +311,24 @@ struct AdminRoutes: Sendable {
         guard await admin.state.environments[environment] != nil else { throw Self.missing("environment \"\(environment)\"") }
         do {
             return try await admin.store.audit(environment: environment, key: key, limit: limit)
-        } catch let error as StoreError {
+        } catch {
             throw APIError(AdminError(store: error))
         }
     }
 
     /// Runs a write as `token`, answering `{"revisions": …}`.
     func write(
-        _ token: TokenRecord, reason: String?, status: HTTPResponse.Status = .ok,
+        _ token: TokenRecord, reason: String?, status: HTTPResponse.Status = .ok, revert: ChangeSet.Revert? = nil,
         _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async throws -> Response {
         if let reason, reason.count > 1000 {
             throw APIError(.badRequest, code: "bad_request", message: "reason: longer than 1000 characters")
         }
         do {
-            let revisions = try await admin.write(actor: "token \(token.name) (\(token.id))", reason: reason, makeChanges)
+            let revisions = try await admin.write(
+                actor: "token \(token.name) (\(token.id))", reason: reason, revert: revert, makeChanges)
             return JSONBody.response(AdminResponses.WriteResult(revisions: revisions), status: status)
-        } catch let error as AdminError {
+        } catch {
             throw APIError(error)
         }
     }

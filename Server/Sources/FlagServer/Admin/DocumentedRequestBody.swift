@@ -44,3 +44,15 @@ extension AdminRequests.Copy: DocumentedRequestBody {
 extension AdminRequests.Evaluate: DocumentedRequestBody {
     static var schemaName: String { "EvaluateRequest" }
 }
+
+extension AdminRequests.CreateUser: DocumentedRequestBody {
+    static var schemaName: String { "CreateUser" }
+}
+
+extension AdminRequests.PutUser: DocumentedRequestBody {
+    static var schemaName: String { "PutUser" }
+}
+
+extension AdminRequests.OrderEnvironments: DocumentedRequestBody {
+    static var schemaName: String { "OrderEnvironments" }
+}

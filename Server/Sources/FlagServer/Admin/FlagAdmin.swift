@@ -25,7 +25,7 @@ public actor FlagAdmin {
         self.events = events
         self.logger = logger
         self.now = now
-        writes = metrics?.makeCounter(name: "flag_server_revisions_total", help: "Committed writes.")
+        writes = metrics?.makeCounter(descriptor: .named("flag_server_revisions_total", help: "Committed writes."))
     }
 
     /// Reloads everything from the store, publishes it, and announces environments whose
@@ -58,11 +58,13 @@ public actor FlagAdmin {
     /// If another writer (a replica) committed in between, the state is reloaded and
     /// `makeChanges` runs again on it, at most three times.
     ///
+    /// - Parameter revert: Set when the write is a revert, so that the audit records it as one.
     /// - Returns: The new revisions of the environments that changed (empty if nothing changed).
     /// - Throws: ``AdminError`` for a refused write; the stored state is unchanged then.
     @discardableResult
     public func write(
-        actor: String, reason: String?, _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
+        actor: String, reason: String?, revert: ChangeSet.Revert? = nil,
+        _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async throws(AdminError) -> [String: Int] {
         await writing.lock()
         defer { writing.unlock() }
@@ -80,7 +82,7 @@ public actor FlagAdmin {
             guard problems.isEmpty else { throw .invalid(problems) }
             do {
                 let revisions = try await store.commit(
-                    ChangeSet(actor: actor, reason: reason, changes: changes, basedOn: state.revisions), at: now())
+                    ChangeSet(actor: actor, reason: reason, changes: changes, basedOn: state.revisions, revert: revert), at: now())
                 writes?.increment()
                 logger.info("committed", metadata: ["actor": "\(actor)", "revisions": "\(revisions)"])
                 try await reload()
@@ -95,10 +97,12 @@ public actor FlagAdmin {
     }
 
     /// Stores a new token and publishes it. Returns the token text, shown this once.
+    ///
+    /// - Throws: ``AdminError/badRequest(_:)`` for a client or server token for every
+    ///   environment (`*`), which delivery would refuse; ``AdminError/notFound(_:)`` for an
+    ///   unknown environment.
     public func createToken(name: String, environment: String, role: TokenRole) async throws(AdminError) -> (String, TokenRecord) {
-        guard environment == TokenIssuer.allEnvironments || state.environments[environment] != nil else {
-            throw .notFound("environment \"\(environment)\" does not exist")
-        }
+        try Self.checkToken(environment: environment, role: role, in: state)
         let (token, record) = TokenIssuer.issue(name: name, environment: environment, role: role, at: now())
         await writing.lock()
         defer { writing.unlock() }
@@ -109,6 +113,19 @@ public actor FlagAdmin {
             throw AdminError(store: error)
         }
         return (token, record)
+    }
+
+    /// Whether a token of `role` for `environment` can be used: delivery (client and server
+    /// tokens) reads one environment, so only admin tokens may be for every environment (`*`).
+    public static func checkToken(environment: String, role: TokenRole, in state: ServerState) throws(AdminError) {
+        if environment == TokenIssuer.allEnvironments {
+            guard role == .admin else {
+                throw .badRequest(
+                    "environment: a \(role.rawValue) token must be for one environment (delivery refuses \"*\"); only admin tokens may be for every environment")
+            }
+        } else if state.environments[environment] == nil {
+            throw .notFound("environment \"\(environment)\" does not exist")
+        }
     }
 
     /// Revokes a token; it stops working at once.

@@ -1,9 +1,12 @@
 import FlagEvaluation
 
 /// Turns "revert flag X in environment E to revision N" into ordinary changes: the flag's
-/// definition and settings as the audit recorded them at N, written as a new revision.
+/// definition and settings as the audit recorded them at N, written as a new revision (pass
+/// ``ChangeSet/Revert`` to the write so that the audit records it as a revert to N).
 enum RevertPlanner {
     /// - Parameter history: The flag's audit entries in the environment, newest first.
+    /// - Throws: ``AdminError/conflict(_:)`` when the flag did not exist at N, or when it is
+    ///   already as it was at N (nothing to revert: a write would change nothing).
     static func changes(
         reverting key: String, in environment: String, to revision: Int, history: [AuditEntry], state: ServerState
     ) throws(AdminError) -> [StateChange] {
@@ -32,6 +35,13 @@ enum RevertPlanner {
             flag.defaultVariant = codeDefault
         }
         let initial = FlagSettings(enabled: false, defaultVariant: settings.defaultVariant)
-        return [.putFlag(flag, initialSettings: initial), .putSettings(environment: environment, flag: key, settings)]
+        let changes: [StateChange] = [.putFlag(flag, initialSettings: initial), .putSettings(environment: environment, flag: key, settings)]
+        let unchanged: Bool
+        do { unchanged = try state.applying(changes).audit.isEmpty } catch { throw AdminError(store: error) }
+        guard !unchanged else {
+            throw .conflict(
+                "nothing to revert: flag \"\(key)\" in environment \"\(environment)\" is already as it was at revision \(revision)")
+        }
+        return changes
     }
 }

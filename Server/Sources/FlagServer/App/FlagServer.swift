@@ -1,6 +1,6 @@
 public import FlagEvaluation
 public import Foundation
-public import HTTPTypes
+import HTTPTypes
 import Hummingbird
 public import Logging
 import NIOCore
@@ -49,7 +49,38 @@ public final class FlagServer: Sendable {
         public var description: String {
             "Bootstrap(adminToken: \(adminToken == nil ? "nil" : "<REDACTED>"), consoleAdmin: \(consoleAdmin.map { "\($0.name) <REDACTED>" } ?? "nil"))"
         }
+
+        /// What `flag-server serve` prints once about what this start created: the first admin
+        /// token, and the first console user with the console's full address (`consoleURL`,
+        /// such as `http://127.0.0.1:8080/console`). `location` names the database.
+        public func announcement(location: String, consoleURL: String) -> String {
+            var text = ""
+            if let adminToken {
+                text += """
+                    Created environments \(FlagServer.defaultEnvironments.joined(separator: ", ")) in \(location).
+                    First admin token (shown only this once; only its hash is stored):
+
+                        \(adminToken)
+
+
+                    """
+            }
+            if let consoleAdmin {
+                text += """
+                    Created the console user "\(consoleAdmin.name)" (role admin). Sign in at \(consoleURL)
+                    Its password (shown only this once; only its bcrypt hash is stored):
+
+                        \(consoleAdmin.password)
+
+
+                    """
+            }
+            return text
+        }
     }
+
+    /// This server's version (`flag-server --version`).
+    public static let version = "0.1.0"
 
     init(
         admin: FlagAdmin, publisher: StatePublisher, events: EventHub, metrics: PrometheusCollectorRegistry,
@@ -169,7 +200,7 @@ public final class FlagServer: Sendable {
         OFREPRoutes(authenticator: authenticator, limits: limits, now: now, catchUp: catchUp).register(on: router)
         DocumentRoutes(authenticator: authenticator).register(on: router)
         EventStreamRoutes(authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive).register(on: router)
-        AdminRoutes(admin: admin, authenticator: authenticator, limits: limits).register(on: router)
+        AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
         ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(

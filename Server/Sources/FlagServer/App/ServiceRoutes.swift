@@ -11,7 +11,7 @@ struct ServiceRoutes: Sendable {
     let readiness: Readiness
 
     func register(on router: Router<BasicRequestContext>) {
-        let streams = metrics.makeGauge(name: "flag_server_event_streams", help: "Open server-sent-event streams.")
+        let streams = metrics.makeGauge(descriptor: .named("flag_server_event_streams", help: "Open server-sent-event streams."))
         router.get("/health") { _, _ in
             JSONBody.response(["status": "ok"])
         }

@@ -1,4 +1,5 @@
 import Crypto
+import FlagEvaluation
 public import Foundation
 import HummingbirdBcrypt
 
@@ -42,27 +43,100 @@ public final class ConsoleAccounts: Sendable {
         public var user: ConsoleUser
     }
 
-    /// Creates a user with a bcrypt hash of `password`.
+    /// Creates a user with a bcrypt hash of `password`, audited as `actor`'s change.
     ///
     /// - Throws: ``AdminError/badRequest(_:)`` for a bad name or password,
     ///   ``AdminError/conflict(_:)`` if the name is taken.
     @discardableResult
-    public func createUser(name: String, password: String, role: ConsoleRole) async throws(AdminError) -> ConsoleUser {
+    public func createUser(
+        name: String, password: String, role: ConsoleRole, actor: String = ConsoleAccounts.commandLineActor
+    ) async throws(AdminError) -> ConsoleUser {
         guard StateValidator.isValidKey(name) else { throw .badRequest("name: \"\(name)\" \(StateValidator.keyRule)") }
+        try Self.check(password: password)
+        let user = ConsoleUser(
+            name: name, passwordHash: Bcrypt.hash(password, cost: passwordCost), role: role, createdAt: now())
+        do {
+            try await store.insertConsoleUser(user, audit: audit(actor: actor, reason: "create", before: nil, after: user))
+        } catch {
+            throw AdminError(store: error)
+        }
+        return user
+    }
+
+    /// The actor recorded for changes made with `flag-server add-user` and its friends.
+    public static let commandLineActor = "flag-server (command line)"
+
+    /// Every user, by name.
+    public func users() async throws(AdminError) -> [ConsoleUser] {
+        do { return try await store.consoleUsers() } catch { throw AdminError(store: error) }
+    }
+
+    /// Gives `name` another role and/or disables it (signed out everywhere, cannot sign in) or
+    /// enables it again; `nil` keeps that part. Refused when it would leave no active admin.
+    /// A change that changes nothing writes nothing.
+    @discardableResult
+    public func updateUser(
+        _ name: String, role: ConsoleRole? = nil, disabled: Bool? = nil, actor: String
+    ) async throws(AdminError) -> ConsoleUser {
+        let time = now()
+        return try await update(name, actor: actor, reason: nil, endingSessions: disabled == true) { user in
+            if let role { user.role = role }
+            if let disabled { user.disabledAt = disabled ? user.disabledAt ?? time : nil }
+        }
+    }
+
+    /// Gives `name` a new generated password (returned, to show once) and ends the user's sessions.
+    public func resetPassword(of name: String, actor: String) async throws(AdminError) -> String {
+        let password = Self.generatedPassword()
+        let hash = Bcrypt.hash(password, cost: passwordCost)
+        _ = try await update(name, actor: actor, reason: "password reset", endingSessions: true) { $0.passwordHash = hash }
+        return password
+    }
+
+    /// Applies `change` to the user, refusing a change that leaves no active admin, and stores
+    /// it with its audit entry (`reason`, or else what changed: `role editor`, `disable`).
+    private func update(
+        _ name: String, actor: String, reason: String?, endingSessions: Bool, _ change: (inout ConsoleUser) -> Void
+    ) async throws(AdminError) -> ConsoleUser {
+        var users = try await users()
+        guard let index = users.firstIndex(where: { $0.name == name }) else { throw .notFound("console user \"\(name)\" does not exist") }
+        let before = users[index]
+        change(&users[index])
+        let after = users[index]
+        guard after != before else { return after }
+        if before.role == .admin, before.disabledAt == nil, !users.contains(where: { $0.role == .admin && $0.disabledAt == nil }) {
+            throw .conflict("console user \"\(name)\" is the last active admin: make another user admin first")
+        }
+        var changes: [String] = []
+        if after.role != before.role { changes.append("role \(after.role.rawValue)") }
+        if (after.disabledAt == nil) != (before.disabledAt == nil) { changes.append(after.disabledAt == nil ? "enable" : "disable") }
+        do {
+            try await store.updateConsoleUser(
+                after, endingSessions: endingSessions,
+                audit: audit(actor: actor, reason: reason ?? changes.joined(separator: ", "), before: before, after: after))
+        } catch {
+            throw AdminError(store: error)
+        }
+        return after
+    }
+
+    /// The audit entry of a change to a user: name, role and whether disabled (never the hash).
+    func audit(actor: String, reason: String, before: ConsoleUser?, after: ConsoleUser) -> AuditEntry {
+        func view(_ user: ConsoleUser?) -> JSONValue? {
+            user.map { ["name": .string($0.name), "role": .string($0.role.rawValue), "disabled": .bool($0.disabledAt != nil)] }
+        }
+        return AuditEntry(
+            environment: AuditEntry.accountsEnvironment, revision: 0, time: now(), actor: actor, reason: reason, subject: .user,
+            key: after.name, before: view(before), after: view(after))
+    }
+
+    static func check(password: String) throws(AdminError) {
         guard password.count >= Self.minimumPasswordLength else {
             throw .badRequest("password: must be at least \(Self.minimumPasswordLength) characters")
         }
         guard password.utf8.count <= Self.maximumPasswordBytes else {
             throw .badRequest("password: must be at most \(Self.maximumPasswordBytes) bytes")
         }
-        let user = ConsoleUser(
-            name: name, passwordHash: Bcrypt.hash(password, cost: passwordCost), role: role, createdAt: now())
-        do {
-            try await store.insertConsoleUser(user)
-        } catch {
-            throw AdminError(store: error)
-        }
-        return user
     }
 
     /// Creates the first admin (`admin`, a generated password) if there is no user yet.
@@ -74,7 +148,7 @@ public final class ConsoleAccounts: Sendable {
         guard users.isEmpty else { return nil }
         let password = Self.generatedPassword()
         do {
-            _ = try await createUser(name: "admin", password: password, role: .admin)
+            _ = try await createUser(name: "admin", password: password, role: .admin, actor: "flag-server (first start)")
         } catch .conflict {
             // Another replica sharing the database created it first: its start printed the password.
             return nil
@@ -90,9 +164,10 @@ public final class ConsoleAccounts: Sendable {
         let users: [ConsoleUser]
         do { users = try await store.consoleUsers() } catch { throw AdminError(store: error) }
         let user = users.first { $0.name == name }
-        // An unknown name costs a bcrypt check too, so timing does not tell names apart.
+        // An unknown name costs a bcrypt check too, so timing does not tell names apart; so does
+        // a disabled user, who is refused like a wrong password.
         let matches = Bcrypt.verify(password, hash: user?.passwordHash ?? unknownUserHash)
-        guard let user, matches else { return nil }
+        guard let user, matches, user.disabledAt == nil else { return nil }
         let sessionID = Self.randomHex(bytes: 32)
         let time = now()
         let session = ConsoleSession(
@@ -109,7 +184,7 @@ public final class ConsoleAccounts: Sendable {
             guard let session = try await store.consoleSession(digest: TokenIssuer.digest(of: sessionID)),
                 session.expiresAt > now()
             else { return nil }
-            return try await store.consoleUsers().first { $0.name == session.user }
+            return try await store.consoleUsers().first { $0.name == session.user && $0.disabledAt == nil }
         } catch {
             throw AdminError(store: error)
         }

@@ -4,7 +4,7 @@ public enum ConsoleRole: String, Sendable, Hashable, Codable, CaseIterable, Comp
     case viewer
     /// Also changes flags: settings, rollouts, the kill switch, revert.
     case editor
-    /// Also manages tokens.
+    /// Also manages tokens, console users and the order of environments.
     case admin
 
     var rank: Int {

@@ -22,6 +22,19 @@ extension ConsoleRoutes {
                 return Self.redirect("/console/environments?left=\(Self.escaped(source))&right=\(Self.escaped(target))&done=copied")
             }
         }
+        // The listing order of environments (`PUT /admin/v1/environments/order`): every key once,
+        // separated by commas or spaces.
+        router.post("/console/environments/order") { request, _ in
+            try await change(request, needs: .admin) { visitor, form in
+                let keys = (form["order"] ?? "").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+                let given = (form["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                let error = await write(visitor, reason: given.isEmpty ? "order environments: \(keys.joined(separator: ", "))" : given) {
+                    state throws(AdminError) in [try EnvironmentOrder.change(keys, in: state)]
+                }
+                if let error { return await environmentsPage(request, visitor, error: error.description, status: APIError(error).status) }
+                return Self.redirect("/console/environments?done=ordered")
+            }
+        }
     }
 
     func environmentsPage(
@@ -29,7 +42,7 @@ extension ConsoleRoutes {
     ) async -> Response {
         let state = await admin.state
         let query = Self.query(of: request)
-        let environments = state.environments.keys.sorted()
+        let environments = state.orderedEnvironmentKeys
         func pick(_ name: String, _ fallback: String?) -> String {
             query[name].flatMap { environments.contains($0) ? $0 : nil } ?? fallback ?? environments.first ?? ""
         }
@@ -57,7 +70,8 @@ extension ConsoleRoutes {
         }
         context["sameEnvironment"] = left == right
         context["error"] = error
-        context["notice"] = query["done"] == "copied" ? "Copied: written as a new revision." : nil
+        context["order"] = environments.joined(separator: ", ")
+        context["notice"] = ["copied": "Copied: written as a new revision.", "ordered": "Saved the order of the environments."][query["done"] ?? ""]
         return renderer.page("environments", context, status: status)
     }
 }

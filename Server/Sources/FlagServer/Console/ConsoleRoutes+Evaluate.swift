@@ -15,7 +15,7 @@ extension ConsoleRoutes {
     func evaluatePage(_ request: Request, _ visitor: Visitor) async -> Response {
         let state = await admin.state
         let query = Self.query(of: request)
-        let environments = state.environments.keys.sorted()
+        let environments = state.orderedEnvironmentKeys
         let environment = query["environment"].flatMap { environments.contains($0) ? $0 : nil }
             ?? (environments.contains("production") ? "production" : environments.first ?? "")
         let targetingKey = query["targetingKey"] ?? ""

@@ -24,7 +24,7 @@ extension ConsoleRoutes {
     ) async throws -> Response {
         let state = await admin.state
         guard let flag = state.flags[key] else { throw Self.notFound("flag \"\(key)\"") }
-        let environments = state.environments.keys.sorted()
+        let environments = state.orderedEnvironmentKeys
         let selected = requested.flatMap { environments.contains($0) ? $0 : nil }
             ?? (environments.contains("production") ? "production" : environments.first ?? "")
         let sensitive = flag.metadata.sensitive
@@ -73,6 +73,7 @@ extension ConsoleRoutes {
             let total = max(1, preview.assignments.count)
             context["preview"] = [
                 "total": preview.assignments.count,
+                "off": !preview.enabled, "environment": selected,
                 "counts": preview.counts.sorted { $0.key < $1.key }.map { variant, count in
                     ["variant": variant, "count": count, "percent": String(format: "%.1f", Double(count) * 100 / Double(total))]
                         as [String: Any]
@@ -171,7 +172,7 @@ extension ConsoleRoutes {
         if form["action"] == "preview" {
             return try await flagPage(visitor, key: key, environment: environment, draft: draft)
         }
-        let reason = (form["reason"] ?? "").isEmpty ? "rollout \(Self.serving(flag, settings))" : form["reason"]
+        let reason = (form["reason"] ?? "").isEmpty ? Self.plan(settings) : form["reason"]
         let rolledOut = settings
         if let error = await write(visitor, reason: reason, { _ in [.putSettings(environment: environment, flag: key, rolledOut)] }) {
             draft.problems = Self.problemTexts(error)

@@ -87,7 +87,7 @@ extension ConsoleRoutes {
         let phase = parameter("phase")
         let type = parameter("type")
         let due = parameter("due")
-        let environments = state.environments.keys.sorted()
+        let environments = state.orderedEnvironmentKeys
         let flags = state.flags.values.sorted { $0.key < $1.key }.filter { flag in
             let metadata = flag.metadata
             if !search.isEmpty {
@@ -135,13 +135,22 @@ extension ConsoleRoutes {
         return renderer.page("flags", context, status: status)
     }
 
-    /// What a flag serves in an environment, in words.
+    /// What a flag serves in an environment, in words. A flag that is off serves nothing of its
+    /// own (apps use their code default), so its text says so before what it will serve once on.
     static func serving(_ flag: FlagRecord, _ settings: FlagSettings) -> String {
-        guard let targeting = settings.targeting else { return "serves \(settings.defaultVariant)" }
+        guard settings.enabled else { return "off: apps use their code default; once on, \(plan(settings))" }
+        return plan(settings)
+    }
+
+    /// What the settings serve while the flag is on, in words.
+    static func plan(_ settings: FlagSettings) -> String {
+        // `nil`: flagd's "no default variant", where the caller's code default is served.
+        let fallback = settings.defaultVariant ?? "the code default"
+        guard let targeting = settings.targeting else { return "serves \(fallback)" }
         if let percentages = SettingsPreview.percentages(of: targeting) {
             return "rollout " + percentages.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)%" }.joined(separator: " · ")
         }
-        return "rule, else \(settings.defaultVariant)"
+        return "rule, else \(fallback)"
     }
 
     func switchFlag(_ request: Request, _ visitor: Visitor, _ form: ConsoleForm, key: String, environment: String) async throws -> Response {
@@ -165,11 +174,13 @@ extension ConsoleRoutes {
 
     /// Writes through ``FlagAdmin`` as the visitor; the refusal, if any.
     func write(
-        _ visitor: Visitor, reason: String?, _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
+        _ visitor: Visitor, reason: String?, revert: ChangeSet.Revert? = nil,
+        _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async -> AdminError? {
         if let reason, reason.utf8.count > 1000 { return .badRequest("reason: longer than 1000 bytes") }
         do {
-            try await admin.write(actor: visitor.user.name, reason: reason?.isEmpty == true ? nil : reason, makeChanges)
+            try await admin.write(
+                actor: visitor.user.name, reason: reason?.isEmpty == true ? nil : reason, revert: revert, makeChanges)
             return nil
         } catch {
             return error
@@ -178,12 +189,25 @@ extension ConsoleRoutes {
 
     // MARK: - Creating a flag
 
+    /// The variants the new-flag form proposes for each type; the console's script swaps them
+    /// when the type changes while the variants are still the previous type's example.
+    static let exampleVariants: [FlagType: String] = [
+        .boolean: #"{"on": true, "off": false}"#,
+        .string: #"{"control": "control", "treatment": "treatment"}"#,
+        .integer: #"{"small": 10, "large": 100}"#,
+        .float: #"{"low": 0.1, "high": 0.5}"#,
+        .object: #"{"default": {"enabled": false}}"#,
+    ]
+
     func newFlagContext(_ form: ConsoleForm) -> [String: Any] {
-        [
+        let type = FlagType(rawValue: form["type"] ?? "") ?? .boolean
+        let examples = JSONValue.object(Self.exampleVariants.reduce(into: [:]) { $0[$1.key.rawValue] = .string($1.value) })
+        return [
             "key": form["key"] ?? "", "displayName": form["displayName"] ?? "", "description": form["description"] ?? "",
             "owner": form["owner"] ?? "", "phase": form["phase"] ?? "", "removalTarget": form["removalTarget"] ?? "",
-            "variants": form["variants"] ?? #"{"on": true, "off": false}"#,
-            "types": FlagType.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == (form["type"] ?? "boolean")] as [String: Any] },
+            "variants": form["variants"] ?? Self.exampleVariants[type] ?? "",
+            "examples": examples.serialized(),
+            "types": FlagType.allCases.map { ["value": $0.rawValue, "selected": $0 == type] as [String: Any] },
         ]
     }
 

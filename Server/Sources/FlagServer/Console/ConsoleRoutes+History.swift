@@ -28,7 +28,7 @@ extension ConsoleRoutes {
         let flag = parameter("flag")
         let actor = parameter("actor")
         let environment = parameter("environment")
-        let environments = state.environments.keys.sorted()
+        let environments = state.orderedEnvironmentKeys
         var entries: [AuditEntry] = []
         for key in environments where environment.isEmpty || key == environment {
             do {
@@ -47,7 +47,9 @@ extension ConsoleRoutes {
             return Self.omittingEmpty([
                 "time": formatter.string(from: entry.time), "environment": entry.environment, "revision": entry.revision,
                 "actor": entry.actor, "reason": entry.reason ?? "", "subject": entry.subject.rawValue, "key": entry.key,
-                "change": entry.before == nil ? "created" : (entry.after == nil ? "deleted" : "changed"),
+                "change": entry.revertedTo.map { "reverted to revision \($0)" }
+                    ?? (entry.before == nil ? "created" : (entry.after == nil ? "deleted" : "changed")),
+                "reverted": entry.revertedTo != nil,
                 "lines": diff.lines.map { ["path": $0.path, "before": $0.before ?? "—", "after": $0.after ?? "—"] },
                 "canRevert": entry.subject == .flag && entry.after != nil,
                 "id": "entry-\(entry.environment)-\(entry.revision)-\(entry.key)",
@@ -83,7 +85,8 @@ extension ConsoleRoutes {
         }
         let given = (form["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let reason = given.isEmpty ? "revert \"\(key)\" to revision \(revision)" : given
-        if let error = await write(visitor, reason: reason, { state throws(AdminError) in
+        let revert = ChangeSet.Revert(environment: environment, revision: revision)
+        if let error = await write(visitor, reason: reason, revert: revert, { state throws(AdminError) in
             try RevertPlanner.changes(reverting: key, in: environment, to: revision, history: history, state: state)
         }) {
             return try await historyPage(request, visitor, error: error.description, status: APIError(error).status)

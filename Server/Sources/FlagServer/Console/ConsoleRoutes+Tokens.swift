@@ -63,7 +63,12 @@ extension ConsoleRoutes {
                 "active": token.revokedAt == nil,
             ]
         }
-        context["environments"] = ([TokenIssuer.allEnvironments] + state.environments.keys.sorted()).map { ["value": $0] }
+        // The form starts on a combination delivery accepts: a client token for the first listed
+        // environment (`*` is for admin tokens only).
+        let environments = state.orderedEnvironmentKeys
+        context["environments"] = (environments + [TokenIssuer.allEnvironments]).map { key -> [String: Any] in
+            ["value": key, "selected": key == environments.first, "label": key == TokenIssuer.allEnvironments ? "* (every environment; admin tokens only)" : key]
+        }
         context["roles"] = TokenRole.allCases.map { ["value": $0.rawValue, "selected": $0 == .client] as [String: Any] }
         if let (token, record) = created {
             context["created"] = ["token": token, "name": record.name, "environment": record.environment, "role": record.role.rawValue]

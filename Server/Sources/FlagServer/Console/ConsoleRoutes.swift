@@ -33,6 +33,8 @@ struct ConsoleRoutes: Sendable {
     }
 
     func register(on router: Router<BasicRequestContext>) {
+        // A person opening the server's address lands in the console.
+        router.get("/") { _, _ in Self.redirect("/console") }
         router.get("/console") { _, _ in Self.redirect("/console/flags") }
         router.get("/console/assets/:name") { _, context in
             let name = try context.parameters.require("name")
@@ -49,6 +51,7 @@ struct ConsoleRoutes: Sendable {
         registerEvaluate(on: router)
         registerEnvironments(on: router)
         registerTokens(on: router)
+        registerUsers(on: router)
     }
 
     // MARK: - Sessions
@@ -165,11 +168,12 @@ struct ConsoleRoutes: Sendable {
             if !visitor.canEdit {
                 context["viewerNote"] = "You are signed in as a viewer: you can see everything and change nothing."
             }
-            context["nav"] = [
+            context["canManage"] = visitor.user.role >= .admin
+            context["nav"] = ([
                 ("flags", "Flags", "/console/flags"), ("evaluate", "Evaluate", "/console/evaluate"),
                 ("history", "History", "/console/history"), ("environments", "Environments", "/console/environments"),
                 ("tokens", "Tokens", "/console/tokens"),
-            ].map { item in
+            ] + (visitor.user.role >= .admin ? [("users", "Users", "/console/users")] : [])).map { item in
                 ["href": item.2, "label": item.1, "current": item.0 == section] as [String: Any]
             }
         }

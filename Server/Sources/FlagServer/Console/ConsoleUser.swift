@@ -8,15 +8,19 @@ public struct ConsoleUser: Sendable, Hashable, Codable, CustomStringConvertible 
     public var passwordHash: String
     public var role: ConsoleRole
     public var createdAt: Date
+    /// When an admin disabled the user (`nil`: active). A disabled user cannot sign in and has
+    /// no session; the user stays listed, as the actor of past changes.
+    public var disabledAt: Date?
 
-    public init(name: String, passwordHash: String, role: ConsoleRole, createdAt: Date) {
+    public init(name: String, passwordHash: String, role: ConsoleRole, createdAt: Date, disabledAt: Date? = nil) {
         self.name = name
         self.passwordHash = passwordHash
         self.role = role
         self.createdAt = createdAt
+        self.disabledAt = disabledAt
     }
 
     public var description: String {
-        "ConsoleUser(name: \(name), role: \(role.rawValue), passwordHash: <REDACTED>)"
+        "ConsoleUser(name: \(name), role: \(role.rawValue), disabled: \(disabledAt != nil), passwordHash: <REDACTED>)"
     }
 }

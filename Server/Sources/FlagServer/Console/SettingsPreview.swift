@@ -43,6 +43,9 @@ enum SettingsPreview {
     /// What `settings` would serve to each of `targetingKeys`, and how many get each variant.
     struct Result: Encodable {
         var problems: [ValidationError]
+        /// Whether the previewed settings have the flag on. The assignments are what the flag
+        /// serves once on either way: an off flag serves every user the code default.
+        var enabled: Bool
         var assignments: [Assignment]
         /// Per variant (`"(default)"` for the caller's default), the number of targeting keys.
         var counts: [String: Int]
@@ -50,6 +53,10 @@ enum SettingsPreview {
 
     /// `bucketing` is the server's (`StatePublisher/bucketing`), so that a preview shows what the
     /// flag would serve.
+    ///
+    /// The flag is evaluated as if it were on: previewing an off flag shows what its rule or
+    /// rollout will serve once it is turned on (``Result/enabled`` says it is off), not the
+    /// code default every user gets while it is off.
     static func preview(
         _ settings: FlagSettings, flag: String, environment: String, in state: ServerState, targetingKeys: [String],
         bucketing: FractionalBucketing, now: Date
@@ -57,12 +64,14 @@ enum SettingsPreview {
         guard targetingKeys.count <= maximumTargetingKeys else {
             throw .badRequest("targetingKeys: at most \(maximumTargetingKeys), got \(targetingKeys.count)")
         }
-        let next = try applying(settings, flag: flag, environment: environment, to: state)
+        var on = settings
+        on.enabled = true
+        let next = try applying(on, flag: flag, environment: environment, to: state)
         let problems = StateValidator.problems(in: next)
         guard problems.isEmpty, let type = next.flags[flag]?.type,
             let evaluator = CompiledEnvironment.evaluatorOfEveryFlag(state: next, environment: environment, bucketing: bucketing)
         else {
-            return Result(problems: problems, assignments: [], counts: [:])
+            return Result(problems: problems, enabled: settings.enabled, assignments: [], counts: [:])
         }
         var counts: [String: Int] = [:]
         let assignments = targetingKeys.map { key in
@@ -73,7 +82,7 @@ enum SettingsPreview {
                 targetingKey: key, variant: result.variant, value: result.variant == nil ? nil : result.value,
                 reason: result.reason.rawValue)
         }
-        return Result(problems: [], assignments: assignments, counts: counts)
+        return Result(problems: [], enabled: settings.enabled, assignments: assignments, counts: counts)
     }
 
     /// A percentage rollout over `flag`'s variants as a flagd rule:

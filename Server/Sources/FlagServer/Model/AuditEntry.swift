@@ -6,6 +6,10 @@ public struct AuditEntry: Sendable, Hashable, Codable {
     /// What kind of thing changed.
     public enum Subject: String, Sendable, Hashable, Codable {
         case flag, segment, environment
+        /// A console user (created, role changed, disabled, enabled, password reset), recorded
+        /// under the environment `*` at revision 0: users belong to no environment. Never holds
+        /// a password or its hash.
+        case user
     }
 
     public var environment: String
@@ -21,11 +25,18 @@ public struct AuditEntry: Sendable, Hashable, Codable {
     public var before: JSONValue?
     /// The state after the change (`nil` when deleted).
     public var after: JSONValue?
+    /// The environment under which changes that belong to no environment (console users) are
+    /// recorded.
+    public static let accountsEnvironment = "*"
+
+    /// Set when the change was a revert: the revision of this environment whose state it restored.
+    public var revertedTo: Int?
 
     public init(
         environment: String, revision: Int, time: Date, actor: String, reason: String?, subject: Subject, key: String,
-        before: JSONValue?, after: JSONValue?
+        before: JSONValue?, after: JSONValue?, revertedTo: Int? = nil
     ) {
+        self.revertedTo = revertedTo
         self.environment = environment
         self.revision = revision
         self.time = time

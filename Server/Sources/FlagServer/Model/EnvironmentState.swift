@@ -10,11 +10,19 @@ public struct EnvironmentState: Sendable, Hashable, Codable {
     public var settings: [String: FlagSettings]
     /// Shared rules (flagd `$evaluators`), shown to users as segments.
     public var segments: [String: JSONValue]
+    /// Where the environment is listed (``ServerState/orderedEnvironmentKeys``): lower first,
+    /// ties by key. New environments go last; the first start lists development, staging,
+    /// production in that order.
+    public var position: Int
 
-    public init(key: String, revision: Int = 0, settings: [String: FlagSettings] = [:], segments: [String: JSONValue] = [:]) {
+    public init(
+        key: String, revision: Int = 0, settings: [String: FlagSettings] = [:], segments: [String: JSONValue] = [:],
+        position: Int = 0
+    ) {
         self.key = key
         self.revision = revision
         self.settings = settings
         self.segments = segments
+        self.position = position
     }
 }

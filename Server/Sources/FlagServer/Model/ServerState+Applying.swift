@@ -14,7 +14,8 @@ extension ServerState {
             switch change {
             case .createEnvironment(let key):
                 guard next.environments[key] == nil else { throw .conflict("environment \"\(key)\" exists already") }
-                var environment = EnvironmentState(key: key)
+                let last = next.environments.values.map(\.position).max()
+                var environment = EnvironmentState(key: key, position: last.map { $0 + 1 } ?? 0)
                 for flag in next.flags.values {
                     environment.settings[flag.key] = FlagSettings(
                         enabled: false, defaultVariant: flag.variants.keys.sorted().first ?? "")
@@ -42,6 +43,11 @@ extension ServerState {
                     throw .notFound("segment \"\(key)\" in environment \"\(environment)\"")
                 }
                 next.environments[environment]?.segments[key] = nil
+            case .orderEnvironments(let keys):
+                for (position, key) in keys.enumerated() {
+                    guard next.environments[key] != nil else { throw .notFound("environment \"\(key)\"") }
+                    next.environments[key]?.position = position
+                }
             }
         }
         return (next, auditDrafts(to: next))
@@ -55,6 +61,11 @@ extension ServerState {
             let before = environments[key]
             if before == nil {
                 drafts.append(AuditDraft(environment: key, subject: .environment, key: key, before: nil, after: .object(["key": .string(key)])))
+            } else if let before, before.position != after.position {
+                drafts.append(AuditDraft(
+                    environment: key, subject: .environment, key: key,
+                    before: .object(["key": .string(key), "position": .int(before.position)]),
+                    after: .object(["key": .string(key), "position": .int(after.position)])))
             }
             let flagKeys = Set(flags.keys).union(next.flags.keys).sorted()
             for flag in flagKeys {

@@ -13,4 +13,10 @@ public struct ServerState: Sendable, Hashable {
 
     /// The current revision of every environment, the precondition of a write based on this state.
     public var revisions: [String: Int] { environments.mapValues(\.revision) }
+
+    /// The environments' keys in their listing order (``EnvironmentState/position``, then key):
+    /// every list of environments the console and the admin API show uses it.
+    public var orderedEnvironmentKeys: [String] {
+        environments.values.sorted { ($0.position, $0.key) < ($1.position, $1.key) }.map(\.key)
+    }
 }

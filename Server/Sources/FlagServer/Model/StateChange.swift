@@ -15,6 +15,8 @@ public enum StateChange: Sendable, Hashable {
     case putSegment(environment: String, key: String, rule: JSONValue)
     /// Deletes a segment from one environment.
     case deleteSegment(environment: String, key: String)
+    /// Lists the environments in this order (every environment once).
+    case orderEnvironments([String])
 }
 
 /// A write: changes applied all together or not at all, based on known revisions.
@@ -28,11 +30,32 @@ public struct ChangeSet: Sendable, Hashable {
     /// (``StoreError/staleRevision(environment:expected:actual:)``) if any has moved on, so two
     /// writers never lose each other's change.
     public var basedOn: [String: Int]
+    /// Set when the write is a revert: the audit records its flag entries in that environment as
+    /// a revert to that revision (``AuditEntry/revertedTo``), not as a plain change.
+    public var revert: Revert?
 
-    public init(actor: String, reason: String? = nil, changes: [StateChange], basedOn: [String: Int]) {
+    /// A revert's target: the environment and the revision whose state the write restores.
+    public struct Revert: Sendable, Hashable {
+        public var environment: String
+        public var revision: Int
+
+        public init(environment: String, revision: Int) {
+            self.environment = environment
+            self.revision = revision
+        }
+    }
+
+    public init(actor: String, reason: String? = nil, changes: [StateChange], basedOn: [String: Int], revert: Revert? = nil) {
         self.actor = actor
         self.reason = reason
         self.changes = changes
         self.basedOn = basedOn
+        self.revert = revert
+    }
+
+    /// The revision an audit entry of `draft` reverts to, if this write is a revert of it.
+    public func revertedTo(_ draft: AuditDraft) -> Int? {
+        guard let revert, draft.environment == revert.environment, draft.subject == .flag else { return nil }
+        return revert.revision
     }
 }

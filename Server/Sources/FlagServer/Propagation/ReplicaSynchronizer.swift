@@ -50,27 +50,28 @@ public final class ReplicaSynchronizer: Service, Sendable {
         self.readiness = readiness
         self.logger = logger
         self.now = now
-        lag = metrics.makeGauge(
-            name: "flag_server_revision_lag",
-            help: "Revisions this replica was behind the database after its last check (summed over environments).")
-        reachable = metrics.makeGauge(
-            name: "flag_server_database_reachable", help: "1 when the last database contact succeeded, else 0.")
-        repairs = metrics.makeCounter(
-            name: "flag_server_revision_check_repairs_total",
-            help: "Periodic checks that found this replica behind (a notification was lost).")
+        lag = metrics.makeGauge(descriptor: .named(
+            "flag_server_revision_lag",
+            help: "Revisions this replica was behind the database after its last check (summed over environments)."))
+        reachable = metrics.makeGauge(descriptor: .named(
+            "flag_server_database_reachable", help: "1 when the last database contact succeeded, else 0."))
+        repairs = metrics.makeCounter(descriptor: .named(
+            "flag_server_revision_check_repairs_total",
+            help: "Periodic checks that found this replica behind (a notification was lost)."))
         delay = metrics.makeDurationHistogram(
-            name: "flag_server_propagation_delay_seconds",
+            descriptor: .named(
+                "flag_server_propagation_delay_seconds",
+                help: "From a commit on another replica to this replica serving it (the writer's clock against this one's)."),
             buckets: [
                 .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
                 .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
-            ],
-            help: "From a commit on another replica to this replica serving it (the writer's clock against this one's).")
+            ])
         reachable.set(1.0)
     }
 
     /// Listens and checks until the task is cancelled or a graceful shutdown begins.
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.listenUntilCancelled() }
                 if case .every(let interval) = self.schedule {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A store that several server processes (replicas) share, and that tells them when another one
 /// committed: PostgreSQL's LISTEN/NOTIFY in ``PostgresFlagStore``.

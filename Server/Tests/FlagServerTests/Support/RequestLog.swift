@@ -20,7 +20,7 @@ enum RequestLog {
         ]
         let line = Data((entry.serialized() + "\n").utf8)
         lock.withLock { _ in
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
             guard let handle = FileHandle(forWritingAtPath: path) else { return }
             defer { try? handle.close() }
             _ = try? handle.seekToEnd()

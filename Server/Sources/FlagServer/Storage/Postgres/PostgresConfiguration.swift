@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where a ``PostgresFlagStore`` connects, read from a database URL.
 ///

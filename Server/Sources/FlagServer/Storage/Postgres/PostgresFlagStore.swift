@@ -170,19 +170,19 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
             try await client.withConnection { connection in
                 let rows = try await connection.query(
                     """
-                    SELECT revision, time, actor, reason, subject, key, before, after FROM audit
+                    SELECT revision, time, actor, reason, subject, key, before, after, reverted_to FROM audit
                     WHERE environment = \(environment) AND (\(key)::TEXT IS NULL OR key = \(key))
                     ORDER BY id DESC LIMIT \(max(0, limit))
                     """, logger: logger)
                 var entries: [AuditEntry] = []
-                for try await (revision, time, actor, reason, subject, key, before, after) in rows.decode(
-                    (Int, Double, String, String?, String, String, String?, String?).self)
+                for try await (revision, time, actor, reason, subject, key, before, after, revertedTo) in rows.decode(
+                    (Int, Double, String, String?, String, String, String?, String?, Int?).self)
                 {
                     entries.append(AuditEntry(
                         environment: environment, revision: revision, time: Date(timeIntervalSince1970: time), actor: actor,
                         reason: reason, subject: AuditEntry.Subject(rawValue: subject) ?? .flag, key: key,
                         before: try before.map { try JSONValue(parsing: $0) },
-                        after: try after.map { try JSONValue(parsing: $0) }))
+                        after: try after.map { try JSONValue(parsing: $0) }, revertedTo: revertedTo))
                 }
                 return entries
             }
@@ -347,10 +347,10 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
 
     private static func readState(_ connection: PostgresConnection, logger: Logger) async throws -> ServerState {
         var state = ServerState()
-        for try await (key, revision) in try await connection.query(
-            "SELECT key, revision FROM environments", logger: logger
-        ).decode((String, Int).self) {
-            state.environments[key] = EnvironmentState(key: key, revision: revision)
+        for try await (key, revision, position) in try await connection.query(
+            "SELECT key, revision, position FROM environments", logger: logger
+        ).decode((String, Int, Int).self) {
+            state.environments[key] = EnvironmentState(key: key, revision: revision, position: position)
         }
         let decoder = JSONDecoder()
         for try await (key, document) in try await connection.query(
@@ -409,7 +409,12 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         for environment in next.environments.values.sorted(by: { $0.key < $1.key }) {
             let old = state.environments[environment.key]
             if old == nil {
-                try await connection.query("INSERT INTO environments (key, revision) VALUES (\(environment.key), 0)", logger: logger)
+                try await connection.query(
+                    "INSERT INTO environments (key, revision, position) VALUES (\(environment.key), 0, \(environment.position))",
+                    logger: logger)
+            } else if old?.position != environment.position {
+                try await connection.query(
+                    "UPDATE environments SET position = \(environment.position) WHERE key = \(environment.key)", logger: logger)
             }
             for (flag, settings) in environment.settings where old?.settings[flag] != settings {
                 let document = try text(settings)
@@ -448,10 +453,10 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         for draft in drafts {
             try await connection.query(
                 """
-                INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after)
+                INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after, reverted_to)
                 VALUES (\(draft.environment), \(revisions[draft.environment] ?? 0), \(seconds), \(changes.actor),
                         \(changes.reason), \(draft.subject.rawValue), \(draft.key), \(draft.before?.serialized()),
-                        \(draft.after?.serialized()))
+                        \(draft.after?.serialized()), \(changes.revertedTo(draft)))
                 """, logger: logger)
         }
         return revisions

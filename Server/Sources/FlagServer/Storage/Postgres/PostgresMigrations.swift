@@ -86,5 +86,15 @@ enum PostgresMigrations {
                 """,
             ]
         ),
+        (
+            3,
+            [
+                // As SQLite's migration 3: reverts, the environments' order, disabled users.
+                "ALTER TABLE audit ADD COLUMN reverted_to BIGINT",
+                "ALTER TABLE environments ADD COLUMN position BIGINT NOT NULL DEFAULT 0",
+                "UPDATE environments SET position = CASE key WHEN 'development' THEN 0 WHEN 'staging' THEN 1 WHEN 'production' THEN 2 ELSE 3 END",
+                "ALTER TABLE console_users ADD COLUMN disabled_at DOUBLE PRECISION",
+            ]
+        ),
     ]
 }

@@ -1,3 +1,4 @@
+import FlagEvaluation
 public import Foundation
 import SQLiteNIO
 
@@ -9,19 +10,63 @@ extension SQLiteFlagStore: ConsoleAccountStore {
                     name: row.column("name")?.string ?? "",
                     passwordHash: row.column("password_hash")?.string ?? "",
                     role: ConsoleRole(rawValue: row.column("role")?.string ?? "") ?? .viewer,
-                    createdAt: Date(timeIntervalSince1970: row.column("created_at")?.double ?? 0))
+                    createdAt: Date(timeIntervalSince1970: row.column("created_at")?.double ?? 0),
+                    disabledAt: row.column("disabled_at")?.double.map(Date.init(timeIntervalSince1970:)))
             }
         }
     }
 
-    public func insertConsoleUser(_ user: ConsoleUser) async throws(StoreError) {
+    public func insertConsoleUser(_ user: ConsoleUser, audit: AuditEntry?) async throws(StoreError) {
         try await run {
-            let existing = try await connection.query("SELECT name FROM console_users WHERE name = ?", [.text(user.name)])
-            guard existing.isEmpty else { throw StoreError.conflict("console user \"\(user.name)\" exists already") }
-            _ = try await connection.query(
-                "INSERT INTO console_users (name, password_hash, role, created_at) VALUES (?, ?, ?, ?)",
-                [.text(user.name), .text(user.passwordHash), .text(user.role.rawValue), .float(user.createdAt.timeIntervalSince1970)])
+            try await transaction {
+                let existing = try await connection.query("SELECT name FROM console_users WHERE name = ?", [.text(user.name)])
+                guard existing.isEmpty else { throw StoreError.conflict("console user \"\(user.name)\" exists already") }
+                _ = try await connection.query(
+                    "INSERT INTO console_users (name, password_hash, role, created_at, disabled_at) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        .text(user.name), .text(user.passwordHash), .text(user.role.rawValue),
+                        .float(user.createdAt.timeIntervalSince1970), user.disabledAt.map { .float($0.timeIntervalSince1970) } ?? .null,
+                    ])
+                if let audit { try await appendAudit(audit) }
+            }
         }
+    }
+
+    public func updateConsoleUser(_ user: ConsoleUser, endingSessions: Bool, audit: AuditEntry) async throws(StoreError) {
+        try await run {
+            try await transaction {
+                let existing = try await connection.query("SELECT name FROM console_users WHERE name = ?", [.text(user.name)])
+                guard !existing.isEmpty else { throw StoreError.notFound("console user \"\(user.name)\"") }
+                _ = try await connection.query(
+                    "UPDATE console_users SET password_hash = ?, role = ?, disabled_at = ? WHERE name = ?",
+                    [
+                        .text(user.passwordHash), .text(user.role.rawValue),
+                        user.disabledAt.map { .float($0.timeIntervalSince1970) } ?? .null, .text(user.name),
+                    ])
+                if endingSessions {
+                    _ = try await connection.query("DELETE FROM console_sessions WHERE user = ?", [.text(user.name)])
+                }
+                try await appendAudit(audit)
+            }
+        }
+    }
+
+    public func consoleUserAudit(limit: Int) async throws(StoreError) -> [AuditEntry] {
+        try await audit(environment: AuditEntry.accountsEnvironment, key: nil, limit: limit).filter { $0.subject == .user }
+    }
+
+    /// Appends an audit entry as it is (inside the caller's transaction).
+    private func appendAudit(_ entry: AuditEntry) async throws {
+        _ = try await connection.query(
+            """
+            INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(entry.environment), .integer(entry.revision), .float(entry.time.timeIntervalSince1970), .text(entry.actor),
+                entry.reason.map(SQLiteData.text) ?? .null, .text(entry.subject.rawValue), .text(entry.key),
+                entry.before.map { .text($0.serialized()) } ?? .null, entry.after.map { .text($0.serialized()) } ?? .null,
+            ])
     }
 
     public func insertConsoleSession(_ session: ConsoleSession) async throws(StoreError) {

@@ -119,7 +119,8 @@ public actor SQLiteFlagStore: FlagStore {
                     subject: AuditEntry.Subject(rawValue: row.column("subject")?.string ?? "") ?? .flag,
                     key: row.column("key")?.string ?? "",
                     before: try row.column("before")?.string.map { try JSONValue(parsing: $0) },
-                    after: try row.column("after")?.string.map { try JSONValue(parsing: $0) }
+                    after: try row.column("after")?.string.map { try JSONValue(parsing: $0) },
+                    revertedTo: row.column("reverted_to")?.integer
                 )
             }
         }
@@ -186,7 +187,7 @@ public actor SQLiteFlagStore: FlagStore {
     }
 
     /// Runs `body` in a write transaction, rolling back if it throws.
-    private func transaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         _ = try await connection.query("BEGIN IMMEDIATE")
         do {
             let result = try await body()
@@ -200,9 +201,10 @@ public actor SQLiteFlagStore: FlagStore {
 
     private func readState() async throws -> ServerState {
         var state = ServerState()
-        for row in try await connection.query("SELECT key, revision FROM environments") {
+        for row in try await connection.query("SELECT key, revision, position FROM environments") {
             let key = row.column("key")?.string ?? ""
-            state.environments[key] = EnvironmentState(key: key, revision: row.column("revision")?.integer ?? 0)
+            state.environments[key] = EnvironmentState(
+                key: key, revision: row.column("revision")?.integer ?? 0, position: row.column("position")?.integer ?? 0)
         }
         let decoder = JSONDecoder()
         for row in try await connection.query("SELECT key, document FROM flags") {
@@ -243,7 +245,11 @@ public actor SQLiteFlagStore: FlagStore {
             let old = state.environments[environment.key]
             if old == nil {
                 _ = try await connection.query(
-                    "INSERT INTO environments (key, revision) VALUES (?, 0)", [.text(environment.key)])
+                    "INSERT INTO environments (key, revision, position) VALUES (?, 0, ?)",
+                    [.text(environment.key), .integer(environment.position)])
+            } else if old?.position != environment.position {
+                _ = try await connection.query(
+                    "UPDATE environments SET position = ? WHERE key = ?", [.integer(environment.position), .text(environment.key)])
             }
             for (flag, settings) in environment.settings where old?.settings[flag] != settings {
                 _ = try await connection.query(
@@ -284,8 +290,8 @@ public actor SQLiteFlagStore: FlagStore {
         for draft in drafts {
             _ = try await connection.query(
                 """
-                INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after, reverted_to)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(draft.environment), .integer(revisions[draft.environment] ?? 0),
@@ -293,6 +299,7 @@ public actor SQLiteFlagStore: FlagStore {
                     .text(draft.subject.rawValue), .text(draft.key),
                     draft.before.map { .text($0.serialized()) } ?? .null,
                     draft.after.map { .text($0.serialized()) } ?? .null,
+                    changes.revertedTo(draft).map(SQLiteData.integer) ?? .null,
                 ])
         }
         return revisions

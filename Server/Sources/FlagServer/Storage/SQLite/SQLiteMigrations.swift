@@ -88,5 +88,18 @@ enum SQLiteMigrations {
                 """,
             ]
         ),
+        (
+            3,
+            [
+                // A revert's audit entries name the revision they restored.
+                "ALTER TABLE audit ADD COLUMN reverted_to INTEGER",
+                // The environments' listing order; existing ones: development, staging,
+                // production, then the others by key.
+                "ALTER TABLE environments ADD COLUMN position INTEGER NOT NULL DEFAULT 0",
+                "UPDATE environments SET position = CASE key WHEN 'development' THEN 0 WHEN 'staging' THEN 1 WHEN 'production' THEN 2 ELSE 3 END",
+                // A disabled console user cannot sign in; the row stays for the audit's actor names.
+                "ALTER TABLE console_users ADD COLUMN disabled_at REAL",
+            ]
+        ),
     ]
 }

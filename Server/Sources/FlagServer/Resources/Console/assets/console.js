@@ -1,9 +1,32 @@
 // flag-server console: small enhancements over pages that work without JavaScript.
 // - the targeting rule is checked by the server's own validator as you type;
-// - the rollout form shows whether the percentages add up to 100.
+// - the rollout form shows whether the percentages add up to 100;
+// - the new-flag form proposes variants of the chosen type.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
+  const variants = document.querySelector("textarea[data-examples]");
+  const type = document.getElementById("type");
+  if (variants && type) {
+    const examples = JSON.parse(variants.dataset.examples);
+    const status = document.getElementById("variants-status");
+    let previous = type.value;
+    type.addEventListener("change", () => {
+      // Variants still as proposed for the previous type are replaced by the new type's
+      // example; variants the user wrote are kept, with a word that they must match the type.
+      const untouched = variants.value.trim() === "" || variants.value.trim() === examples[previous];
+      if (untouched && examples[type.value] !== undefined) {
+        variants.value = examples[type.value];
+        status.textContent = "";
+        status.className = "status";
+      } else if (!untouched) {
+        status.textContent = "Check the variants: every value must be of type " + type.value + ".";
+        status.className = "status bad";
+      }
+      previous = type.value;
+    });
+  }
+
   const rule = document.querySelector("textarea[data-validate-url]");
   if (rule) {
     const form = rule.form;
