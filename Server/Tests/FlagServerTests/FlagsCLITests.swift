@@ -199,6 +199,80 @@ struct FlagsCLITests {
         }
     }
 
+    /// Variants added on the server to a non-Boolean flag (a rollout), and the settings serving
+    /// them, survive pushes of the app's contract; a flag created on the server only is left
+    /// alone; a pull then compares clean and pushes nothing.
+    @Test
+    func variantsAddedOnTheServerSurviveAPushAndAPullDiffsClean() async throws {
+        try await TestServer.with { server in
+            let manifest = try Self.write(Self.manifest)
+            let base = ["--server", server.baseURL, "--token", server.adminToken]
+            let first = try await Self.flags(["push", "--manifest", manifest] + base)
+            #expect(first.status == 0, "\(first)")
+
+            // An operator gives page_size two more variants and serves one in production.
+            let registered = try #require(try await server.request(.GET, "/admin/v1/flags/page_size", token: server.adminToken).json)
+            let variants: JSONValue = ["default": 20, "large": 100, "small": 5]
+            let define = try await server.request(
+                .PUT, "/admin/v1/flags/page_size", token: server.adminToken,
+                body: JSONValue.object([
+                    "type": "integer", "variants": variants, "metadata": registered["metadata"] ?? [:],
+                ]).serialized())
+            #expect(define.status == 200, "\(define.body)")
+            let serve = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/page_size/settings", token: server.adminToken,
+                body: #"{"enabled": true, "defaultVariant": "large"}"#)
+            #expect(serve.status == 200, "\(serve.body)")
+            // And another team's flag, created on the server with several variants and no code default.
+            let theme = try await server.request(
+                .PUT, "/admin/v1/flags/theme", token: server.adminToken,
+                body: #"{"type": "string", "variants": {"dark": "dark", "light": "light", "system": "system"}}"#)
+            #expect(theme.status == 200, "\(theme.body)")
+
+            let again = try await Self.flags(["push", "--manifest", manifest] + base)
+            #expect(again.status == 0, "\(again)")
+            #expect(
+                again.standardOutput == """
+                    - theme (on the server, not in code)
+                    0 added, 0 changed, 0 type mismatches, 1 only on the server.
+                    Nothing to register.
+
+                    """, "\(again)")
+
+            // A changed contract is written over the server's variants, keeping them and the settings.
+            let changed = try Self.write(
+                Self.manifest.replacingOccurrences(of: #""owner": "search""#, with: #""owner": "discovery""#))
+            let push = try await Self.flags(["push", "--manifest", changed] + base)
+            #expect(push.status == 0, "\(push)")
+            let production = try await server.request(
+                .GET, "/admin/v1/environments/production/flags/page_size", token: server.adminToken)
+            #expect(production.json?["flag"]?["variants"] == variants)
+            #expect(production.json?["flag"]?["defaultVariant"] == "default")
+            #expect(production.json?["flag"]?["metadata"]?["owner"] == "discovery")
+            #expect(production.json?["settings"]?["enabled"] == true)
+            #expect(production.json?["settings"]?["defaultVariant"] == "large")
+
+            // A code default another variant holds names it; nothing is overwritten.
+            let larger = try Self.write(
+                Self.manifest.replacingOccurrences(of: #""default": 20"#, with: #""default": 100"#)
+                    .replacingOccurrences(of: #""owner": "search""#, with: #""owner": "discovery""#))
+            let pushLarger = try await Self.flags(["push", "--manifest", larger] + base)
+            #expect(pushLarger.status == 0, "\(pushLarger)")
+            let afterLarger = try await server.request(.GET, "/admin/v1/flags/page_size", token: server.adminToken)
+            #expect(afterLarger.json?["variants"] == variants)
+            #expect(afterLarger.json?["defaultVariant"] == "large")
+
+            let pulled = try await Self.flags(["pull"] + base)
+            #expect(pulled.status == 0, "\(pulled)")
+            let pulledPath = try Self.write(pulled.standardOutput)
+            let diff = try await Self.flags(["diff", "--manifest", pulledPath] + base)
+            #expect(diff.status == 0, "\(diff)")
+            #expect(diff.standardOutput == "No differences.\n", "\(diff)")
+            let nothing = try await Self.flags(["push", "--manifest", pulledPath] + base)
+            #expect(nothing.standardOutput == "No differences.\nNothing to register.\n", "\(nothing)")
+        }
+    }
+
     @Test
     func aDryRunWritesNothing() async throws {
         try await TestServer.with { server in
