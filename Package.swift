@@ -132,7 +132,8 @@ let package = Package(
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation", "JSONSyntax"], exclude: ["ExpectedFailures"]),
         .testTarget(
             name: "FlagToolingTests",
-            dependencies: ["FlagTooling", "FlagManifest", "FeatureFlagsTesting", "ExampleFlags", "flags"],
+            // The demo for its table layout (TextTable), as a testable executable.
+            dependencies: ["FlagTooling", "FlagManifest", "FeatureFlagsTesting", "ExampleFlags", "flags", "FeatureFlagsDemo"],
             exclude: ["Fixtures"]
         ),
     ]

@@ -6,15 +6,56 @@ Examples/ReadmeSnippets/main.swift, an executable target that `swift build` comp
 
     python3 scripts/readme_snippets.py          # regenerate
     python3 scripts/readme_snippets.py --check  # fail if the generated file is out of date
+
+The Package.swift fragments are checked instead: a `.package(url: "...", from: "...")` (or
+`exact:`), there and in the DocC articles, must name a remote of this repository (`git remote -v`) and a version it is tagged
+with (`git tag`), so that the README never shows a dependency a reader cannot resolve.
 """
 import pathlib
 import re
+import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
 readme = (root / "README.md").read_text()
 blocks = re.findall(r"```swift\n(.*?)```", readme, re.S)
+# The DocC articles show the dependency too: their Package.swift fragments are checked alike.
+articles = sorted(root.glob("Sources/*/Documentation.docc/*.md"))
+package_blocks = [
+    (name, b)
+    for name, text in [("README.md", readme)] + [(str(a.relative_to(root)), a.read_text()) for a in articles]
+    for b in re.findall(r"```swift\n(.*?)```", text, re.S)
+    if ".package(" in b
+]
 blocks = [b for b in blocks if ".package(" not in b]
+
+
+def git_lines(*arguments):
+    """The output lines of a git command in the repository, none when git or the repository is missing."""
+    try:
+        result = subprocess.run(["git", "-C", str(root), *arguments], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    return result.stdout.splitlines()
+
+
+def unresolvable_dependencies():
+    """Problems with the README's `.package(url:)` dependencies, one sentence each."""
+    problems = []
+    normalized = lambda url: url.rstrip("/").removesuffix(".git")
+    remotes = {normalized(line.split()[1]) for line in git_lines("remote", "-v") if len(line.split()) > 1}
+    tags = set(git_lines("tag"))
+    for name, block in package_blocks:
+        for match in re.finditer(r'\.package\(\s*url:\s*"([^"]*)"(?:\s*,\s*(?:from|exact):\s*"([^"]*)")?', block):
+            url, version = match.group(1), match.group(2)
+            if normalized(url) not in remotes:
+                known = ", ".join(sorted(remotes)) or "none"
+                problems.append(f'{name} names the package URL "{url}", which is not a remote of this repository (remotes: {known}); show the local-path form until it is published.')
+            if version is not None and version not in tags and f"v{version}" not in tags:
+                known = ", ".join(sorted(tags)) or "none"
+                problems.append(f'{name} names the version "{version}", which is not a tag of this repository (tags: {known}).')
+    return problems
+
 
 imports = sorted({line for b in blocks for line in b.splitlines() if line.startswith("import ")})
 body = "\n".join(
@@ -28,8 +69,11 @@ generated = (
 )
 target = root / "Examples" / "ReadmeSnippets" / "main.swift"
 if "--check" in sys.argv:
+    problems = unresolvable_dependencies()
     if not target.exists() or target.read_text() != generated:
-        sys.exit("Examples/ReadmeSnippets/main.swift is out of date: run python3 scripts/readme_snippets.py")
+        problems.append("Examples/ReadmeSnippets/main.swift is out of date: run python3 scripts/readme_snippets.py")
+    if problems:
+        sys.exit("\n".join(problems))
     print("README snippets: up to date")
 else:
     target.parent.mkdir(parents=True, exist_ok=True)

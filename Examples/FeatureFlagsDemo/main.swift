@@ -19,19 +19,15 @@ func pad(_ text: String, _ width: Int) -> String {
 let managers = configurations.map { FeatureFlagManager<AppFlag>(buildConfiguration: $0) }
 
 print("Resolved flags for each build configuration (phases 0–2 are on in debug builds)\n")
-let keyWidth = 26
-print(pad("flag", keyWidth) + pad("phase", 7) + configurations.map { pad($0.rawValue, 10) }.joined())
-print(String(repeating: "-", count: keyWidth + 7 + 10 * configurations.count))
+var rows: [[String]] = []
 for flag in AppFlag.allCases {
-    let phase = flag.metadata.phase.map(String.init) ?? "-"
-    let values = managers.map { pad($0.isEnabled(flag) ? "on" : "off", 10) }.joined()
-    print(pad(flag.rawValue, keyWidth) + pad(phase, 7) + values)
+    rows.append([flag.rawValue, flag.metadata.phase.map(String.init) ?? "-"] + managers.map { $0.isEnabled(flag) ? "on" : "off" })
 }
 let typedKeys = ["page_size", "stream_flush_interval", "onboarding_variant", "composer_style", "retry_policy"]
 for key in typedKeys {
-    let values = managers.map { pad(cell($0.engine.value(forKey: key) ?? .null), 10) }.joined()
-    print(pad(key, keyWidth) + pad("-", 7) + values)
+    rows.append([key, "-"] + managers.map { cell($0.engine.value(forKey: key) ?? .null) })
 }
+print(TextTable.render(header: ["flag", "phase"] + configurations.map(\.rawValue), rows: rows), terminator: "")
 
 let alpha = managers[1]
 print("\nIn the alpha build, override sidebar_redesign on:")

@@ -465,14 +465,27 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     static let ignoredKeysLogged = 5
 
     /// One warning per payload, however many values it had left out: their count and the
-    /// first few keys with their reasons (never values).
+    /// first few keys with their reasons (never values). Values for keys the registry does not
+    /// declare are normal on a server shared with other apps: each such key is reported once per
+    /// process, at debug level, and never warned about.
     private func logIgnored(_ ignored: [IgnoredRemoteValue]) {
-        guard !ignored.isEmpty else { return }
-        var first = ignored.prefix(Self.ignoredKeysLogged).map(\.description).joined(separator: ", ")
-        if ignored.count > Self.ignoredKeysLogged { first += ", …" }
-        logger.warning(
-            "Ignored remote values that don't fit the registry",
-            metadata: ["count": "\(ignored.count)", "first": "\(first)"])
+        let problems = ignored.filter { $0.reason != .unknownKey }
+        if !problems.isEmpty {
+            var first = problems.prefix(Self.ignoredKeysLogged).map(\.description).joined(separator: ", ")
+            if problems.count > Self.ignoredKeysLogged { first += ", …" }
+            logger.warning(
+                "Ignored remote values that don't fit the registry",
+                metadata: ["count": "\(problems.count)", "first": "\(first)"])
+        }
+        let unknown = ignored.lazy.filter { $0.reason == .unknownKey }.map(\.key)
+        guard logger.logLevel <= .debug, !unknown.isEmpty else { return }
+        let new = UnknownRemoteKeys.shared.firstSightings(of: unknown)
+        guard !new.isEmpty else { return }
+        var first = new.prefix(Self.ignoredKeysLogged).joined(separator: ", ")
+        if new.count > Self.ignoredKeysLogged { first += ", …" }
+        logger.debug(
+            "Ignored remote values for keys the registry does not declare (each key reported once)",
+            metadata: ["count": "\(new.count)", "first": "\(first)"])
     }
 
     /// A 304: the cached payload is confirmed and its age reset. Nothing is decoded.

@@ -13,8 +13,9 @@ struct ExportCommand: ParsableCommand {
             Reads the enum conforming to FeatureFlagKey with swift-syntax: its cases, the FlagMetadata \
             of each case in its `metadata` switch, and the TypedFlag or FlagDefinition constants listed \
             in `typedFlags`. Arguments must be literals (numbers, strings, Booleans, arrays, \
-            dictionaries, enum cases, Type(label: value) calls for Codable values); anything else is \
-            an error naming the file and line. Exit status: 0 written; 2 usage error or sources that \
+            dictionaries, enum cases, Type(label: value) calls for Codable values, ranges such as \
+            1...500); anything else is an error naming the file and line. A `validate` closure is \
+            code the manifest cannot hold and is left out. Exit status: 0 written; 2 usage error or sources that \
             cannot be read.
             """)
 

@@ -10,7 +10,9 @@ struct PushCommand: ParsableCommand {
         abstract: "Register the app's flags on a flag server: types, variants, owners, phases, removal targets, dependencies.",
         discussion: """
             Shows the differences (as `flags diff`), asks the server for a dry run of the write, \
-            then registers every new or changed flag in one atomic write (all or none). \
+            then registers every new or changed flag in one atomic write (all or none). The \
+            server's variants are kept (a variant is added only when none holds the code default's \
+            value), so nothing the server serves is deleted or overwritten. \
             Environment settings (on/off, targeting) are not touched unless --settings names an \
             environment: a new flag starts off in every environment on its code default. Flags only on the server are left alone. A flag \
             whose type in code differs from the server's is refused, naming both types, unless \
@@ -47,8 +49,11 @@ struct PushCommand: ParsableCommand {
     func run() throws {
         let manifest = try app.load()
         let client = try connection.client()
-        let code = manifest.flags.map(ServerFlag.init)
-        let diff = ServerDiff(code: code, server: try client.definitions())
+        let server = try client.definitions()
+        // The app's contract over what the server keeps: its variants (and so the settings
+        // serving them) stay, only what is missing is added.
+        let code = ServerFlag.registrations(manifest.flags.map(ServerFlag.init), over: server)
+        let diff = ServerDiff(code: manifest.flags.map(ServerFlag.init), server: server)
         var report = PushReport(diff: diff, dryRun: dryRun)
         if !json { Output.standardOutput(diff.text()) }
 

@@ -8,30 +8,57 @@ import Testing
 
 /// A payload full of values that don't fit costs one log line and a bounded list.
 struct IgnoredValuesTests {
-    @Test func manyIgnoredKeysMakeOneWarningWithTheirCountAndTheFirstKeys() async throws {
-        let unknown = (0..<1_000).map { String(format: #""ghost_%04d": %d"#, $0, $0) }.joined(separator: ", ")
+    /// A server shared with other apps sends their flags on every refresh: no warning, and each
+    /// unknown key at debug level once per process.
+    @Test func unknownKeysAreReportedOncePerKeyAtDebugLevelAndNeverWarned() async throws {
+        // The record is the process's: keys no other test uses.
+        let prefix = "ghost_\(UUID().uuidString.prefix(8))_"
+        let unknown = (0..<1_000).map { String(format: #""\#(prefix)%04d": %d"#, $0, $0) }.joined(separator: ", ")
         let payload = #"{"schemaVersion": 1, "flags": {"chat_view_redesign": true, \#(unknown)}}"#
-        try await Fixture.run(.json(payload), .json(payload)) { fixture in
+        let onemore = #"{"schemaVersion": 1, "flags": {"chat_view_redesign": true, "\#(prefix)new": 1, \#(unknown)}}"#
+        try await Fixture.run(.json(payload), .json(payload), .json(onemore)) { fixture in
             let loader = fixture.loader()
             let values = try await loader.loadFlags()
             #expect(values.values.keys.sorted() == ["chat_view_redesign"])
-
-            let warnings = fixture.logs.messages(at: .warning)
-            #expect(warnings == ["Ignored remote values that don't fit the registry"])
-            let line = try #require(fixture.logs.lines.first { $0.contains("Ignored remote values") })
-            #expect(line.contains("1000"))
-            #expect(line.contains("ghost_0000"))
-            #expect(line.contains("unknown key"))
-            #expect(line.contains("ghost_0004"))
-            #expect(!line.contains("ghost_0005"))
+            #expect(fixture.logs.messages(at: .warning).isEmpty)
+            let reported = { fixture.logs.recorded.filter { $0.message.contains("does not declare") } }
+            #expect(reported().count == 1)
+            let entry = try #require(reported().first)
+            #expect(entry.level == .debug)
+            #expect(entry.metadata["count"] == "1000")
+            let first = entry.metadata["first"] ?? ""
+            #expect(first.contains("\(prefix)0000"))
+            #expect(first.contains("\(prefix)0004"))
+            #expect(!first.contains("\(prefix)0005"))
 
             #expect(loader.snapshot.ignoredCount == 1_000)
             #expect(loader.snapshot.ignored.count == RemoteConfigurationSnapshot.ignoredListLimit)
-            #expect(loader.snapshot.ignored.first?.key == "ghost_0000")
+            #expect(loader.snapshot.ignored.first?.key == "\(prefix)0000")
 
-            // A second payload replaces the list; nothing accumulates.
+            // The same keys again: nothing more in the log; the snapshot still lists them.
             _ = try await loader.refresh()
-            #expect(loader.snapshot.ignored.count == RemoteConfigurationSnapshot.ignoredListLimit)
+            #expect(reported().count == 1)
+            #expect(loader.snapshot.ignoredCount == 1_000)
+
+            // One key not seen before: reported alone.
+            _ = try await loader.refresh()
+            #expect(reported().count == 2)
+            #expect(reported().last?.metadata == ["count": "1", "first": "\(prefix)new"])
+            #expect(fixture.logs.messages(at: .warning).isEmpty)
+        }
+    }
+
+    /// Values of the wrong type are a problem with the app or the server: a warning per payload.
+    @Test func wrongTypedValuesMakeOneWarningPerPayloadWithTheirKeys() async throws {
+        let payload = #"{"schemaVersion": 1, "flags": {"chat_view_redesign": "yes", "offline_mode": 3}}"#
+        try await Fixture.run(.json(payload), .json(payload)) { fixture in
+            let loader = fixture.loader()
+            _ = try await loader.loadFlags()
+            #expect(fixture.logs.messages(at: .warning) == ["Ignored remote values that don't fit the registry"])
+            let entry = try #require(fixture.logs.recorded.first { $0.message.contains("Ignored remote values") })
+            #expect(entry.metadata["count"] == "2")
+            #expect(entry.metadata["first"]?.contains("chat_view_redesign") == true)
+            _ = try await loader.refresh()
             #expect(fixture.logs.messages(at: .warning).count == 2)
         }
     }

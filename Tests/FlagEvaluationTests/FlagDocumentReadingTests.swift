@@ -163,7 +163,7 @@ struct FlagDocumentReadingTests {
         return paths
     }()
 
-    @Test(.enabled(if: ConformanceFiles.shouldRun("flagd-evaluator")))
+    @Test(ConformanceMaterial.required("flagd-evaluator", "flagd-schemas"))
     func everyConformanceFlagFileLoadsAsThroughAJSONValue() throws {
         ConformanceFiles.requirePresent("flagd-evaluator")
         ConformanceFiles.requirePresent("flagd-schemas")

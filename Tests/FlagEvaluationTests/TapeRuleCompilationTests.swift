@@ -153,7 +153,7 @@ struct TapeRuleCompilationTests {
         try Self.expectSameOutcome(references, evaluators: Self.evaluators)
     }
 
-    @Test(.enabled(if: ConformanceFiles.shouldRun("jsonlogic/compatible.json"), "../shared/conformance/jsonlogic is not checked out beside the package"))
+    @Test(ConformanceMaterial.required("jsonlogic/compatible.json"))
     func theJSONLogicCorpusCompilesTheSameFromATape() throws {
         let corpus = try JSONValue(parsing: ConformanceFiles.data("jsonlogic/compatible.json"))
         let cases = (corpus.arrayValue ?? []).filter { $0.objectValue != nil }

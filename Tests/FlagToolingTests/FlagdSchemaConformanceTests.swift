@@ -2,16 +2,19 @@ import FlagManifest
 import Foundation
 import Testing
 
-/// The manifest reader against the flagd schema's own examples (in the shared conformance
-/// folder beside the project; skipped where it is absent).
+/// The manifest reader against the flagd schema's own examples (conformance material: see
+/// ``ConformanceMaterial`` for when these run, skip or fail).
 struct FlagdSchemaConformanceTests {
-    static let folder = TestPaths.packageRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/conformance/flagd-schemas/json")
-    static let isPresent = FileManager.default.fileExists(atPath: folder.path)
+    static let folder = ConformanceMaterial.current.url("flagd-schemas/json")
+
+    @Test(ConformanceMaterial.required("flagd-schemas/json"))
+    func conformanceMaterialIsPresent() {
+        ConformanceMaterial.current.requirePresent("flagd-schemas/json")
+    }
 
     /// Invalid flagd files are rejected, except invalid targeting rules: the manifest reader
     /// leaves `targeting` to the evaluation engine.
-    @Test(.enabled(if: isPresent))
+    @Test(ConformanceMaterial.required("flagd-schemas/json"))
     func negativeExamplesAreRejected() throws {
         let negatives = try FileManager.default.contentsOfDirectory(
             atPath: Self.folder.appendingPathComponent("test/flags/negative").path
@@ -25,7 +28,7 @@ struct FlagdSchemaConformanceTests {
 
     /// Valid flagd files with a default variant for every flag (a manifest needs the code
     /// default) and no foreign metadata are read.
-    @Test(.enabled(if: isPresent), arguments: [
+    @Test(ConformanceMaterial.required("flagd-schemas/json"), arguments: [
         "test/flags/positive/example-simple.flagd.json", "test/flags/positive/example.flagd.json",
         "test/flags/positive/example.flagdimport.map.json", "test/flags/positive/with-valid-targeting.json",
         "examples/full.json", "examples/minimal.json",

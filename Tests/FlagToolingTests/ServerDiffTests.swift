@@ -53,11 +53,55 @@ struct ServerDiffTests {
                 + new_checkout (in code, not on the server)
                 - old_banner (on the server, not in code)
                 ~ page_size
-                    variants: code {"default":20}, server {"default":25}
+                    variants: code {"default":25,"default-2":20}, server {"default":25}
+                    defaultVariant: code "default-2", server "default"
                     owner: code "search", server "growth"
                 1 added, 1 changed, 1 type mismatch, 1 only on the server.
 
                 """)
+    }
+
+    /// The server's variants are the server's: a non-Boolean flag with more variants than its
+    /// one code default is no difference, and a push keeps them (and the settings serving them).
+    @Test func variantsTheServerAddedAreKept() throws {
+        var server = try code
+        let index = try #require(server.firstIndex { $0.key == "page_size" })
+        server[index].variants = ["default": 20, "large": 100, "small": 5]
+        #expect(ServerDiff(code: try code, server: server).isEmpty)
+        let pageSize = try #require(try code.first { $0.key == "page_size" })
+        #expect(pageSize.registration(over: server[index]) == server[index])
+
+        // A code default another variant holds names that variant; none is overwritten.
+        var larger = pageSize
+        larger.variants = ["default": 100]
+        #expect(larger.registration(over: server[index]).variants == server[index].variants)
+        #expect(larger.registration(over: server[index]).defaultVariant == "large")
+        let diff = ServerDiff(code: [larger], server: [server[index]])
+        #expect(diff.changed == [.init(key: "page_size", changes: [.init(field: "defaultVariant", code: #""large""#, server: #""default""#)], isSensitive: false)])
+
+        // A value no variant holds is added beside them, under a free name.
+        larger.variants = ["default": 50]
+        #expect(larger.registration(over: server[index]).variants == ["default": 20, "large": 100, "small": 5, "default-2": 50])
+        #expect(larger.registration(over: server[index]).defaultVariant == "default-2")
+
+        // A new flag, or one whose type changes, is written as the app declares it.
+        #expect(larger.registration(over: nil) == larger)
+        let boolean = ServerFlag(key: "page_size", type: .boolean, variants: ["on": true, "off": false], defaultVariant: "on")
+        #expect(larger.registration(over: boolean) == larger)
+    }
+
+    /// A pulled manifest compares clean with the server it came from, flags created in the
+    /// console (several variants, no registered code default, no display name) included.
+    @Test(arguments: [
+        ServerFlag(key: "theme", type: .string, variants: ["dark": "dark", "light": "light", "system": "system"]),
+        ServerFlag(key: "limit", type: .integer, variants: ["low": 10, "high": 1000], metadata: .init(owner: "growth"), defaultVariant: "high"),
+        ServerFlag(key: "beta", type: .boolean, variants: ["on": true, "off": false]),
+        ServerFlag(key: "ratio", type: .float, variants: ["a": 0.5, "b": 2.0], metadata: .init(displayName: "The ratio")),
+    ])
+    func aPulledManifestHasNoDifferences(flag: ServerFlag) throws {
+        let (manifest, _) = try Manifest.pulled(from: [flag])
+        let reread = try Self.manifest(manifest.jsonString())
+        #expect(ServerDiff(code: reread.flags.map(ServerFlag.init), server: [flag]).isEmpty)
     }
 
     /// What only the app knows (build defaults, userTogglable…) is not a difference.

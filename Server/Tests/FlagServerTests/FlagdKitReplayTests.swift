@@ -12,14 +12,14 @@ import Testing
 /// Cases tagged `fractional-v1` run against a server started with legacy bucketing, as the
 /// library's own replay runs them with a legacy evaluator. Skipped when the kit is not checked out
 /// beside the repository; under CI (`CI` set) it runs and fails instead.
-@Suite(.enabled(if: FlagdTestKit.shouldRun, "../shared/conformance/flagd-evaluator is not checked out beside the repository"))
+@Suite(ConformanceMaterial.required("flagd-evaluator"))
 struct FlagdKitReplayTests {
     /// The one flag of the kit the server refuses: its rule names an evaluator that does not
     /// exist (flagd loads it and fails each evaluation with `PARSE_ERROR`).
     static let refusedFlag = "ref-to-nonexistent-evaluator-flag"
 
     @Test func theKitIsPresent() {
-        #expect(FlagdTestKit.isPresent, "CI is set but ../shared/conformance/flagd-evaluator is missing; check it out beside the repository")
+        ConformanceMaterial.current.requirePresent("flagd-evaluator")
     }
 
     @Test func importRefusesOnlyTheRuleNamingAMissingEvaluatorAndChangesNothing() async throws {

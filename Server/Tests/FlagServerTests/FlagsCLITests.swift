@@ -199,6 +199,80 @@ struct FlagsCLITests {
         }
     }
 
+    /// Variants added on the server to a non-Boolean flag (a rollout), and the settings serving
+    /// them, survive pushes of the app's contract; a flag created on the server only is left
+    /// alone; a pull then compares clean and pushes nothing.
+    @Test
+    func variantsAddedOnTheServerSurviveAPushAndAPullDiffsClean() async throws {
+        try await TestServer.with { server in
+            let manifest = try Self.write(Self.manifest)
+            let base = ["--server", server.baseURL, "--token", server.adminToken]
+            let first = try await Self.flags(["push", "--manifest", manifest] + base)
+            #expect(first.status == 0, "\(first)")
+
+            // An operator gives page_size two more variants and serves one in production.
+            let registered = try #require(try await server.request(.GET, "/admin/v1/flags/page_size", token: server.adminToken).json)
+            let variants: JSONValue = ["default": 20, "large": 100, "small": 5]
+            let define = try await server.request(
+                .PUT, "/admin/v1/flags/page_size", token: server.adminToken,
+                body: JSONValue.object([
+                    "type": "integer", "variants": variants, "metadata": registered["metadata"] ?? [:],
+                ]).serialized())
+            #expect(define.status == 200, "\(define.body)")
+            let serve = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/page_size/settings", token: server.adminToken,
+                body: #"{"enabled": true, "defaultVariant": "large"}"#)
+            #expect(serve.status == 200, "\(serve.body)")
+            // And another team's flag, created on the server with several variants and no code default.
+            let theme = try await server.request(
+                .PUT, "/admin/v1/flags/theme", token: server.adminToken,
+                body: #"{"type": "string", "variants": {"dark": "dark", "light": "light", "system": "system"}}"#)
+            #expect(theme.status == 200, "\(theme.body)")
+
+            let again = try await Self.flags(["push", "--manifest", manifest] + base)
+            #expect(again.status == 0, "\(again)")
+            #expect(
+                again.standardOutput == """
+                    - theme (on the server, not in code)
+                    0 added, 0 changed, 0 type mismatches, 1 only on the server.
+                    Nothing to register.
+
+                    """, "\(again)")
+
+            // A changed contract is written over the server's variants, keeping them and the settings.
+            let changed = try Self.write(
+                Self.manifest.replacingOccurrences(of: #""owner": "search""#, with: #""owner": "discovery""#))
+            let push = try await Self.flags(["push", "--manifest", changed] + base)
+            #expect(push.status == 0, "\(push)")
+            let production = try await server.request(
+                .GET, "/admin/v1/environments/production/flags/page_size", token: server.adminToken)
+            #expect(production.json?["flag"]?["variants"] == variants)
+            #expect(production.json?["flag"]?["defaultVariant"] == "default")
+            #expect(production.json?["flag"]?["metadata"]?["owner"] == "discovery")
+            #expect(production.json?["settings"]?["enabled"] == true)
+            #expect(production.json?["settings"]?["defaultVariant"] == "large")
+
+            // A code default another variant holds names it; nothing is overwritten.
+            let larger = try Self.write(
+                Self.manifest.replacingOccurrences(of: #""default": 20"#, with: #""default": 100"#)
+                    .replacingOccurrences(of: #""owner": "search""#, with: #""owner": "discovery""#))
+            let pushLarger = try await Self.flags(["push", "--manifest", larger] + base)
+            #expect(pushLarger.status == 0, "\(pushLarger)")
+            let afterLarger = try await server.request(.GET, "/admin/v1/flags/page_size", token: server.adminToken)
+            #expect(afterLarger.json?["variants"] == variants)
+            #expect(afterLarger.json?["defaultVariant"] == "large")
+
+            let pulled = try await Self.flags(["pull"] + base)
+            #expect(pulled.status == 0, "\(pulled)")
+            let pulledPath = try Self.write(pulled.standardOutput)
+            let diff = try await Self.flags(["diff", "--manifest", pulledPath] + base)
+            #expect(diff.status == 0, "\(diff)")
+            #expect(diff.standardOutput == "No differences.\n", "\(diff)")
+            let nothing = try await Self.flags(["push", "--manifest", pulledPath] + base)
+            #expect(nothing.standardOutput == "No differences.\nNothing to register.\n", "\(nothing)")
+        }
+    }
+
     @Test
     func aDryRunWritesNothing() async throws {
         try await TestServer.with { server in
@@ -309,23 +383,31 @@ struct FlagsCLITests {
         }
     }
 
-    /// The server validates the write as a whole in its dry run: a change of variants that
-    /// leaves an environment on a variant that no longer exists is refused, naming it.
+    /// A flag created on the server with variants of its own, one of them the code default's
+    /// value and another served in production: the push used to replace the variants, leave
+    /// production on a variant that no longer existed and be refused whole by the server's dry
+    /// run. It now records the code default on the variant holding it and keeps the rest.
     @Test
-    func problemsOfTheServersDryRunRefuseThePush() async throws {
+    func aPushOverVariantsCreatedOnTheServerKeepsThem() async throws {
         try await TestServer.with { server in
             let created = try await server.request(
                 .PUT, "/admin/v1/flags/page_size", token: server.adminToken,
                 body: #"{"type": "integer", "variants": {"small": 20, "large": 50}, "defaultVariant": "large"}"#)
             #expect(created.status == 200)
-            let before = try await Self.revisions(server)
-            let push = try await Self.flags([
-                "push", "--manifest", try Self.write(Self.manifest), "--server", server.baseURL, "--token", server.adminToken,
-            ])
-            #expect(push.status == 1, "\(push)")
-            #expect(push.standardError.hasPrefix("error: Refused by the server's dry run; nothing was written:\n  \"page_size\" in environment "), "\(push)")
-            #expect(push.standardError.contains("defaultVariant"), "\(push)")
-            #expect(try await Self.revisions(server) == before)
+            let serve = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/page_size/settings", token: server.adminToken,
+                body: #"{"enabled": true, "defaultVariant": "large"}"#)
+            #expect(serve.status == 200, "\(serve.body)")
+            let base = ["--server", server.baseURL, "--token", server.adminToken]
+            let push = try await Self.flags(["push", "--manifest", try Self.write(Self.manifest)] + base)
+            #expect(push.status == 0, "\(push)")
+            let production = try await server.request(
+                .GET, "/admin/v1/environments/production/flags/page_size", token: server.adminToken)
+            #expect(production.json?["flag"]?["variants"] == ["small": 20, "large": 50])
+            #expect(production.json?["flag"]?["defaultVariant"] == "small")
+            #expect(production.json?["settings"] == ["enabled": true, "defaultVariant": "large"])
+            let diff = try await Self.flags(["diff", "--manifest", try Self.write(Self.manifest)] + base)
+            #expect(diff.standardOutput == "No differences.\n", "\(diff)")
         }
     }
 

@@ -172,21 +172,14 @@ struct OFREPTests {
         }
     }
 
-    /// `../shared/conformance/ofrep/service/openapi.yaml` beside the repository.
-    static let specification = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/conformance/ofrep/service/openapi.yaml")
-
-    static var specificationIsPresentOrRequired: Bool {
-        let ci = ProcessInfo.processInfo.environment["CI"] ?? ""
-        return FileManager.default.fileExists(atPath: specification.path) || (!ci.isEmpty && ci != "0" && ci.lowercased() != "false")
-    }
+    /// The OFREP specification in the conformance material (``ConformanceMaterial``).
+    static let specification = ConformanceMaterial.current.url("ofrep/service/openapi.yaml")
 
     /// Real answers (a targeted value, a code default, an error, bulk, 304) and events, checked
     /// against the OFREP specification's schemas by `scripts/validate_ofrep.py`.
-    @Test(.enabled(if: specificationIsPresentOrRequired, "../shared/conformance/ofrep is not checked out beside the repository"))
+    @Test(ConformanceMaterial.required("ofrep/service/openapi.yaml"))
     func answersAndEventsConformToTheOFREPSpecification() async throws {
-        #expect(FileManager.default.fileExists(atPath: Self.specification.path), "CI is set but \(Self.specification.path) is missing")
+        ConformanceMaterial.current.requirePresent("ofrep/service/openapi.yaml")
         let directory = TemporaryDirectory().path
         try await TestServer.with { server in
             try await server.booleanFlag("checkout", targeting: #"{"if": [{"==": [{"var": "plan"}, "free"]}, "off", null]}"#)

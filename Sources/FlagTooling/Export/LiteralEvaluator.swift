@@ -106,9 +106,20 @@ struct LiteralEvaluator {
                 definition.buildDefaults = try buildDefaults(expression, swiftType: swiftType, location: location, subject: field)
             case "userTogglable": definition.isUserTogglable = try bool(expression, location: location, subject: field)
             case "sensitive": definition.isSensitive = try bool(expression, location: location, subject: field)
+            case "range":
+                guard type == .integer || type == .double else {
+                    throw failure(location, field, "only TypedFlag<Int> and TypedFlag<Double> take a range; this flag is \(swiftType).")
+                }
+                definition.range = try closedRange(expression, type: type, location: location, subject: field)
+            case "validate":
+                // Code, not a declaration: it runs in the app and has no place in the manifest
+                // (the in-process export leaves it out too).
+                break
             default: throw failure(location, subject, "unknown TypedFlag argument '\(label)'.")
             }
         }
+        // A trailing closure is the `validate` closure (the only closure TypedFlag takes), which
+        // `arguments(_:)` leaves out like the labelled one.
         guard definition.defaultValue != .null else { throw failure(location, subject, "missing the default: argument.") }
         return definition
     }
@@ -143,7 +154,7 @@ struct LiteralEvaluator {
             let field = "\(subject) \(label)"
             switch label {
             case "key", "type": break
-            case "default": definition.defaultValue = try flagValue(expression, location: location, subject: field)
+            case "default": definition.defaultValue = try value(expression, swiftType: nil, location: location, subject: field)
             case "displayName", "description", "phase", "owner", "removalTarget":
                 try describe(&definition, label: label, expression, location: location, subject: field)
             case "buildDefaults":
@@ -157,6 +168,9 @@ struct LiteralEvaluator {
             case "isUserTogglable": definition.isUserTogglable = try bool(expression, location: location, subject: field)
             case "checking": definition.checking = try checking(expression, location: location, subject: field)
             case "isSensitive": definition.isSensitive = try bool(expression, location: location, subject: field)
+            case "range":
+                if expression.is(NilLiteralExprSyntax.self) { break }
+                definition.range = try flagValueRange(expression, location: location, subject: field)
             default: throw failure(location, subject, "unknown FlagDefinition argument '\(label)'.")
             }
         }
@@ -177,9 +191,11 @@ struct LiteralEvaluator {
         }
     }
 
-    /// A value of a `TypedFlag<swiftType>`, as its `flagValue`.
+    /// A value of a `TypedFlag<swiftType>`, as its `flagValue`; without a Swift type, a
+    /// `FlagDefinition`'s `FlagValue`.
     private func value(_ expression: ExprSyntax, swiftType: String?, location: String, subject: String) throws(ToolingError) -> FlagValue {
-        if let swiftType, let raws = index.stringEnums[swiftType] {
+        guard let swiftType else { return try flagValueExpression(expression, location: location, subject: subject) }
+        if let raws = index.stringEnums[swiftType] {
             guard let name = caseName(expression), let raw = raws[name] else {
                 throw failure(location, subject, "expected a case of \(swiftType) such as .\(raws.keys.sorted().first ?? "value"), found \(expression.trimmedDescription).")
             }
@@ -187,6 +203,62 @@ struct LiteralEvaluator {
         }
         let value = try flagValue(expression, location: location, subject: subject)
         if swiftType == "Double", case .int(let number) = value { return .double(Double(number)) }
+        return value
+    }
+
+    /// A `FlagValue` as Swift spells it: its cases (`.int(3)`, `.string("a")`, `.array([...])`,
+    /// `FlagValue.null`…) or a literal (`FlagValue` is expressible by literals).
+    private func flagValueExpression(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> FlagValue {
+        if let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "null",
+            member.base == nil || member.base?.trimmedDescription == "FlagValue"
+        {
+            return .null
+        }
+        guard let call = expression.as(FunctionCallExprSyntax.self),
+            let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+            member.base == nil || member.base?.trimmedDescription == "FlagValue",
+            call.arguments.count == 1, let argument = call.arguments.first, argument.label == nil
+        else {
+            if let array = expression.as(ArrayExprSyntax.self) {
+                var values: [FlagValue] = []
+                for element in array.elements {
+                    values.append(try flagValueExpression(element.expression, location: location, subject: subject))
+                }
+                return .array(values)
+            }
+            if let dictionary = expression.as(DictionaryExprSyntax.self) {
+                var members: [String: FlagValue] = [:]
+                if case .elements(let elements) = dictionary.content {
+                    for element in elements {
+                        members[try string(element.key, location: location, subject: subject)] =
+                            try flagValueExpression(element.value, location: location, subject: subject)
+                    }
+                }
+                return .object(members)
+            }
+            return try flagValue(expression, location: location, subject: subject)
+        }
+        let inner = argument.expression
+        let value: FlagValue?
+        switch member.declName.baseName.text {
+        case "bool": value = .bool(try bool(inner, location: location, subject: subject))
+        case "string": value = .string(try string(inner, location: location, subject: subject))
+        case "int":
+            if case .int(let number) = try flagValue(inner, location: location, subject: subject) { value = .int(number) } else { value = nil }
+        case "double": value = try flagValue(inner, location: location, subject: subject).doubleValue.map(FlagValue.double)
+        case "array", "object":
+            let contents = try flagValueExpression(inner, location: location, subject: subject)
+            switch (member.declName.baseName.text, contents) {
+            case ("array", .array), ("object", .object): value = contents
+            default: value = nil
+            }
+        default: value = nil
+        }
+        guard let value else {
+            throw failure(
+                location, subject,
+                "expected a FlagValue such as .int(3), .double(1.5), .string(\"a\"), .bool(true), .array([...]) or .object([...]), found \(expression.trimmedDescription).")
+        }
         return value
     }
 
@@ -252,6 +324,51 @@ struct LiteralEvaluator {
             }
         }
         return result
+    }
+
+    /// `.integer(1...500)` or `.double(0.1...30)` (also `FlagValueRange.integer(...)`).
+    private func flagValueRange(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> FlagValueRange {
+        guard let call = expression.as(FunctionCallExprSyntax.self), call.arguments.count == 1,
+            let argument = call.arguments.first, argument.label == nil,
+            let name = call.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text,
+            let type = ["integer": FlagValueType.integer, "double": .double][name]
+        else {
+            throw failure(location, subject, "expected .integer(1...500) or .double(0.1...30), found \(expression.trimmedDescription).")
+        }
+        return try closedRange(argument.expression, type: type, location: location, subject: subject)
+    }
+
+    /// A closed range literal `lower...upper` of whole numbers (`integer`) or numbers (`double`).
+    private func closedRange(
+        _ expression: ExprSyntax, type: FlagValueType, location: String, subject: String
+    ) throws(ToolingError) -> FlagValueRange {
+        var bounds: (ExprSyntax, ExprSyntax)?
+        if let sequence = expression.as(SequenceExprSyntax.self), sequence.elements.count == 3 {
+            let parts = Array(sequence.elements)
+            if parts[1].as(BinaryOperatorExprSyntax.self)?.operator.text == "..." { bounds = (parts[0], parts[2]) }
+        } else if let infix = expression.as(InfixOperatorExprSyntax.self),
+            infix.operator.as(BinaryOperatorExprSyntax.self)?.operator.text == "..."
+        {
+            bounds = (infix.leftOperand, infix.rightOperand)
+        }
+        let example = type == .integer ? "1...500" : "0.1...30"
+        guard let (lowerExpression, upperExpression) = bounds else {
+            throw failure(location, subject, "expected a closed range literal such as \(example), found \(expression.trimmedDescription).")
+        }
+        let lower = try flagValue(lowerExpression, location: location, subject: subject)
+        let upper = try flagValue(upperExpression, location: location, subject: subject)
+        switch (type, lower, upper) {
+        case (.integer, .int(let lower), .int(let upper)) where lower <= upper:
+            return .integer(lower...upper)
+        case (.double, .int, _), (.double, .double, _):
+            if let lower = lower.doubleValue, let upper = upper.doubleValue, lower.isFinite, upper.isFinite, lower <= upper {
+                return .double(lower...upper)
+            }
+        default: break
+        }
+        throw failure(
+            location, subject,
+            "expected a closed range of \(type == .integer ? "whole numbers" : "numbers") with its lower bound first, such as \(example), found \(expression.trimmedDescription).")
     }
 
     private func elements(_ expression: ExprSyntax, location: String, subject: String) throws(ToolingError) -> [ExprSyntax] {

@@ -20,9 +20,44 @@ import SwiftSyntax
 /// labels, which must be the type's coding keys); `metadata` must be a `switch self` whose cases
 /// each produce one `FlagMetadata(...)` (or `.init(...)`); `typedFlags` must be an array literal of
 /// `Namespace.constant` references. Anything else is an error naming the file, the line and the
-/// flag, rather than a guess.
+/// flag, rather than a guess. Every argument the initializers take is understood: a `range` is a
+/// literal such as `1...500` (`.integer(1...500)` for `FlagDefinition`) and is checked like the
+/// registry checks it; a `validate` closure is code the manifest cannot carry and is left out,
+/// as the in-process export leaves it out.
 public struct SwiftRegistryReader: Sendable {
     public init() {}
+
+    /// Every `TypedFlag` and `FlagDefinition` constant declared in `sources` (`static let`),
+    /// listed in a `typedFlags` or not, by qualified name, so that declarations no registry
+    /// lists yet are checked too.
+    ///
+    /// - Throws: ``ToolingError`` for declarations that are not literals.
+    package func typedFlagDeclarations(
+        sources: [(path: String, text: String)]
+    ) throws(ToolingError) -> [(name: String, definition: FlagDefinition)] {
+        let index = Self.index(sources)
+        let evaluator = LiteralEvaluator(index: index)
+        var result: [(name: String, definition: FlagDefinition)] = []
+        for (name, constant) in index.constants.sorted(by: { $0.key < $1.key }) {
+            var callee = constant.call.calledExpression.trimmedDescription
+            if let generic = callee.firstIndex(of: "<") { callee = String(callee[..<generic]) }
+            guard callee.split(separator: ".").last.map({ $0 == "TypedFlag" || $0 == "FlagDefinition" }) == true else { continue }
+            result.append((name, try evaluator.typedFlag(constant.call, name: name, location: constant.location)))
+        }
+        return result
+    }
+
+    private static func index(_ sources: [(path: String, text: String)]) -> DeclarationIndex {
+        var index = DeclarationIndex()
+        for source in sources {
+            let tree = Parser.parse(source: source.text)
+            let collector = RegistryDeclarationCollector(
+                path: source.path, converter: SourceLocationConverter(fileName: source.path, tree: tree))
+            collector.walk(tree)
+            index.merge(collector.index)
+        }
+        return index
+    }
 
     /// The manifest of the flag enum named `enumName` (or of the only flag enum) in `sources`.
     ///
@@ -32,14 +67,7 @@ public struct SwiftRegistryReader: Sendable {
         sources: [(path: String, text: String)], enumName: String? = nil, flagSetID: String? = nil,
         version: String? = nil
     ) throws(ToolingError) -> Manifest {
-        var index = DeclarationIndex()
-        for source in sources {
-            let tree = Parser.parse(source: source.text)
-            let collector = RegistryDeclarationCollector(
-                path: source.path, converter: SourceLocationConverter(fileName: source.path, tree: tree))
-            collector.walk(tree)
-            index.merge(collector.index)
-        }
+        let index = Self.index(sources)
         let candidates = index.flagEnums.filter { enumName == nil || $0.name == enumName }
         guard let flagEnum = candidates.first else {
             throw ToolingError(

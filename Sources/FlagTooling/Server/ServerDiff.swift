@@ -3,10 +3,13 @@ import FeatureFlags
 /// The differences between the app's manifest and a flag server's definitions, as `flags diff`
 /// prints them and `flags push` would apply them.
 ///
-/// Both sides are compared as server definitions (``ServerFlag/init(_:)``), so a difference is
-/// exactly something `flags push` changes: the type, the variants, the code default's variant,
-/// and the metadata the server keeps. Flags only on the server are listed; `flags push` leaves
-/// them alone.
+/// Both sides are compared as server definitions, the app's as `flags push` would write it over
+/// the server's (``ServerFlag/registration(over:)``: the server's variants kept, only missing
+/// ones added), so a difference is exactly something `flags push` changes: the type, a variant
+/// the server lacks, the code default's variant, and the metadata the server keeps. What the
+/// server leaves unset (the code default of a flag created in the console, its display name)
+/// is no difference when the app says what `flags pull` reads for it, so a pulled manifest
+/// compares clean. Flags only on the server are listed; `flags push` leaves them alone.
 ///
 /// ```swift
 /// let diff = ServerDiff(code: manifest.flags.map(ServerFlag.init), server: try client.definitions())
@@ -82,7 +85,7 @@ public struct ServerDiff: Sendable, Hashable {
                     TypeMismatch(key: flag.key, code: flag.type.manifestType, server: other.type.manifestType))
                 continue
             }
-            let changes = Self.fieldChanges(flag, other)
+            let changes = Self.fieldChanges(flag.registration(over: other), other)
             if !changes.isEmpty {
                 changed.append(
                     ChangedFlag(
@@ -108,10 +111,15 @@ public struct ServerDiff: Sendable, Hashable {
         if codeVariants.comparableNumbers != serverVariants.comparableNumbers {
             changes.append(FieldChange(field: "variants", code: codeVariants.jsonString, server: serverVariants.jsonString))
         }
-        compare("defaultVariant", code.defaultVariant.map(FlagValue.string), server.defaultVariant.map(FlagValue.string))
+        // Unset on the server: what a pull reads for it (see `manifestFlag(settings:)`).
+        let serverDefault = server.defaultVariant ?? code.defaultVariant.flatMap {
+            $0 == server.manifestDefaultVariant(settings: nil) ? $0 : nil
+        }
+        compare("defaultVariant", code.defaultVariant.map(FlagValue.string), serverDefault.map(FlagValue.string))
         let a = code.metadata
         let b = server.metadata
-        compare("displayName", a.displayName.map(FlagValue.string), b.displayName.map(FlagValue.string))
+        let serverName = b.displayName ?? a.displayName.flatMap { $0 == FlagDefinition.displayName(forKey: server.key) ? $0 : nil }
+        compare("displayName", a.displayName.map(FlagValue.string), serverName.map(FlagValue.string))
         compare("description", a.description.map(FlagValue.string), b.description.map(FlagValue.string))
         compare("owner", a.owner.map(FlagValue.string), b.owner.map(FlagValue.string))
         compare("phase", a.phase.map(FlagValue.int), b.phase.map(FlagValue.int))
@@ -120,18 +128,5 @@ public struct ServerDiff: Sendable, Hashable {
         compare("conflicts", strings(a.conflicts), strings(b.conflicts))
         compare("sensitive", .bool(a.sensitive), .bool(b.sensitive))
         return changes
-    }
-}
-
-extension FlagValue {
-    /// The value with every integral double written as an integer, at any depth, for comparing
-    /// JSON numbers by value.
-    fileprivate var comparableNumbers: FlagValue {
-        switch self {
-        case .double(let value): Int(exactly: value).map(FlagValue.int) ?? self
-        case .array(let elements): .array(elements.map(\.comparableNumbers))
-        case .object(let members): .object(members.mapValues(\.comparableNumbers))
-        case .bool, .int, .string, .null: self
-        }
     }
 }

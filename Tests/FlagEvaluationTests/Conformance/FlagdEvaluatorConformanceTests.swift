@@ -8,7 +8,7 @@ import Testing
 ///
 /// Skipped, not passed, when the shared conformance folder is not checked out beside the package
 /// (a bare package checkout has no such folder); under CI (`CI` set) it runs and fails instead.
-@Suite(.enabled(if: ConformanceFiles.shouldRun("flagd-evaluator/gherkin"), "../shared/conformance/flagd-evaluator is not checked out beside the package"))
+@Suite(ConformanceMaterial.required("flagd-evaluator/gherkin"))
 struct FlagdEvaluatorConformanceTests {
     @Test func conformanceMaterialIsPresent() {
         ConformanceFiles.requirePresent("flagd-evaluator/gherkin")

@@ -9,7 +9,7 @@ import Testing
 ///
 /// Skipped, not passed, when the shared conformance folder is not checked out beside the package;
 /// under CI (`CI` set) it runs and fails instead.
-@Suite(.enabled(if: ConformanceFiles.shouldRun("flagd-schemas/json/test"), "../shared/conformance/flagd-schemas is not checked out beside the package"))
+@Suite(ConformanceMaterial.required("flagd-schemas/json/test"))
 struct FlagdSchemaExampleTests {
     @Test func conformanceMaterialIsPresent() {
         ConformanceFiles.requirePresent("flagd-schemas/json/test")

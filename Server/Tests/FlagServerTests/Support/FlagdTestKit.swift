@@ -2,7 +2,7 @@ import FlagEvaluation
 import Foundation
 import Testing
 
-/// flagd's evaluator test kit (`../shared/conformance/flagd-evaluator` beside the repository):
+/// flagd's evaluator test kit (`flagd-evaluator` in the conformance material, ``ConformanceMaterial``):
 /// its flag file, and its Gherkin features expanded into cases (one per scenario, one per
 /// example row of an outline, background steps first).
 ///
@@ -22,20 +22,8 @@ enum FlagdTestKit {
         var steps: [Step]
     }
 
-    /// `Server/Tests/FlagServerTests/Support/FlagdTestKit.swift` → the repository's parent.
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/conformance/flagd-evaluator", isDirectory: true)
-
-    static var isPresent: Bool { FileManager.default.fileExists(atPath: root.path) }
-
-    /// Whether the replay runs: when the kit is there, and under CI (`CI` set) also when it is
-    /// missing, so that CI fails instead of skipping.
-    static var shouldRun: Bool {
-        let ci = ProcessInfo.processInfo.environment["CI"] ?? ""
-        return isPresent || (!ci.isEmpty && ci.lowercased() != "false" && ci != "0")
-    }
+    /// The kit's folder (see ``ConformanceMaterial`` for when its suites run, skip or fail).
+    static let root = ConformanceMaterial.current.url("flagd-evaluator")
 
     static func flagFile() throws -> String {
         try String(contentsOf: root.appendingPathComponent("flags/testkit-flags.json"), encoding: .utf8)
