@@ -37,12 +37,12 @@ admin="$(grep -o 'ffs_[0-9a-f]*_[0-9a-f]*' "$work/server.log" | head -1)"
 delivery="$(curl -fsS -X POST "$base/admin/v1/tokens" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' \
     -d '{"name": "schemathesis", "environment": "production", "role": "server"}' | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
 
-run() {  # run NAME TOKEN PATH-REGEX
-    schemathesis run "$base/openapi.json" --checks all --phases examples,coverage,fuzzing \
+run() {  # run NAME TOKEN PATH-REGEX (in the temporary directory, where schemathesis keeps its cache)
+    (cd "$work" && schemathesis run "$base/openapi.json" --checks all --phases examples,coverage,fuzzing \
         --max-examples "$examples" --seed "$seed" --workers 1 --request-timeout 10 --no-color \
         --generation-database none --suppress-health-check all \
         --header "Authorization: Bearer $2" --include-path-regex "$3" \
-        --report json --report-json-path "$work/$1.json" > "$work/$1.log" 2>&1 || true
+        --report json --report-json-path "$work/$1.json") > "$work/$1.log" 2>&1 || true
     [[ -s "$work/$1.json" ]] || { echo "schemathesis ($1) wrote no report:" >&2; cat "$work/$1.log" >&2; exit 1; }
 }
 run admin "$admin" '^/admin/'
