@@ -10,14 +10,17 @@ query), "method": "get", "status": 200, "body": <JSON or null>} and optionally "
 request body) and "requestNotJSON" (true when the body sent was not JSON). LOG_JSONL has one such
 object per line (TestServer writes it when FLAG_SERVER_REQUEST_LOG is set).
 
-A request is checked both ways: a body the document refuses must be answered 4xx, and a body the
-document allows must not be refused as a malformed body (400 with field problems).
+A request is checked both ways: a body or query the document refuses must be answered 4xx, and a
+body and query the document allows must not be refused as malformed (400 with field problems). In
+the requests log, a path the document lacks answered 404 and a method its path lacks answered 405
+are what the document implies.
 Prints one line per problem and a summary; exits 1 if there is any problem.
 Needs openapi-spec-validator and openapi-schema-validator (PyPI).
 """
 import json
 import re
 import sys
+import urllib.parse
 
 from openapi_schema_validator import OAS31Validator
 from openapi_spec_validator import validate as validate_spec
@@ -70,23 +73,61 @@ def response_problems(document, item, template):
     return [f"{where}: {error}" for error in schema_errors(document, pointer + "/content/application~1json/schema", item["body"])]
 
 
+def query_errors(document, template, item):
+    """How the request's query breaks its documented query parameters (each read as its type)."""
+    query = urllib.parse.parse_qs(item["path"].partition("?")[2], keep_blank_values=True)
+    places = [(f"#/paths/{escape(template)}", document["paths"][template].get("parameters", [])),
+              (f'#/paths/{escape(template)}/{item["method"]}', document["paths"][template][item["method"]].get("parameters", []))]
+    errors = []
+    for base, parameters in places:
+        for index, parameter in enumerate(parameters):
+            if parameter.get("in") != "query":
+                continue
+            name, values = parameter["name"], query.get(parameter["name"], [])
+            if not values:
+                if parameter.get("required"):
+                    errors.append(f"{name}: missing (required)")
+                continue
+            if len(values) > 1:
+                errors.append(f"{name}: given {len(values)} times")
+                continue
+            text, kind = values[0], parameter.get("schema", {}).get("type")
+            value = text
+            if kind == "integer":
+                if not re.fullmatch(r"-?[0-9]+", text):
+                    errors.append(f"{name}: not an integer")
+                    continue
+                value = int(text)
+            elif kind == "boolean":
+                if text not in ("true", "false"):
+                    errors.append(f"{name}: not true or false")
+                    continue
+                value = text == "true"
+            errors += [f"{name}: {error}" for error in schema_errors(document, f"{base}/parameters/{index}/schema", value)]
+    return errors
+
+
 def request_problems(document, item, template, tally):
-    """Checks the request body both ways; tally counts allowed and refused requests."""
+    """Checks the request body and query both ways; tally counts allowed and refused requests."""
     operation = document["paths"][template].get(item["method"])
     body_spec = operation.get("requestBody")
     sent = item.get("request") is not None or item.get("requestNotJSON")
-    if body_spec is None:
+    query = query_errors(document, template, item)
+    if body_spec is None and not query:
         return []
     where = f'{item["method"].upper()} {item["path"]} {item["status"]}'
     pointer = f'#/paths/{escape(template)}/{item["method"]}/requestBody/content/application~1json/schema'
-    if "$ref" in body_spec:
+    if body_spec is not None and "$ref" in body_spec:
         return [f"{where}: requestBody by $ref is not supported by this script"]
-    if item.get("requestNotJSON"):
+    if body_spec is None:
+        errors = []
+    elif item.get("requestNotJSON"):
         errors = ["the body is not JSON"]
     elif not sent:
         errors = ["the body is required"] if body_spec.get("required") else []
     else:
         errors = schema_errors(document, pointer, item["request"])
+    errors = query + errors
     status = item["status"]
     reply = item.get("body") if isinstance(item.get("body"), dict) else {}
     problems = (reply.get("error") or {}).get("problems") or []
@@ -122,6 +163,11 @@ def main():
             continue  # CORS preflights: answered by the middleware, not API operations
         template = template_of(document, item["path"])
         if template is None or item["method"] not in document["paths"][template]:
+            # What the document implies for what it does not describe: 404 for a path it lacks,
+            # 405 for a method its path lacks.
+            implied = 404 if template is None else 405
+            if requests_only and item["status"] == implied:
+                continue
             if not requests_only or item["path"].startswith(("/admin/", "/ofrep/")):
                 problems.append(f'{item["method"].upper()} {item["path"]}: the operation is not documented')
             continue

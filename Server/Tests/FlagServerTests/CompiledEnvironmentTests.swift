@@ -77,12 +77,17 @@ struct CompiledEnvironmentTests {
         #expect(unknown.errorCode == .flagNotFound)
     }
 
-    /// The ETag is the revision and the SHA-256 of the body's bytes, so a 304 needs no parsing.
+    /// The ETag is the revision and the SHA-256 of the context's canonical form: keys sorted, no
+    /// whitespace, integral numbers as integers, so the same context written otherwise matches.
     @Test
-    func theBulkETagIsTheRevisionAndADigestOfTheBody() throws {
+    func theBulkETagIsTheRevisionAndADigestOfTheCanonicalContext() throws {
         let compiled = try #require(CompiledEnvironment(state: Self.state, environment: "production", ttlSeconds: 60))
-        let body = #"{"context": {"targetingKey": "u1"}}"#
-        // python3 -c 'import hashlib; print(hashlib.sha256(b"<body>").hexdigest()[:24])'
-        #expect(compiled.bulkETag(body: ByteBuffer(string: body)) == #""production-7-d0effa4a9a12846edb1a8c55""#)
+        let context = try JSONValue(parsing: #"{"targetingKey": "u1", "age": 36, "tags": ["a", {"x": 2.5}]}"#)
+        // python3 -c 'import hashlib; print(hashlib.sha256(b"<canonical text>").hexdigest()[:24])'
+        #expect(compiled.bulkETag(context: context) == #""production-7-0d5f3e9b871eb6d9987c53bc""#)
+        let respelled = try JSONValue(parsing: #"{ "tags" : [ "a", { "x": 25e-1 } ], "age": 36.0,"targetingKey":"u1" }"#)
+        #expect(compiled.bulkETag(context: respelled) == compiled.bulkETag(context: context))
+        let other = try JSONValue(parsing: #"{"targetingKey": "u1", "age": 36.5, "tags": ["a", {"x": 2.5}]}"#)
+        #expect(compiled.bulkETag(context: other) != compiled.bulkETag(context: context))
     }
 }

@@ -72,6 +72,15 @@ struct OpenAPIDocumentTests {
                 "/admin/v1/environments/production/flags/checkout/settings", token: admin,
                 body: #"{"enabled": true, "defaultVariant": "on", "targeting": {"if": [{"$ref": "beta"}, "off", null]}}"#)
             _ = try await r.call(
+                server, .PATCH, "/admin/v1/environments/{environment}/flags/{key}/settings",
+                "/admin/v1/environments/production/flags/checkout/settings", token: admin, body: #"{"enabled": false, "reason": "kill"}"#)
+            _ = try await r.call(
+                server, .PATCH, "/admin/v1/environments/{environment}/flags/{key}/settings",
+                "/admin/v1/environments/production/flags/checkout/settings", token: admin, body: #"{"enabled": true}"#)
+            _ = try await r.call(
+                server, .PATCH, "/admin/v1/environments/{environment}/flags/{key}/settings",
+                "/admin/v1/environments/production/flags/checkout/settings", token: admin, body: #"{"enabled": null}"#)
+            _ = try await r.call(
                 server, .GET, "/admin/v1/environments/{environment}/flags", "/admin/v1/environments/production/flags", token: admin)
             _ = try await r.call(
                 server, .GET, "/admin/v1/environments/{environment}/flags/{key}",
@@ -138,6 +147,8 @@ struct OpenAPIDocumentTests {
                 body: #"{"name": "web", "environment": "production", "role": "server"}"#)
             let token = try #require(created.json?["token"]?.stringValue)
 
+            _ = try await r.call(server, .POST, "/ofrep/v1/events/tickets", "/ofrep/v1/events/tickets", token: token)
+            _ = try await r.call(server, .POST, "/ofrep/v1/events/tickets", "/ofrep/v1/events/tickets", token: admin)
             let context = #"{"context": {"targetingKey": "u1", "email": "beta@x"}}"#
             _ = try await r.call(server, .POST, "/ofrep/v1/evaluate/flags/{key}", "/ofrep/v1/evaluate/flags/checkout", token: token, body: context)
             _ = try await r.call(server, .POST, "/ofrep/v1/evaluate/flags/{key}", "/ofrep/v1/evaluate/flags/ghost", token: token, body: context)
@@ -164,8 +175,8 @@ struct OpenAPIDocumentTests {
         #expect(status == 0, "\(text)")
         #expect(text.contains(" 0 problems"))
         // Every refused body above is one the document refuses too (and so are `{"key": 1}`, the
-        // user of role `owner` and the OFREP body `{`).
-        #expect(text.contains("\(Self.refusedBodies.count + 3) it refuses"), "\(text)")
+        // user of role `owner`, the patch `{"enabled": null}` and the OFREP body `{`).
+        #expect(text.contains("\(Self.refusedBodies.count + 4) it refuses"), "\(text)")
     }
 
     /// Runs `scripts/validate_responses.py` with `arguments`: its exit status and output.

@@ -1,5 +1,5 @@
 import FlagEvaluation
-import FlagServer
+@testable import FlagServer
 import Testing
 
 struct StateValidatorTests {
@@ -40,5 +40,60 @@ struct StateValidatorTests {
         let problems = StateValidator.problems(in: Self.state([], segments: ["beta": ["no_such_operator": [1]]]))
         #expect(!problems.isEmpty)
         #expect(problems.allSatisfy { $0.environment == "prod" })
+    }
+}
+
+extension StateValidatorTests {
+    /// A rule that names a variant the flag does not have would fail every evaluation that
+    /// reaches it (`GENERAL`): refused, naming the name and where it is, through a segment too.
+    @Test
+    func aRuleReturningAnUnknownVariantIsRefused() {
+        let flag = FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false])
+        let typo = FlagSettings(enabled: true, defaultVariant: "off", targeting: ["if": [true, "onn", "off"]])
+        #expect(StateValidator.problems(in: Self.state([flag], settings: ["checkout": typo])) == [
+            ValidationError(
+                environment: "prod", key: "checkout", field: "targeting",
+                problem: #"returns "onn" (at if[1]), which is not one of the variants (off, on)"#)
+        ])
+        let rollout = FlagSettings(
+            enabled: true, defaultVariant: "off", targeting: ["if": [["$ref": "beta"], ["$ref": "split"], "off"]])
+        let segments: [String: JSONValue] = [
+            "beta": ["in": ["beta", ["var": "tags"]]], "split": ["fractional": [["on", 50], ["blue", 50]]],
+        ]
+        #expect(StateValidator.problems(in: Self.state([flag], settings: ["checkout": rollout], segments: segments)).map(\.problem) == [
+            #"returns "blue" (at if[1] › $ref "split" › fractional[1][0]), which is not one of the variants (off, on)"#
+        ])
+        // Computed results are not literals: a comparison's Boolean is checked when it is served.
+        let computed = FlagSettings(enabled: true, defaultVariant: "off", targeting: ["==": [["var": "plan"], "pro"]])
+        #expect(StateValidator.problems(in: Self.state([flag], settings: ["checkout": computed])).isEmpty)
+    }
+}
+
+extension StateValidatorTests {
+    /// Variant names and flagd metadata keys refuse control characters, NUL and bidirectional
+    /// overrides; each problem names the character and its position.
+    @Test
+    func namesRefuseControlAndBidirectionalCharacters() {
+        let flag = FlagRecord(
+            key: "checkout", type: .boolean, variants: ["o\u{0}n": true, "\u{202E}ffo": false],
+            metadata: FlagMetadata(custom: ["team\u{7}": "payments"]))
+        #expect(StateValidator.problems(in: Self.state([flag])).map(\.problem) == [
+            #"the variant name "o\u{0}n" has U+0000 (a control character) at position 2; "# + StateValidator.nameRule,
+            #"the variant name "\u{202E}ffo" has U+202E (a bidirectional formatting character) at position 1; "#
+                + StateValidator.nameRule,
+            #"the metadata key "team\u{7}" has U+0007 (a control character) at position 5; "# + StateValidator.nameRule,
+        ])
+        let long = FlagRecord(key: "long", type: .string, variants: [String(repeating: "é", count: 129): "x", "Variant A ✓": "y"])
+        #expect(StateValidator.problems(in: Self.state([long])).map(\.problem) == [
+            "the variant name \"\(String(repeating: "é", count: 129))\" is 129 characters long; " + StateValidator.nameRule
+        ])
+    }
+
+    @Test
+    func keyProblemsNameTheCharacterAndPosition() {
+        let flag = FlagRecord(key: "check\u{0}out", type: .boolean, variants: ["on": true])
+        #expect(StateValidator.problems(in: Self.state([flag])).map(\.problem) == [
+            "has U+0000 at position 6; keys " + StateValidator.keyRule
+        ])
     }
 }

@@ -20,7 +20,7 @@ extension AdminRoutes {
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let body = try await JSONBody.decode(
                 AdminRequests.RegisterFlags.self, from: request, limit: limits.maximumImportBytes)
-            let dryRun = request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false
+            let dryRun = request.uri.queryParameters["dryRun"] == "true"
             var problems: [ValidationError] = []
             var seen: Set<String> = []
             for (index, flag) in body.flags.enumerated() {
@@ -71,9 +71,6 @@ extension AdminRoutes {
             if dryRun {
                 return JSONBody.response(
                     AdminResponses.ImportResult(dryRun: true, changes: planned, problems: planProblems, revisions: [:]))
-            }
-            if let reason = body.reason, reason.utf8.count > 1000 {
-                throw APIError(.badRequest, code: "bad_request", message: "reason: longer than 1000 bytes")
             }
             do {
                 let revisions = try await admin.write(

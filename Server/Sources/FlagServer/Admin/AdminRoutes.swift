@@ -84,6 +84,26 @@ struct AdminRoutes: Sendable {
                 [.putSettings(environment: environment, flag: key, settings)]
             }
         }
+        group.patch("/environments/:environment/flags/:key/settings") { request, context in
+            let environment = try context.parameters.require("environment")
+            let key = try context.parameters.require("key")
+            let token = try authenticator.authorize(request, role: .admin, environment: environment)
+            let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            guard mediaType == "application/merge-patch+json" || mediaType == "application/json" else {
+                throw APIError(
+                    .unsupportedMediaType, code: "unsupported_media_type",
+                    message: "Content-Type: send a JSON Merge Patch as application/merge-patch+json, got \(mediaType ?? "none")",
+                    headers: [.acceptPatch: "application/merge-patch+json"])
+            }
+            let body = try await JSONBody.decode(SettingsPatch.self, from: request, limit: limits.maximumAdminBytes)
+            return try await write(token, reason: body.reason) { state throws(AdminError) in
+                guard state.environments[environment] != nil else { throw .notFound("environment \"\(environment)\" does not exist") }
+                guard let current = state.environments[environment]?.settings[key] else {
+                    throw .notFound("flag \"\(key)\" does not exist")
+                }
+                return [.putSettings(environment: environment, flag: key, try body.applied(to: current))]
+            }
+        }
         group.post("/environments/:environment/flags/:key/revert") { request, context in
             let environment = try context.parameters.require("environment")
             let key = try context.parameters.require("key")
@@ -194,9 +214,10 @@ struct AdminRoutes: Sendable {
         group.get("/environments/:environment/revisions") { request, context in
             let environment = try context.parameters.require("environment")
             _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            // In 0…1000, as the OpenAPI document says (DocumentedOperationsMiddleware checked it).
             let limit = request.uri.queryParameters["limit"].flatMap { Int($0) } ?? 100
             do {
-                return JSONBody.response(try await admin.store.revisions(environment: environment, limit: min(limit, 1000)))
+                return JSONBody.response(try await admin.store.revisions(environment: environment, limit: limit))
             } catch let error as StoreError {
                 throw APIError(AdminError(store: error))
             }
@@ -204,9 +225,10 @@ struct AdminRoutes: Sendable {
         group.get("/environments/:environment/audit") { request, context in
             let environment = try context.parameters.require("environment")
             _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            // In 0…1000, as the OpenAPI document says (DocumentedOperationsMiddleware checked it).
             let limit = request.uri.queryParameters["limit"].flatMap { Int($0) } ?? 100
             let key = request.uri.queryParameters["key"].map(String.init)
-            let entries = try await audit(environment: environment, key: key, limit: min(limit, 1000))
+            let entries = try await audit(environment: environment, key: key, limit: limit)
             let flags = await admin.state.flags
             return JSONBody.response(entries.map { AuditRedaction.redacted($0, flags: flags) })
         }
@@ -226,14 +248,17 @@ struct AdminRoutes: Sendable {
             guard let format = FlagdImporter.Format(rawValue: formatName) else {
                 throw APIError(.badRequest, code: "bad_request", message: "format: must be flagd or manifest, got \"\(formatName)\"")
             }
-            let dryRun = request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false
+            let dryRun = request.uri.queryParameters["dryRun"] == "true"
             let buffer = try await JSONBody.collect(request, limit: limits.maximumImportBytes)
             let imported: [StateChange]
+            let unread: [ValidationError]
             do {
-                imported = try FlagdImporter.changes(importing: String(buffer: buffer), format: format, into: environment)
+                (imported, unread) = try FlagdImporter.reading(String(buffer: buffer), format: format, into: environment)
             } catch let error as AdminError {
                 throw APIError(error)
             }
+            // Flags that do not read are refused whole; a dry run names them beside the rest.
+            if !dryRun, !unread.isEmpty { throw APIError(AdminError.invalid(unread)) }
             let state = await admin.state
             guard state.environments[environment] != nil else { throw Self.missing("environment \"\(environment)\"") }
             let changes = FlagdImporter.keepingCodeDefaults(imported, of: state)
@@ -252,7 +277,7 @@ struct AdminRoutes: Sendable {
             }
             if dryRun {
                 return JSONBody.response(
-                    AdminResponses.ImportResult(dryRun: true, changes: planned, problems: problems, revisions: [:]))
+                    AdminResponses.ImportResult(dryRun: true, changes: planned, problems: unread + problems, revisions: [:]))
             }
             let reason = request.uri.queryParameters["reason"].map(String.init) ?? "import (\(format.rawValue))"
             let revisions: [String: Int]
@@ -321,9 +346,6 @@ struct AdminRoutes: Sendable {
         _ token: TokenRecord, reason: String?, status: HTTPResponse.Status = .ok, revert: ChangeSet.Revert? = nil,
         _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async throws -> Response {
-        if let reason, reason.count > 1000 {
-            throw APIError(.badRequest, code: "bad_request", message: "reason: longer than 1000 characters")
-        }
         do {
             let revisions = try await admin.write(
                 actor: "token \(token.name) (\(token.id))", reason: reason, revert: revert, makeChanges)

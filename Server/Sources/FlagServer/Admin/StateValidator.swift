@@ -10,8 +10,8 @@ public enum StateValidator {
     /// Every problem of `state`, in a stable order; empty when the state may be stored.
     public static func problems(in state: ServerState) -> [ValidationError] {
         var problems: [ValidationError] = []
-        for key in state.environments.keys.sorted() where !isValidKey(key) {
-            problems.append(ValidationError(key: key, field: "key", problem: keyRule))
+        for key in state.environments.keys.sorted() {
+            if let problem = keyProblem(key) { problems.append(ValidationError(key: key, field: "key", problem: problem)) }
         }
         for flag in state.flags.values.sorted(by: { $0.key < $1.key }) {
             problems += definitionProblems(flag, in: state)
@@ -32,6 +32,71 @@ public enum StateValidator {
 
     static let keyRule = "must be 1–\(maximumKeyLength) letters, digits, '.', '_' or '-'"
 
+    /// Longest variant name or flagd metadata key, in Unicode scalars.
+    public static let maximumNameLength = 128
+
+    static let nameRule =
+        "names are 1–\(maximumNameLength) characters, none of them a control character (U+0000–U+001F, U+007F–U+009F), "
+        + "a line or paragraph separator (U+2028, U+2029) or a bidirectional formatting character "
+        + "(U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)"
+
+    /// Why `name` cannot be a variant name or a metadata key, naming the first offending character
+    /// and its position (1 is the first character), or `nil` when it may.
+    ///
+    /// Such characters are invisible or reorder the text around them: a name with one looks like
+    /// another name in the console, in logs and in code review.
+    static func nameProblem(_ name: String) -> String? {
+        let scalars = name.unicodeScalars
+        if scalars.isEmpty { return "is empty; \(nameRule)" }
+        for (offset, scalar) in scalars.enumerated() {
+            guard let kind = refusedKind(scalar) else { continue }
+            return "has \(codePoint(scalar)) (\(kind)) at position \(offset + 1); \(nameRule)"
+        }
+        if scalars.count > maximumNameLength { return "is \(scalars.count) characters long; \(nameRule)" }
+        return nil
+    }
+
+    /// `U+0000`: the code point as Unicode writes it.
+    static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// What kind of character `scalar` is when names may not contain it.
+    static func refusedKind(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: "a control character"
+        case 0x2028, 0x2029: "a line or paragraph separator"
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: "a bidirectional formatting character"
+        default: nil
+        }
+    }
+
+    /// `name` with each character ``nameProblem(_:)`` refuses written as `\u{202E}`, so that a
+    /// message quoting it shows it as it is.
+    static func escaped(_ name: String) -> String {
+        var text = ""
+        for scalar in name.unicodeScalars {
+            if refusedKind(scalar) == nil {
+                text.unicodeScalars.append(scalar)
+            } else {
+                text += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            }
+        }
+        return text
+    }
+
+    /// Why `key` cannot be a flag, segment or environment key (naming the first offending
+    /// character and its position), or `nil` when it may.
+    static func keyProblem(_ key: String) -> String? {
+        if key.isEmpty { return "is empty; keys \(keyRule)" }
+        for (offset, scalar) in key.unicodeScalars.enumerated() where !(scalar.isASCII && isValidKey(String(scalar))) {
+            return "has \(codePoint(scalar)) at position \(offset + 1); keys \(keyRule)"
+        }
+        if key.utf8.count > maximumKeyLength { return "is \(key.utf8.count) characters long; keys \(keyRule)" }
+        return nil
+    }
+
     static func isValidKey(_ key: String) -> Bool {
         !key.isEmpty && key.utf8.count <= maximumKeyLength
             && key.utf8.allSatisfy { byte in
@@ -45,10 +110,10 @@ public enum StateValidator {
         func report(_ field: String, _ problem: String) {
             problems.append(ValidationError(key: flag.key, field: field, problem: problem))
         }
-        if !isValidKey(flag.key) { report("key", keyRule) }
+        if let problem = keyProblem(flag.key) { report("key", problem) }
         if flag.variants.isEmpty { report("variants", "needs at least one variant") }
         for (name, value) in flag.variants.sorted(by: { $0.key < $1.key }) {
-            if name.isEmpty { report("variants", "variant names must not be empty") }
+            if let problem = nameProblem(name) { report("variants", "the variant name \"\(escaped(name))\" \(problem)") }
             if !flag.type.accepts(value) {
                 report("variants.\(name)", "is \(value.typeName), but the flag's type is \(flag.type.rawValue)")
             }
@@ -69,8 +134,8 @@ public enum StateValidator {
         }
         if let phase = flag.metadata.phase, phase < 0 { report("metadata.phase", "must be 0 or more, got \(phase)") }
         for (name, value) in flag.metadata.custom.sorted(by: { $0.key < $1.key }) {
-            if name.isEmpty {
-                report("metadata.custom", "metadata keys must not be empty")
+            if let problem = nameProblem(name) {
+                report("metadata.custom", "the metadata key \"\(escaped(name))\" \(problem)")
             } else if registryMetadataKeys.contains(name) {
                 report("metadata.custom.\(name)", "is a registry field; set it as metadata.\(name) instead")
             }
@@ -78,6 +143,22 @@ public enum StateValidator {
             case .string, .int, .double, .bool: break
             default: report("metadata.custom.\(name)", "must be a string, number or boolean (flagd metadata), got \(value.typeName)")
             }
+        }
+        return problems
+    }
+
+    /// Every variant name `targeting` returns as written (through `if` branches, `fractional`
+    /// buckets and the segments it uses in result positions) that `flag` does not have: each
+    /// would fail every evaluation that reaches it with `GENERAL`.
+    static func variantProblems(of targeting: JSONValue, flag: FlagRecord, in environment: EnvironmentState) -> [ValidationError] {
+        var problems: [ValidationError] = []
+        var reported: Set<RuleLiteralResult> = []
+        for result in JSONLogicRule.literalResults(of: targeting, evaluators: environment.segments)
+        where flag.variants[result.variant] == nil {
+            guard reported.insert(result).inserted else { continue }
+            problems.append(ValidationError(
+                environment: environment.key, key: flag.key, field: "targeting",
+                problem: "returns \"\(result.variant)\" (at \(result.path)), which is not one of the variants (\(flag.variants.keys.sorted().joined(separator: ", ")))"))
         }
         return problems
     }
@@ -108,8 +189,8 @@ public enum StateValidator {
     static func environmentProblems(_ environment: EnvironmentState, in state: ServerState) -> [ValidationError] {
         var problems: [ValidationError] = []
         for (key, rule) in environment.segments.sorted(by: { $0.key < $1.key }) {
-            if !isValidKey(key) {
-                problems.append(ValidationError(environment: environment.key, key: key, field: "key", problem: keyRule))
+            if let problem = keyProblem(key) {
+                problems.append(ValidationError(environment: environment.key, key: key, field: "key", problem: problem))
             }
             guard case .object = rule else {
                 problems.append(ValidationError(
@@ -130,6 +211,10 @@ public enum StateValidator {
                     environment: environment.key, key: key, field: "defaultVariant",
                     problem: "\"\(defaultVariant)\" is not one of the variants (\(flag.variants.keys.sorted().joined(separator: ", ")))"))
             }
+        }
+        for (key, settings) in environment.settings.sorted(by: { $0.key < $1.key }) {
+            guard let flag = state.flags[key], let targeting = settings.targeting else { continue }
+            problems += variantProblems(of: targeting, flag: flag, in: environment)
         }
         // The rules and segments compile with FlagEvaluation's own loader, exactly as served.
         guard let document = state.flagdDocument(environment: environment.key) else { return problems }

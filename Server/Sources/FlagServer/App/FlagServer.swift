@@ -34,6 +34,8 @@ public final class FlagServer: Sendable {
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
+    /// Single-use event-stream tickets for browsers (`POST /ofrep/v1/events/tickets`).
+    public let streamTickets = StreamTickets()
     /// How often an idle event stream sends a keep-alive comment.
     public let eventStreamKeepAlive: Duration
     /// The longest a replica waits for the database before answering a refetch that names a
@@ -185,9 +187,12 @@ public final class FlagServer: Sendable {
         router.add(middleware: CORSMiddleware(
             allowOrigin: .all,
             allowHeaders: [.accept, .authorization, .contentType, .origin, .ifNoneMatch, .apiKey, .lastEventID],
-            allowMethods: [.get, .post, .put, .delete, .options],
+            allowMethods: [.get, .post, .put, .patch, .delete, .options],
             exposedHeaders: ["ETag", "Retry-After"]
         ))
+        if let operations = DocumentedOperations.document {
+            router.add(middleware: DocumentedOperationsMiddleware(operations: operations))
+        }
         let authenticator = RequestAuthenticator(publisher: publisher, rateLimiter: rateLimiter)
         // A replica checks the database before answering a refetch that names a newer revision.
         let readiness = self.readiness
@@ -199,7 +204,9 @@ public final class FlagServer: Sendable {
         }
         OFREPRoutes(authenticator: authenticator, limits: limits, now: now, catchUp: catchUp).register(on: router)
         DocumentRoutes(authenticator: authenticator).register(on: router)
-        EventStreamRoutes(authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive).register(on: router)
+        EventStreamRoutes(
+            authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive, tickets: streamTickets
+        ).register(on: router)
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
         ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
         if let consoleAccounts, let console {

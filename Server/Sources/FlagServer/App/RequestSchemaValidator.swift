@@ -44,6 +44,14 @@ struct RequestSchemaValidator: Sendable {
         return problems
     }
 
+    /// Every way `value` breaks `schema` (a schema of the document, or one with `$ref`s into it),
+    /// reported under `field`.
+    func problems(in value: JSONValue, against schema: JSONValue, field: String) -> [ValidationError] {
+        var problems: [ValidationError] = []
+        check(value, against: schema, path: field, into: &problems)
+        return problems
+    }
+
     private func check(_ value: JSONValue, against schema: JSONValue, path: String, into problems: inout [ValidationError]) {
         func report(_ problem: String) {
             problems.append(ValidationError(key: nil, field: path.isEmpty ? "(body)" : path, problem: problem))
@@ -96,7 +104,8 @@ struct RequestSchemaValidator: Sendable {
                 for (index, item) in items.enumerated() { check(item, against: itemSchema, path: path + "[\(index)]", into: &problems) }
             }
         case .string(let text):
-            let length = text.count
+            // JSON Schema counts characters as Unicode code points, not grapheme clusters.
+            let length = text.unicodeScalars.count
             if let minimum = schema["minLength"]?.intValue, length < minimum { report("must be at least \(minimum) characters long") }
             if let maximum = schema["maxLength"]?.intValue, length > maximum {
                 report("must be at most \(maximum) characters long, got \(length)")

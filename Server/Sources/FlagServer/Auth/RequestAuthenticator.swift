@@ -47,6 +47,28 @@ struct RequestAuthenticator: Sendable {
         return record
     }
 
+    /// The token record a stream ticket was issued for (see ``StreamTickets``), redeeming the
+    /// ticket; the token must still be valid, and its rate limit applies.
+    ///
+    /// - Throws: ``APIError``: 401 for an unknown, used or expired ticket, or a token revoked
+    ///   since; 429 past the token's rate limit.
+    func authorize(ticket: String, from tickets: StreamTickets) throws -> TokenRecord {
+        guard let redeemed = tickets.redeem(ticket), let record = publisher.current.tokens[redeemed.tokenID],
+            record.revokedAt == nil, record.environment == redeemed.environment
+        else {
+            throw APIError(
+                .unauthorized, code: "unauthorized",
+                message: "unknown, used or expired stream ticket: ask for a new one with POST /ofrep/v1/events/tickets")
+        }
+        if let retryAfter = rateLimiter?.acquire(record.id) {
+            throw APIError(
+                .tooManyRequests, code: "rate_limited",
+                message: "token \"\(record.id)\" exceeded its rate limit; retry after \(retryAfter) s",
+                headers: [.retryAfter: String(retryAfter)])
+        }
+        return record
+    }
+
     /// The compiled environment a delivery token reads (its own environment).
     func environment(of record: TokenRecord) throws -> CompiledEnvironment {
         guard record.environment != TokenIssuer.allEnvironments else {
@@ -64,4 +86,5 @@ struct RequestAuthenticator: Sendable {
 extension HTTPField.Name {
     static let apiKey = HTTPField.Name("X-API-Key")!
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
+    static let acceptPatch = HTTPField.Name("Accept-Patch")!
 }

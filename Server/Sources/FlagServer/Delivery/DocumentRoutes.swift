@@ -21,9 +21,7 @@ struct DocumentRoutes: Sendable {
     }
 
     static func document(_ document: (body: Data, etag: String), for request: Request) -> Response {
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == document.etag
-        }) {
+        if EntityTag.anyMatches(request.headers[.ifNoneMatch], document.etag) {
             return Response(status: .notModified, headers: [.eTag: document.etag])
         }
         return JSONBody.response(data: document.body, headers: [.eTag: document.etag])

@@ -7,6 +7,11 @@ import ServiceLifecycle
 
 /// `GET /ofrep/v1/events`: a server-sent-events stream of the token's environment.
 ///
+/// A browser's `EventSource`, which cannot send `Authorization`, opens it with a single-use
+/// ticket instead: `POST /ofrep/v1/events/tickets` with the token answers
+/// `{"ticket", "expiresInSeconds": 60, "eventStream": "/ofrep/v1/events?ticket=…"}` (see
+/// ``StreamTickets``).
+///
 /// Every committed revision sends `id: <revision>` with
 /// `{"type":"refetchEvaluation","etag":"<revision>","lastModified":<Unix seconds of its commit>}`
 /// (OFREP ADR 0008: a client sends both back as `flagConfigEtag` and `flagConfigLastModified`
@@ -22,6 +27,15 @@ struct EventStreamRoutes: Sendable {
     let authenticator: RequestAuthenticator
     let events: EventHub
     let keepAlive: Duration
+    let tickets: StreamTickets
+
+    /// The answer to `POST /ofrep/v1/events/tickets`.
+    struct IssuedTicket: Encodable {
+        var ticket: String
+        var expiresInSeconds: Int
+        /// The stream's URL with the ticket, for `new EventSource(…)`.
+        var eventStream: String
+    }
 
     /// What the stream writes next: an event for a revision, or a keep-alive comment.
     enum Output: Sendable {
@@ -30,8 +44,26 @@ struct EventStreamRoutes: Sendable {
     }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/ofrep/v1/events") { request, _ in
+        router.post("/ofrep/v1/events/tickets") { request, _ in
             let token = try authenticator.authorize(request, role: .client, environment: nil)
+            _ = try authenticator.environment(of: token)  // a delivery token, of one environment
+            guard let ticket = tickets.issue(for: token) else {
+                throw APIError(
+                    .serviceUnavailable, code: "unavailable", message: "too many stream tickets are outstanding; retry",
+                    headers: [.retryAfter: "1"])
+            }
+            return JSONBody.response(
+                IssuedTicket(ticket: ticket, expiresInSeconds: Int(tickets.lifetime), eventStream: "/ofrep/v1/events?ticket=\(ticket)"),
+                status: .created, headers: [.cacheControl: "no-store"])
+        }
+        router.get("/ofrep/v1/events") { request, _ in
+            // A browser's EventSource cannot send Authorization: it sends a ticket instead.
+            let token: TokenRecord
+            if let ticket = request.uri.queryParameters["ticket"] {
+                token = try authenticator.authorize(ticket: String(ticket), from: tickets)
+            } else {
+                token = try authenticator.authorize(request, role: .client, environment: nil)
+            }
             let environment = try authenticator.environment(of: token)
             // Subscribe before reading the revision, so no write falls between the two.
             let revisions = events.subscribe(environment: environment.key)

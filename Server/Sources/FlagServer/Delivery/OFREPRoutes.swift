@@ -76,8 +76,8 @@ struct OFREPRoutes: Sendable {
             status: isError ? .badRequest : .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
     }
 
-    /// The bulk answer. A matching `If-None-Match` is answered 304 from the ETag of the body's
-    /// bytes, before the body is parsed or anything evaluated.
+    /// The bulk answer. A matching `If-None-Match` (weak comparison) is answered 304 from the
+    /// ETag of the context's canonical form, before anything is evaluated.
     func evaluateAll(_ request: Request) async throws -> Response {
         let token = try authenticator.authorize(request, role: .client, environment: nil)
         var environment = try authenticator.environment(of: token)
@@ -98,16 +98,14 @@ struct OFREPRoutes: Sendable {
             }
             environment = try authenticator.environment(of: token)
         }
-        let etag = environment.bulkETag(body: buffer)
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == etag
-        }) {
-            return Response(status: .notModified, headers: [.eTag: etag])
-        }
         let context: JSONValue
         switch Self.context(of: buffer, key: nil) {
         case .context(let value): context = value
         case .refused(let response): return response
+        }
+        let etag = environment.bulkETag(context: context)
+        if EntityTag.anyMatches(request.headers[.ifNoneMatch], etag) {
+            return Response(status: .notModified, headers: [.eTag: etag])
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json", .eTag: etag],

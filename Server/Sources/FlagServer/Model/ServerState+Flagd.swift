@@ -5,10 +5,14 @@ extension ServerState {
     /// each flag's `metadata` as the project's manifest format writes it, and the segments as
     /// `$evaluators`. Off flags are `DISABLED`.
     ///
-    /// - Parameter forEvaluation: Whether the document is what the server's own evaluator
-    ///   compiles: each flag's metadata is then only its flagd metadata (``FlagMetadata/custom``),
-    ///   and there is no flag-set metadata, so OFREP answers carry what the flag's author wrote,
-    ///   as flagd serves it.
+    /// The document has no flag-set `metadata`: an imported flag set's metadata was merged into
+    /// each of its flags (see ``FlagdImporter``), and the environment and revision are the
+    /// request's and the ETag's, not data of the flags.
+    ///
+    /// - Parameter forEvaluation: Whether the document is what the server evaluates and delivers
+    ///   (OFREP and `/flagd/v1/flags.json`): each flag's metadata is then only its flagd metadata
+    ///   (``FlagMetadata/custom``), so an OFREP client and a flagd client see the same metadata,
+    ///   what the flag's author wrote. The registry fields travel in the export (`false`).
     public func flagdDocument(environment key: String, forEvaluation: Bool = false) -> JSONValue? {
         guard let environment = environments[key] else { return nil }
         var flagsJSON: [String: JSONValue] = [:]
@@ -27,9 +31,6 @@ extension ServerState {
             "$schema": "https://flagd.dev/schema/v0/flags.json",
             "flags": .object(flagsJSON),
         ]
-        if !forEvaluation {
-            document["metadata"] = .object(["flagSetId": .string(key), "version": .string(String(environment.revision))])
-        }
         if !environment.segments.isEmpty { document["$evaluators"] = .object(environment.segments) }
         return .object(document)
     }

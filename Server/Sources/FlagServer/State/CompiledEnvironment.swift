@@ -51,7 +51,7 @@ public struct CompiledEnvironment: Sendable {
         state: ServerState, environment key: String, ttlSeconds: Int, bucketing: FractionalBucketing = .current,
         lastModified: Date? = nil
     ) {
-        guard let environment = state.environments[key], let document = state.flagdDocument(environment: key),
+        guard let environment = state.environments[key],
             case .object(var evaluated)? = state.flagdDocument(environment: key, forEvaluation: true),
             case .object(let allFlags)? = evaluated["flags"]
         else {
@@ -62,7 +62,8 @@ public struct CompiledEnvironment: Sendable {
         self.lastModified = lastModified
         types = state.flags.mapValues(\.type)
         sortedKeys = state.flags.keys.sorted()
-        flagd = (Data(document.serialized(prettyPrinted: true).utf8), "\"\(key)-\(environment.revision)-flagd\"")
+        // flagd clients get the document OFREP evaluates: the same flags, rules and metadata.
+        flagd = (Data(JSONValue.object(evaluated).serialized(prettyPrinted: true).utf8), "\"\(key)-\(environment.revision)-flagd\"")
 
         // Targeted flags go to the evaluator; the others are evaluated once, here, and encoded.
         var targeted: [String: JSONValue] = [:]
@@ -132,14 +133,32 @@ public struct CompiledEnvironment: Sendable {
         return FlagEvaluator(definitions: definitions, bucketing: bucketing)
     }
 
-    /// The bulk-evaluation ETag: the revision and a digest of the request body (the context), so
-    /// two contexts never share a cached answer and a new revision invalidates every one. It is
-    /// computed from the bytes as they arrived, so a matching `If-None-Match` is answered
-    /// before the body is parsed or anything is evaluated; every replica computes the same one.
-    func bulkETag(body: ByteBuffer) -> String {
+    /// The bulk-evaluation ETag: the revision and a digest of the evaluation context in its
+    /// canonical form (``canonical(_:)``), so two contexts never share a cached answer, the same
+    /// context sent with other whitespace, key order or number spelling does, and a new
+    /// revision invalidates every one. A matching `If-None-Match` is answered before anything is
+    /// evaluated; every replica computes the same ETag.
+    func bulkETag(context: JSONValue) -> String {
         var hasher = SHA256()
-        body.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+        hasher.update(data: Data(Self.canonical(context).serialized().utf8))
         let hex = hasher.finalize().prefix(12).lowercaseHex
         return "\"\(key)-\(revision)-\(hex)\""
+    }
+
+    /// `context` as evaluation sees it: a number with no fraction is the integer it equals
+    /// (`1.0`, `1e0` and `1` are one number to JSON Logic; within ±2^53, where doubles hold
+    /// integers exactly), `-0` is `0`; ``JSONValue/serialized(prettyPrinted:)`` then writes object
+    /// keys sorted and no whitespace.
+    static func canonical(_ context: JSONValue) -> JSONValue {
+        switch context {
+        case .double(let number) where number.rounded() == number && abs(number) <= 9_007_199_254_740_992:
+            return .int(Int(number))
+        case .array(let items):
+            return .array(items.map(canonical))
+        case .object(let members):
+            return .object(members.mapValues(canonical))
+        default:
+            return context
+        }
     }
 }

@@ -9,7 +9,9 @@ import Foundation
 /// `displayName`, `description`, `owner`, `phase`, `removalTarget`, `requires`/`conflicts` as
 /// comma-separated keys, `sensitive`); every other metadata key is the flag's own flagd metadata
 /// (``FlagMetadata/custom``), kept as written and served with its evaluations. What flagd accepts
-/// is accepted: a flag without `defaultVariant` (or with `null`), `targeting: {}`.
+/// is accepted: a flag without `defaultVariant` (or with `null`), `targeting: {}`. The flag set's
+/// `metadata` is merged into every flag's metadata, the flag's own keys winning, as flagd does,
+/// so it is served with every evaluation of the flag.
 ///
 /// The flag's code default (``FlagRecord/defaultVariant``, what `flags push` records) travels as
 /// the metadata key `x-codeDefault`, which the export writes and the manifest format keeps as a
@@ -24,9 +26,21 @@ enum FlagdImporter {
         case flagd, manifest
     }
 
+    /// The changes importing `text` into `environment` makes, refused with every flag that does
+    /// not read named (``AdminError/invalid(_:)``).
     static func changes(
         importing text: String, format: Format, into environment: String
     ) throws(AdminError) -> [StateChange] {
+        let (changes, problems) = try reading(text, format: format, into: environment)
+        guard problems.isEmpty else { throw .invalid(problems) }
+        return changes
+    }
+
+    /// The changes of the flags of `text` that read, and the problems of those that do not (a
+    /// dry run lists both); a document that does not read at all throws.
+    static func reading(
+        _ text: String, format: Format, into environment: String
+    ) throws(AdminError) -> (changes: [StateChange], problems: [ValidationError]) {
         if format == .manifest {
             // The manifest's own reader checks what the manifest format adds to flagd's.
             do {
@@ -44,12 +58,27 @@ enum FlagdImporter {
         guard case .object(let flags) = root["flags"] ?? .null else {
             throw .badRequest("flags: the document needs a \"flags\" object")
         }
-        var changes: [StateChange] = []
-        for (key, entry) in flags.sorted(by: { $0.key < $1.key }) {
-            let (flag, settings) = try read(key: key, entry)
-            changes.append(.putFlag(flag, initialSettings: FlagSettings(enabled: false, defaultVariant: settings.defaultVariant)))
-            changes.append(.putSettings(environment: environment, flag: key, settings))
+        // flagd merges the flag set's metadata into every flag's, the flag's own keys winning.
+        var setMetadata: [String: JSONValue] = [:]
+        if let value = root["metadata"] {
+            guard case .object(let members) = value else {
+                throw .badRequest("metadata: the flag set's metadata must be an object, got \(value.typeName)")
+            }
+            setMetadata = members
         }
+        var changes: [StateChange] = []
+        var problems: [ValidationError] = []
+        for (key, entry) in flags.sorted(by: { $0.key < $1.key }) {
+            do {
+                let (flag, settings) = try read(key: key, entry, setMetadata: setMetadata)
+                changes.append(.putFlag(flag, initialSettings: FlagSettings(enabled: false, defaultVariant: settings.defaultVariant)))
+                changes.append(.putSettings(environment: environment, flag: key, settings))
+            } catch {
+                guard case .invalid(let found) = error else { throw error }
+                problems += found
+            }
+        }
+
         if let evaluators = root["$evaluators"] {
             guard case .object(let members) = evaluators else {
                 throw .badRequest("$evaluators: must be an object of named rules, got \(evaluators.typeName)")
@@ -58,10 +87,12 @@ enum FlagdImporter {
                 changes.append(.putSegment(environment: environment, key: key, rule: rule))
             }
         }
-        return changes
+        return (changes, problems)
     }
 
-    static func read(key: String, _ entry: JSONValue) throws(AdminError) -> (FlagRecord, FlagSettings) {
+    static func read(
+        key: String, _ entry: JSONValue, setMetadata: [String: JSONValue] = [:]
+    ) throws(AdminError) -> (FlagRecord, FlagSettings) {
         func fail(_ field: String, _ problem: String) -> AdminError {
             .invalid([ValidationError(key: key, field: field, problem: problem)])
         }
@@ -69,10 +100,10 @@ enum FlagdImporter {
         guard case .object(let variants) = entry["variants"] ?? .null, !variants.isEmpty else {
             throw fail("variants", "must be an object with at least one variant")
         }
-        var metadata: [String: JSONValue] = [:]
+        var metadata = setMetadata
         if let value = entry["metadata"] {
             guard case .object(let members) = value else { throw fail("metadata", "must be an object, got \(value.typeName)") }
-            metadata = members
+            metadata.merge(members) { _, own in own }
         }
         let type: FlagType
         if let name = metadata.removeValue(forKey: "type") {
