@@ -20,7 +20,7 @@ import SwiftUI
 /// }
 /// ```
 ///
-/// Or let ``SwiftUICore/View/flagDebugMenu(_:isPresented:choices:remote:environments:)`` present
+/// Or let `.flagDebugMenu(_:isPresented:)` or `.flagDebugMenu(_:openedBy:)` present
 /// it, with its own navigation stack and a Done button.
 public struct FlagDebugView<Key: FeatureFlagKey>: View {
     private let model: FlagDebugModel
