@@ -108,7 +108,7 @@ private struct FlagDebugMenuPresenter<Key: FeatureFlagKey>: ViewModifier {
         switch trigger.kind {
         case .shake:
             #if os(iOS)
-            content.background(ShakeDetector { open() })
+            content.background { ShakeDetector { open() } }
             #else
             content
             #endif
@@ -168,8 +168,6 @@ private final class ShakeDetectingController: UIViewController {
 
 #Preview("Opened by three taps") {
     Text("Tap three times")
-        .frame(maxWidth: .infinity, maxHeight: .infinity)
-        .contentShape(Rectangle())
         .flagDebugMenu(PreviewFlags.manager(), openedBy: .taps(3), environments: PreviewFlags.environments)
 }
 #endif
