@@ -687,7 +687,8 @@ extension ToolbarContentBuilder {
     public static func buildIf<Content: ToolbarContent>(_ content: Content?) -> Content? { content }
 }
 
-// gesture — `@MainActor @preconcurrency protocol Gesture<Value>`; gesture/onended(_:);
+// gesture — `@MainActor @preconcurrency protocol Gesture<Value>` (TapGesture and LongPressGesture are
+// `nonisolated struct`s); gesture/onended(_:);
 // gesturemask — iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1
 @MainActor @preconcurrency public protocol Gesture<Value> {
     associatedtype Value
@@ -707,13 +708,13 @@ public struct GestureMask: OptionSet, Sendable {
 // longpressgesture/init(minimumduration:maximumdistance:) — iOS 13, macOS 10.15, tvOS 14, watchOS 6,
 // visionOS 1 (on tvOS `init(minimumDuration:)`)
 @available(iOS 13.0, macOS 10.15, tvOS 14.0, watchOS 6.0, visionOS 1.0, *)
-public struct LongPressGesture: Gesture {
+nonisolated public struct LongPressGesture: Gesture {
     public typealias Value = Bool
     nonisolated public init(minimumDuration: Double = 0.5) {}
 }
 // tapgesture/init(count:) — iOS 13, macOS 10.15, tvOS 16, watchOS 6, visionOS 1
 @available(iOS 13.0, macOS 10.15, tvOS 16.0, watchOS 6.0, visionOS 1.0, *)
-public struct TapGesture: Gesture {
+nonisolated public struct TapGesture: Gesture {
     public typealias Value = Void
     nonisolated public init(count: Int = 1) {}
 }
