@@ -187,9 +187,3 @@ public final class OverrideSession: Sendable {
         return previous[b.count]
     }
 }
-
-extension FlagValue {
-    var objectValue: [String: FlagValue]? {
-        if case .object(let members) = self { members } else { nil }
-    }
-}
