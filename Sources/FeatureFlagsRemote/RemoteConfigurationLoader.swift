@@ -1,6 +1,7 @@
 import FeatureFlags
 import Foundation
 import Logging
+import Observation
 
 /// Loads flag and configuration values from an `app_config` backend or an OFREP server, keeps
 /// them in an on-disk cache, refreshes them, and feeds them to ``FeatureFlagManager`` as its remote
@@ -36,6 +37,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     private let cache: RemoteCacheStore
     private let state = Locked(State())
     private let publisher = RemoteSnapshotPublisher()
+    /// Tells Observation of snapshot changes, for the debug menu (see `debugRemoteStatus`).
+    let debugStatusObservation = ObservationRegistrar()
     private let scheduler: RefreshScheduler
     /// The server's change-notification stream, when a bulk response advertises one.
     let eventStream: EventStreamFollower
@@ -598,14 +601,16 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     /// Mutates the state and tells snapshot and status subscribers about any change.
     private func mutate<Result>(_ body: (inout State) -> Result) -> Result {
-        let (result, change) = state.withLock { state -> (Result, (RemoteStatus, RemoteStatus)?) in
+        let (result, change, changed) = state.withLock { state -> (Result, (RemoteStatus, RemoteStatus)?, Bool) in
             let before = state.snapshot
             let result = body(&state)
-            guard state.snapshot != before else { return (result, nil) }
+            guard state.snapshot != before else { return (result, nil, false) }
             let statusChanged = state.snapshot.status != before.status
             publisher.changed(state.snapshot, statusChanged: statusChanged)
-            return (result, statusChanged ? (before.status, state.snapshot.status) : nil)
+            return (result, statusChanged ? (before.status, state.snapshot.status) : nil, true)
         }
+        // Outside the lock: observers may read the loader.
+        if changed { debugStatusChanged() }
         if let (from, to) = change {
             logger.info("Remote configuration status changed", metadata: ["from": "\(from.name)", "to": "\(to)"])
         }

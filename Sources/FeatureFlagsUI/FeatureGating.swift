@@ -9,20 +9,35 @@ import os
 extension View {
     /// Makes `flags` available to ``featureGated(_:)`` and ``withFeature(_:content:)`` in this
     /// view and its descendants.
+    ///
+    /// The environment keeps one manager per flag type: an app whose modules each declare a
+    /// flag enum gives each module's manager, at the root or nearer its views, and a nested
+    /// call adds its manager without hiding the others (a manager of the same flag type
+    /// replaces the outer one in the subtree).
+    ///
+    /// ```swift
+    /// RootView()
+    ///     .featureFlags(appFlags)
+    ///     .featureFlags(checkoutFlags)
+    /// ```
     public func featureFlags<Key: FeatureFlagKey>(_ flags: FeatureFlagManager<Key>) -> some View {
-        environment(\.featureFlagsObject, flags)
+        transformEnvironment(\.featureFlagManagers) { managers in managers.insert(flags) }
     }
 
-    /// Shows the view only while `flag` is on, reading the flags set with ``featureFlags(_:)``.
+    /// Shows the view only while `flag` is on, reading the manager of its flag type set with
+    /// ``featureFlags(_:)``.
     ///
-    /// Without those flags in the environment the flag counts as off; debug builds of the
-    /// package then show a placeholder saying so and log it, rather than hide the view silently.
+    /// Without that manager the flag counts as off. Unless the app's flags run as `release`
+    /// (decided at run time from their build configuration, not from how the package was
+    /// compiled), the gate then shows a placeholder saying so and logs it, rather than hide the
+    /// view silently.
     public func featureGated<Key: FeatureFlagKey>(_ flag: Key) -> some View {
         modifier(EnvironmentFeatureGate(flag: flag, replacement: Optional<EmptyView>.none))
     }
 
-    /// Swaps in `content` while `flag` is on, reading the flags set with ``featureFlags(_:)``.
-    /// Without them, the original view stays and debug builds log the misconfiguration.
+    /// Swaps in `content` while `flag` is on, reading the manager set with ``featureFlags(_:)``.
+    /// Without it, the original view stays and, outside release builds, the misconfiguration
+    /// is logged.
     public func withFeature<Key: FeatureFlagKey, Content: View>(
         _ flag: Key, @ViewBuilder content: () -> Content
     ) -> some View {
@@ -51,27 +66,19 @@ extension View {
 }
 
 extension EnvironmentValues {
-    /// The `FeatureFlagManager` instance set with `featureFlags(_:)`, type-erased because environment
-    /// values cannot be generic.
-    var featureFlagsObject: (any AnyObject & Sendable)? {
-        get { self[FeatureFlagsObjectKey.self] }
-        set { self[FeatureFlagsObjectKey.self] = newValue }
+    /// The managers set with `featureFlags(_:)`, one per flag type.
+    var featureFlagManagers: FeatureFlagManagers {
+        get { self[FeatureFlagManagersKey.self] }
+        set { self[FeatureFlagManagersKey.self] = newValue }
     }
 }
 
-private struct FeatureFlagsObjectKey: EnvironmentKey {
-    static let defaultValue: (any AnyObject & Sendable)? = nil
+private struct FeatureFlagManagersKey: EnvironmentKey {
+    static let defaultValue = FeatureFlagManagers()
 }
 
-/// Whether gates report missing flags: in debug builds of the package, which Xcode builds in
-/// the app's own configuration.
+/// Where gates report a misconfiguration.
 enum FeatureGateDiagnostics {
-    #if DEBUG
-    static let reportsMisconfiguration = true
-    #else
-    static let reportsMisconfiguration = false
-    #endif
-
     /// Logs a misconfigured gate (a fault in the unified log, without trapping).
     static func report(_ message: String) {
         #if canImport(os)
@@ -82,14 +89,12 @@ enum FeatureGateDiagnostics {
 
 /// Gates on flags from the environment; the decision is ``FeatureGateDecision``'s.
 private struct EnvironmentFeatureGate<Key: FeatureFlagKey, Replacement: View>: ViewModifier {
-    @Environment(\.featureFlagsObject) private var object
+    @Environment(\.featureFlagManagers) private var managers
     let flag: Key
     let replacement: Replacement?
 
     func body(content: Content) -> some View {
-        let decision = FeatureGateDecision.decide(
-            flag, environmentFlags: object, reportsMisconfiguration: FeatureGateDiagnostics.reportsMisconfiguration)
-        switch decision {
+        switch FeatureGateDecision.decide(flag, in: managers) {
         case .on:
             if let replacement { replacement } else { content }
         case .off:
@@ -104,7 +109,7 @@ private struct EnvironmentFeatureGate<Key: FeatureFlagKey, Replacement: View>: V
     }
 }
 
-/// What a misconfigured `featureGated(_:)` shows in debug builds instead of nothing.
+/// What a misconfigured `featureGated(_:)` shows outside release builds instead of nothing.
 private struct MisconfiguredGatePlaceholder: View {
     let message: String
 
@@ -135,5 +140,19 @@ private struct FeatureSwap<Key: FeatureFlagKey, Replacement: View>: ViewModifier
     func body(content: Content) -> some View {
         if flags.snapshot.isEnabled(flag) { replacement } else { content }
     }
+}
+#Preview("Gates") {
+    let flags = PreviewFlags.manager()
+    List {
+        Text("Shown: the redesign is on").featureGated(PreviewFlag.redesign)
+        Text("Hidden: the drawer is off").featureGated(PreviewFlag.drawer)
+        Text("Legacy composer").withFeature(PreviewFlag.redesign) { Text("New composer") }
+    }
+    .featureFlags(flags)
+}
+
+#Preview("Misconfigured gate") {
+    // No .featureFlags(_:) above: outside release builds the gate says so.
+    Text("Never shown").featureGated(PreviewFlag.redesign)
 }
 #endif

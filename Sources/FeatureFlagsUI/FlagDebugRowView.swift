@@ -2,22 +2,17 @@
 import FeatureFlags
 import SwiftUI
 
-#if canImport(UIKit)
-import UIKit
-#endif
-
-/// One row of the debug menu: the flag, its typed editor, and a context menu (and, where the
-/// platform has them, swipe actions) to clear its override.
+/// One row of the debug menu: the flag, its typed editor, and its actions (clear the override,
+/// clear the user's preference) as a context menu and as swipe actions, so every platform has
+/// them: watchOS has no context menus, tvOS no swipe actions.
 public struct FlagDebugRowView: View {
     let row: FlagDebugRow
     let model: FlagDebugModel
-    @State private var text: String
     @State private var problem: String?
 
     public init(row: FlagDebugRow, model: FlagDebugModel) {
         self.row = row
         self.model = model
-        self._text = State(initialValue: row.editText)
     }
 
     public var body: some View {
@@ -41,19 +36,11 @@ public struct FlagDebugRowView: View {
                 Text(problem).font(.caption2).foregroundStyle(.red)
             }
         }
-        .onChange(of: row.editText) { _, newValue in
-            text = newValue
-            problem = nil
-        }
         #if !os(watchOS)
         .contextMenu { actions }
         #endif
         #if !os(tvOS)
-        .swipeActions {
-            if row.isOverridden {
-                Button("Clear") { clearOverride() }
-            }
-        }
+        .swipeActions { actions }
         #endif
     }
 
@@ -78,48 +65,28 @@ public struct FlagDebugRowView: View {
             .disabled(!row.canOverride)
         case .integer, .decimal, .text, .json:
             if row.canOverride {
-                TextField(row.isSensitive ? "<REDACTED>" : row.displayName, text: $text)
-                    .multilineTextAlignment(.trailing)
-                    .monospaced()
-                    .onSubmit { setOverride(parsing: text) }
-                    #if os(iOS) || os(visionOS)
-                    .keyboardType(keyboard)
-                    .textInputAutocapitalization(.never)
-                    .autocorrectionDisabled()
-                    #endif
+                FlagDebugValueField(row: row, model: model)
             } else {
                 Text(row.displayValue).monospaced()
             }
         }
     }
 
-    /// The context menu: clear this override, clear the user's preference.
+    /// The row's actions, from ``FlagDebugRow/actions``.
     @ViewBuilder private var actions: some View {
-        Button("Clear Override", systemImage: "arrow.uturn.backward") { clearOverride() }
-            .disabled(!row.isOverridden)
-        if row.isUserTogglable {
-            Button("Clear User Preference", systemImage: "person.crop.circle.badge.xmark") {
+        ForEach(row.actions) { action in
+            Button(action.title, systemImage: action.systemImage, role: action == .clearOverride ? .destructive : nil) {
                 do throws(FlagOverrideError) {
-                    try model.setUserPreference(nil, forKey: row.key)
+                    try model.perform(action, on: row)
                     problem = nil
                 } catch {
                     problem = error.description
                 }
             }
-            .disabled(row.userPreference == nil)
         }
     }
 
-    private func clearOverride() {
-        do throws(FlagOverrideError) {
-            try model.clearOverride(forKey: row.key)
-            problem = nil
-        } catch {
-            problem = error.description
-        }
-    }
-
-    /// Sets the override from an editor's text; the model's validation message replaces the
+    /// Sets the override from a toggle or picker; the model's validation message replaces the
     /// last one, success clears it.
     private func setOverride(parsing text: String) {
         do throws(FlagDebugInputError) {
@@ -130,16 +97,6 @@ public struct FlagDebugRowView: View {
         }
     }
 
-    #if os(iOS) || os(visionOS)
-    private var keyboard: UIKeyboardType {
-        switch row.editor {
-        case .integer: .numbersAndPunctuation
-        case .decimal: .decimalPad
-        default: .default
-        }
-    }
-    #endif
-
     private var caption: String {
         var parts = [row.key, "from \(row.layer)"]
         if let preference = row.displayUserPreference { parts.append("user: \(preference)") }
@@ -147,6 +104,15 @@ public struct FlagDebugRowView: View {
         if let owner = row.owner { parts.append(owner) }
         if let target = row.removalTarget { parts.append("remove by \(target)") }
         return parts.joined(separator: " · ")
+    }
+}
+
+#Preview("Rows") {
+    let model = FlagDebugModel(PreviewFlags.manager())
+    List {
+        ForEach(model.rows()) { row in
+            FlagDebugRowView(row: row, model: model)
+        }
     }
 }
 #endif

@@ -152,7 +152,7 @@ struct OverrideCommandTests {
         try "{not json".write(toFile: overrides, atomically: true, encoding: .utf8)
         let result = try flags("list")
         #expect(result.status == 2)
-        #expect(result.standardError == "error: \(overrides):1: the override file is not valid JSON: expected a string key (column 2). Fix or delete it.\n")
+        #expect(result.standardError == "error: \(overrides):1: the override file is not valid JSON: expected a string key in an object (column 2). Fix or delete it.\n")
         #expect(try String(contentsOfFile: overrides, encoding: .utf8) == "{not json")
     }
 
@@ -171,7 +171,8 @@ struct OverrideCommandTests {
     }
 
     /// A key twice in the override file: JSON readers would keep one silently, so every
-    /// command that reads the file names the key and both lines, and leaves the file alone.
+    /// command that reads the file (with the core's reader of the format, the debug menu's)
+    /// names the key and the line, and leaves the file alone.
     @Test(arguments: [["list"], ["get", "page_size"], ["set", "page_size", "30"]])
     func duplicateKeyInTheOverrideFileIsReported(command: [String]) throws {
         let text = "{\n  \"page_size\": 20,\n  \"page_size\": 25\n}\n"
@@ -181,7 +182,7 @@ struct OverrideCommandTests {
             result
                 == FlagsTool.Result(
                     status: 2, standardOutput: "",
-                    standardError: "error: \(overrides):3: the key \"page_size\" appears twice (first on line 2); JSON readers would silently keep only one. Remove one of them.\n"))
+                    standardError: "error: \(overrides):3: the override file is not valid JSON: duplicate key \"page_size\" in an object; each key may appear only once (column 3). Fix or delete it.\n"))
         #expect(try String(contentsOfFile: overrides, encoding: .utf8) == text)
     }
 

@@ -52,7 +52,12 @@ extension FlagDebugModel {
             }
             return .int(number)
         case .double:
-            guard let number = Double(trimmed), number.isFinite else {
+            // A decimal keypad in a comma locale types "0,5": one comma and no point is a
+            // decimal separator.
+            let decimal =
+                trimmed.contains(".") || trimmed.filter({ $0 == "," }).count != 1
+                ? trimmed : String(trimmed.map { $0 == "," ? "." : $0 })
+            guard let number = Double(decimal), number.isFinite else {
                 throw FlagDebugInputError(
                     key: key, message: "'\(key)' takes a finite number, such as 0.5; \(shown) is not one.")
             }
@@ -153,7 +158,7 @@ extension FlagDebugModel {
 }
 
 extension String {
-    fileprivate func trimmingWhitespace() -> String {
+    func trimmingWhitespace() -> String {
         var slice = Substring(self)
         while let first = slice.first, first.isWhitespace { slice.removeFirst() }
         while let last = slice.last, last.isWhitespace { slice.removeLast() }

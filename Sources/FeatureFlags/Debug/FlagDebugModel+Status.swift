@@ -19,3 +19,11 @@ extension FlagDebugModel {
         await engine.refreshRemoteValues()
     }
 }
+
+extension FlagDebugModel {
+    /// Whether a gesture (a shake, a long press) may open the menu: in every build configuration
+    /// but ``BuildConfiguration/release``, so App Store users never stumble on it. Observed.
+    public var opensOnGesture: Bool {
+        engine.buildConfiguration.map { $0 != .release } ?? false
+    }
+}

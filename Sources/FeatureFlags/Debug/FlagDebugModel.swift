@@ -50,8 +50,8 @@ public struct FlagDebugModel: Sendable {
         Array(Set(engine.registry.definitions.compactMap(\.phase))).sorted()
     }
 
-    /// Rows in registry order, filtered by a case-insensitive search over key and display name
-    /// (empty matches everything) and by phase (`nil` matches every phase).
+    /// Rows in registry order, filtered by a case-insensitive search over key, display name and
+    /// owner (empty matches everything) and by phase (`nil` matches every phase).
     public func rows(matching search: String = "", phase: Int? = nil) -> [FlagDebugRow] {
         let table = engine.currentTable()
         let overrides = engine.overrides
@@ -60,7 +60,8 @@ public struct FlagDebugModel: Sendable {
         return table.registry.definitions.enumerated().compactMap { index, definition in
             if let phase, definition.phase != phase { return nil }
             if !needle.isEmpty, !definition.key.lowercased().contains(needle),
-                !definition.displayName.lowercased().contains(needle)
+                !definition.displayName.lowercased().contains(needle),
+                !(definition.owner?.lowercased().contains(needle) ?? false)
             {
                 return nil
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 
 /// What the debug menu shows about the flags as a whole: the build configuration, whether
 /// overrides apply, the remote values in effect and the problems noticed so far.
@@ -61,7 +62,11 @@ public struct FlagDebugRemoteStatus: Sendable, Hashable {
 
 /// Something that reports a remote loader's state to the debug menu (`RemoteConfigurationLoader`
 /// in FeatureFlagsRemote does).
-public protocol FlagDebugRemoteStatusReporting: Sendable {
-    /// The state now.
+///
+/// The menu redraws from Observation, so reading ``debugRemoteStatus`` must register an access
+/// (`ObservationRegistrar.access`) and every change of what it returns must be announced
+/// (`withMutation`), as an `@Observable` class does.
+public protocol FlagDebugRemoteStatusReporting: Sendable, Observable {
+    /// The state now; an observed read.
     var debugRemoteStatus: FlagDebugRemoteStatus { get }
 }

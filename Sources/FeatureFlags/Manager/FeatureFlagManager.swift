@@ -26,6 +26,9 @@ import Synchronization
 /// remote values applied, a (re)configuration. The granularity is the whole flag set: a change
 /// to any flag notifies every observer, including those that read other flags. Outside
 /// observation a tracked read costs one thread-local load more than an untracked one.
+///
+/// ``buildConfiguration`` and ``diagnostics`` are observed too, apart from the values: they
+/// notify on a (re)configuration and on each new diagnostic, without telling flag readers.
 public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable {
     /// The engine, for tools and the debug model.
     public let engine: FlagEngine

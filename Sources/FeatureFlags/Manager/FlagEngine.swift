@@ -17,6 +17,11 @@ import Synchronization
 /// winning layer changed by an override, a user preference, remote values applied, or
 /// configuration. The granularity is the whole flag set, not one flag: a view that read one flag
 /// is told of a change to any flag (changes are rare; checks are many).
+///
+/// The engine's status (``buildConfiguration``, ``overridesPermitted``, ``hasPendingRemoteValues``,
+/// ``remoteSource``, ``diagnostics``, ``statusRevision``) is observed apart from the values: it
+/// notifies when remote values start or stop waiting for a safe point, a diagnostic is recorded,
+/// or the configuration changes, without telling every view that read a flag.
 public final class FlagEngine: Sendable, Observable {
     /// The flags this manager resolves.
     public let registry: FlagRegistry
@@ -32,6 +37,9 @@ public final class FlagEngine: Sendable, Observable {
     @usableFromInline
     let revisionKeyPath: any KeyPath<FlagEngine, UInt64> & Sendable
     private let publishedRevision = Atomic<UInt64>(0)
+    /// ``statusRevision``'s key path, built once.
+    let statusKeyPath: any KeyPath<FlagEngine, UInt64> & Sendable
+    private let publishedStatusRevision = Atomic<UInt64>(0)
     /// The current table, for lock-free reads; replaced under the state lock.
     private let published: PublishedReference<ResolvedFlagTable>
 
@@ -111,6 +119,7 @@ public final class FlagEngine: Sendable, Observable {
         self.state = Locked(State(table: table, remote: .empty(count: registry.count)))
         self.published = PublishedReference(table)
         self.revisionKeyPath = \FlagEngine.revision
+        self.statusKeyPath = \FlagEngine.statusRevision
     }
 
     deinit {
@@ -128,7 +137,8 @@ public final class FlagEngine: Sendable, Observable {
 
     /// The configuration the manager runs as, or `nil` before it is configured.
     public var buildConfiguration: BuildConfiguration? {
-        state.withLock { $0.setup?.buildConfiguration }
+        trackStatus()
+        return state.withLock { $0.setup?.buildConfiguration }
     }
 
     /// The most diagnostics ``diagnostics`` keeps (1,000); older ones are dropped first.
@@ -137,7 +147,8 @@ public final class FlagEngine: Sendable, Observable {
     /// Problems noticed so far, the newest ``diagnosticsLimit`` of them: unreadable stores,
     /// pruned keys, ignored remote values, failed refreshes.
     public var diagnostics: [FlagDiagnostic] {
-        state.withLock { $0.diagnostics }
+        trackStatus()
+        return state.withLock { $0.diagnostics }
     }
 
     /// Sets the manager up: loads overrides and preferences (pruning unknown keys), parses
@@ -177,6 +188,8 @@ public final class FlagEngine: Sendable, Observable {
         previousTask?.cancel()
         republish()
         configured.store(true, ordering: .releasing)
+        Self.noteConfigured(setup.buildConfiguration)
+        notifyStatus()
 
         if let provider = setup.remoteProvider {
             let policy = setup.remoteApplyPolicy
@@ -287,7 +300,8 @@ public final class FlagEngine: Sendable, Observable {
 
     /// Whether local overrides apply in the current configuration.
     public var overridesPermitted: Bool {
-        state.withLock { state in
+        trackStatus()
+        return state.withLock { state in
             guard let setup = state.setup else { return false }
             return setup.overridableConfigurations.contains(setup.buildConfiguration)
         }
@@ -346,6 +360,32 @@ public final class FlagEngine: Sendable, Observable {
         }
         republish()
         if let store { persist(snapshot, version: version, to: store, saved: savedOverrides, name: "override") }
+    }
+
+    /// Replaces every local override (stored and from launch arguments) with `values`, in one
+    /// change: observers and streams hear of it once, the store is written once.
+    ///
+    /// - Throws: ``FlagOverrideError`` for the first key (in key order) that is unknown or has a
+    ///   value the flag refuses, or when overrides are not permitted in this configuration; the
+    ///   overrides are then left as they were.
+    public func replaceOverrides(with values: [String: FlagValue]) throws(FlagOverrideError) {
+        var normalized: [String: FlagValue] = [:]
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            let (_, accepted) = try check(value, forKey: key)
+            normalized[key] = accepted
+        }
+        guard overridesPermitted else {
+            throw FlagOverrideError(
+                kind: .notPermitted(key: values.keys.sorted().first ?? "*", configuration: buildConfiguration))
+        }
+        let (version, store) = state.withLock { state in
+            state.storedOverrides = normalized
+            state.launchOverrides = [:]
+            state.overridesVersion += 1
+            return (state.overridesVersion, state.setup?.overrideStore)
+        }
+        republish()
+        if let store { persist(normalized, version: version, to: store, saved: savedOverrides, name: "override") }
     }
 
     /// Clears every local override, stored and from launch arguments.
@@ -467,12 +507,14 @@ public final class FlagEngine: Sendable, Observable {
 
     /// Whether remote values are waiting for ``applyPendingRemoteValues()``.
     public var hasPendingRemoteValues: Bool {
-        state.withLock { $0.pendingRemote != nil }
+        trackStatus()
+        return state.withLock { $0.pendingRemote != nil }
     }
 
     /// The source of the remote values in effect (`"cache"`, `"app_config"`…), if any.
     public var remoteSource: String? {
-        state.withLock { $0.remote.count == 0 ? nil : $0.remote.source }
+        trackStatus()
+        return state.withLock { $0.remote.count == 0 ? nil : $0.remote.source }
     }
 
     /// Applies remote values that arrived under the ``RemoteApplyPolicy/atSafePoint`` policy.
@@ -484,7 +526,9 @@ public final class FlagEngine: Sendable, Observable {
             state.pendingRemote = nil
             return true
         }
-        if applied { republish() }
+        guard applied else { return }
+        republish()
+        notifyStatus()
     }
 
     /// Asks the provider for fresh values and handles them by the apply policy. A failure is
@@ -521,12 +565,20 @@ public final class FlagEngine: Sendable, Observable {
         for diagnostic in diagnostics { report(diagnostic) }
         switch policy {
         case .immediately:
-            state.withLock { $0.remote = checked }
-            republish()
-        case .atSafePoint:
-            state.withLock { state in
-                state.pendingRemote = state.remote == checked ? nil : checked
+            let sourceChanged = state.withLock { state in
+                defer { state.remote = checked }
+                return (state.remote.count == 0 ? nil : state.remote.source)
+                    != (checked.count == 0 ? nil : checked.source)
             }
+            republish()
+            if sourceChanged { notifyStatus() }
+        case .atSafePoint:
+            let pendingChanged = state.withLock { state in
+                let wasPending = state.pendingRemote != nil
+                state.pendingRemote = state.remote == checked ? nil : checked
+                return wasPending != (state.pendingRemote != nil)
+            }
+            if pendingChanged { notifyStatus() }
         case .nextLaunch:
             break
         }
@@ -587,6 +639,7 @@ public final class FlagEngine: Sendable, Observable {
         }
         (logger ?? fallbackLogger).warning(
             "\(diagnostic.message)", metadata: diagnostic.key.map { ["flag": "\($0)"] })
+        notifyStatus()
     }
 
     // MARK: - Publishing
@@ -702,6 +755,28 @@ public final class FlagEngine: Sendable, Observable {
     @inlinable
     func track() {
         registrar.access(self, keyPath: revisionKeyPath)
+    }
+
+    /// A number that grows by one with every change of the engine's status: remote values
+    /// starting or stopping to wait for a safe point, a new remote source, a diagnostic, a
+    /// (re)configuration. Observed, apart from ``revision``, so that status views redraw
+    /// without every flag reader redrawing with them.
+    public var statusRevision: UInt64 {
+        trackStatus()
+        return publishedStatusRevision.load(ordering: .acquiring)
+    }
+
+    /// Registers a read of the status with Observation.
+    func trackStatus() {
+        registrar.access(self, keyPath: statusKeyPath)
+    }
+
+    /// Tells status observers of a change. Called after the state lock is released, as
+    /// observers may read the engine.
+    private func notifyStatus() {
+        registrar.withMutation(of: self, keyPath: statusKeyPath) {
+            _ = publishedStatusRevision.add(1, ordering: .releasing)
+        }
     }
 }
 

@@ -52,28 +52,24 @@ public final class OverrideSession: Sendable {
                 logger: Logger(label: "flags", factory: { _ in SwiftLogNoOpLogHandler() })))
     }
 
+    /// Reads the override file with the core's reader of the format (``FlagOverridesDocument``),
+    /// the one the debug menu's import uses.
     private static func readOverrides(at path: String) throws(ToolingError) -> [String: FlagValue] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: path) else {
             throw ToolingError(.invalidInput, "\(path): the override file cannot be read.")
         }
-        if text.allSatisfy(\.isWhitespace) { return [:] }
-        let node: JSONNode
         do {
-            node = try JSONNodeParser.parse(text)
-        } catch where error.duplicateKey != nil {
-            throw ToolingError(.invalidInput, "\(path):\(error.line): \(error.message)")
+            return try FlagOverridesDocument.values(fromJSON: data)
         } catch {
-            throw ToolingError(
-                .invalidInput,
-                "\(path):\(error.line): the override file is not valid JSON: \(error.message) (column \(error.column)). Fix or delete it.")
+            if error.isSyntax, let line = error.line {
+                let column = error.column.map { " (column \($0))" } ?? ""
+                throw ToolingError(
+                    .invalidInput,
+                    "\(path):\(line): the override file is not valid JSON: \(error.reason)\(column). Fix or delete it.")
+            }
+            throw ToolingError(.invalidInput, "\(path): the override file cannot be used: \(error.reason).")
         }
-        guard case .object = node, let value = node.flagValue.objectValue else {
-            throw ToolingError(
-                .invalidInput,
-                "\(path): the override file must be a JSON object of flag keys to values, found \(node.typeName).")
-        }
-        return value
     }
 
     // MARK: - Reading
@@ -189,11 +185,5 @@ public final class OverrideSession: Sendable {
             previous = current
         }
         return previous[b.count]
-    }
-}
-
-extension FlagValue {
-    var objectValue: [String: FlagValue]? {
-        if case .object(let members) = self { members } else { nil }
     }
 }

@@ -538,3 +538,209 @@ extension View {
     @available(visionOS, unavailable)
     nonisolated public func glassEffect(_ glass: Glass = .regular) -> some View { self }
 }
+
+// MARK: The debug menu's presenter, fields, sheets and lifecycle
+
+extension View {
+    // view/transformenvironment(_:transform:) — iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1
+    nonisolated public func transformEnvironment<V>(
+        _ keyPath: WritableKeyPath<EnvironmentValues, V>, transform: @escaping (inout V) -> Void
+    ) -> some View { self }
+    // view/sheet(ispresented:ondismiss:content:) — iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1
+    nonisolated public func sheet<Content: View>(
+        isPresented: Binding<Bool>, onDismiss: (() -> Void)? = nil, @ViewBuilder content: @escaping () -> Content
+    ) -> some View { self }
+    // view/confirmationdialog(_:ispresented:titlevisibility:actions:message:)-… (LocalizedStringKey
+    // and StringProtocol titles) — iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+    nonisolated public func confirmationDialog<A: View, M: View>(
+        _ titleKey: LocalizedStringKey, isPresented: Binding<Bool>, titleVisibility: Visibility = .automatic,
+        @ViewBuilder actions: () -> A, @ViewBuilder message: () -> M
+    ) -> some View { self }
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+    nonisolated public func confirmationDialog<S: StringProtocol, A: View, M: View>(
+        _ title: S, isPresented: Binding<Bool>, titleVisibility: Visibility = .automatic,
+        @ViewBuilder actions: () -> A, @ViewBuilder message: () -> M
+    ) -> some View { self }
+    // view/focused(_:) — iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+    nonisolated public func focused(_ condition: FocusState<Bool>.Binding) -> some View { self }
+    // view/linelimit(_:)-513mb (ClosedRange<Int>) — iOS 16, macOS 13, tvOS 16, watchOS 9, visionOS 1
+    @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
+    nonisolated public func lineLimit(_ limit: ClosedRange<Int>) -> some View { self }
+    // view/simultaneousgesture(_:including:) — iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1
+    nonisolated public func simultaneousGesture<T: Gesture>(_ gesture: T, including mask: GestureMask = .all) -> some View { self }
+    // view/background(alignment:content:) — iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+    nonisolated public func background<V: View>(alignment: Alignment = .center, @ViewBuilder content: () -> V) -> some View { self }
+}
+
+// alignment
+public struct Alignment: Equatable, Sendable {
+    public static let center = Alignment(), leading = Alignment(), trailing = Alignment(), top = Alignment(), bottom = Alignment()
+}
+
+// visibility — iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+public enum Visibility: Hashable, CaseIterable, Sendable { case automatic, visible, hidden }
+
+// scenephase — `enum ScenePhase`, Comparable, Hashable, Sendable — iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
+public enum ScenePhase: Comparable, Hashable, Sendable { case background, inactive, active }
+
+// dismissaction — `@MainActor @preconcurrency struct DismissAction`, callAsFunction() — iOS 15,
+// macOS 12, tvOS 15, watchOS 8, visionOS 1
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+@MainActor @preconcurrency public struct DismissAction {
+    public func callAsFunction() {}
+}
+
+extension EnvironmentValues {
+    // environmentvalues/scenephase — iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1
+    @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
+    public var scenePhase: ScenePhase { get { stub() } set {} }
+    // environmentvalues/dismiss — iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+    public var dismiss: DismissAction { stub() }
+}
+
+// focusstate — `@frozen @propertyWrapper struct FocusState<Value> where Value: Hashable` — iOS 15,
+// macOS 12, tvOS 15, watchOS 8, visionOS 1
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+@propertyWrapper public struct FocusState<Value: Hashable>: DynamicProperty {
+    public init() where Value == Bool {}
+    @propertyWrapper public struct Binding {
+        public init(wrappedValue: Value) {}
+        public var wrappedValue: Value { get { stub() } nonmutating set {} }
+        public var projectedValue: FocusState<Value>.Binding { self }
+    }
+    public var wrappedValue: Value { get { stub() } nonmutating set {} }
+    public var projectedValue: FocusState<Value>.Binding { stub() }
+}
+
+// form — init(content:) — iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1
+public struct Form<Content: View>: View {
+    nonisolated public init(@ViewBuilder content: () -> Content) {}
+    public typealias Body = Never
+    public var body: Never { return stub() }
+}
+
+// section/init(content:header:footer:), section/init(content:footer:) — iOS 15, macOS 12, tvOS 15,
+// watchOS 8, visionOS 1
+extension Section where Parent: View, Content: View, Footer: View {
+    nonisolated public init(@ViewBuilder content: () -> Content, @ViewBuilder header: () -> Parent, @ViewBuilder footer: () -> Footer) {}
+}
+extension Section where Parent == EmptyView, Content: View, Footer: View {
+    nonisolated public init(@ViewBuilder content: () -> Content, @ViewBuilder footer: () -> Footer) {}
+}
+
+// axis — iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1
+public enum Axis: Int8, CaseIterable, Hashable, Sendable { case horizontal, vertical }
+
+extension TextField where Label == Text {
+    // textfield/init(_:text:axis:)-… (LocalizedStringKey and StringProtocol titles) — iOS 16,
+    // macOS 13, tvOS 16, watchOS 9, visionOS 1
+    @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
+    nonisolated public init(_ titleKey: LocalizedStringKey, text: Binding<String>, axis: Axis) {}
+    @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
+    nonisolated public init<S: StringProtocol>(_ title: S, text: Binding<String>, axis: Axis) {}
+}
+
+extension Button where Label == SwiftUI.Label<Text, Image> {
+    // button/init(_:systemimage:role:action:)-… — iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1
+    @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
+    nonisolated public init(
+        _ titleKey: LocalizedStringKey, systemImage: String, role: ButtonRole?, action: @escaping @MainActor () -> Void
+    ) {}
+    @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
+    nonisolated public init<S: StringProtocol>(
+        _ title: S, systemImage: String, role: ButtonRole?, action: @escaping @MainActor () -> Void
+    ) {}
+}
+
+// sharelink — `struct ShareLink<Data, PreviewImage, PreviewIcon, Label> where Data: RandomAccessCollection,
+// PreviewImage: Transferable, PreviewIcon: Transferable, Label: View, Data.Element: Transferable`;
+// init(item:subject:message:label:) for a String item — iOS 16, macOS 13, watchOS 9, visionOS 1; not tvOS.
+// Transferable is left out: the project shares text only.
+@available(iOS 16.0, macOS 13.0, watchOS 9.0, visionOS 1.0, *)
+@available(tvOS, unavailable)
+public struct ShareLink<Data: RandomAccessCollection, Label: View>: View {
+    public typealias Body = Never
+    public var body: Never { return stub() }
+}
+@available(iOS 16.0, macOS 13.0, watchOS 9.0, visionOS 1.0, *)
+@available(tvOS, unavailable)
+extension ShareLink where Data == CollectionOfOne<String> {
+    nonisolated public init(item: String, subject: Text? = nil, message: Text? = nil, @ViewBuilder label: () -> Label) {}
+}
+
+// toolbaritemgroup/init(placement:content:) — iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1
+nonisolated public struct ToolbarItemGroup<Content: View>: ToolbarContent {
+    nonisolated public init(placement: ToolbarItemPlacement = .automatic, @ViewBuilder content: () -> Content) {}
+}
+// toolbarcontentbuilder/buildblock(_:_:) and buildif(_:) — several items, and items under `if`
+// (Optional: ToolbarContent where Wrapped: ToolbarContent)
+nonisolated public struct TupleToolbarContent<T>: ToolbarContent {}
+extension Optional: ToolbarContent where Wrapped: ToolbarContent {}
+extension ToolbarContentBuilder {
+    public static func buildBlock<each Content: ToolbarContent>(_ content: repeat each Content) -> TupleToolbarContent<(repeat each Content)> { stub() }
+    public static func buildIf<Content: ToolbarContent>(_ content: Content?) -> Content? { content }
+}
+
+// gesture — `@MainActor @preconcurrency protocol Gesture<Value>` (TapGesture and LongPressGesture are
+// `nonisolated struct`s); gesture/onended(_:);
+// gesturemask — iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1
+@MainActor @preconcurrency public protocol Gesture<Value> {
+    associatedtype Value
+}
+public struct _EndedGesture<Content: Gesture>: Gesture {
+    public typealias Value = Content.Value
+}
+extension Gesture {
+    nonisolated public func onEnded(_ action: @escaping (Self.Value) -> Void) -> _EndedGesture<Self> { stub() }
+}
+public struct GestureMask: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let none = GestureMask([]), gesture = GestureMask(rawValue: 1), subviews = GestureMask(rawValue: 2),
+        all = GestureMask(rawValue: 3)
+}
+// longpressgesture/init(minimumduration:maximumdistance:) — iOS 13, macOS 10.15, tvOS 14, watchOS 6,
+// visionOS 1 (on tvOS `init(minimumDuration:)`)
+@available(iOS 13.0, macOS 10.15, tvOS 14.0, watchOS 6.0, visionOS 1.0, *)
+nonisolated public struct LongPressGesture: Gesture {
+    public typealias Value = Bool
+    nonisolated public init(minimumDuration: Double = 0.5) {}
+}
+// tapgesture/init(count:) — iOS 13, macOS 10.15, tvOS 16, watchOS 6, visionOS 1
+@available(iOS 13.0, macOS 10.15, tvOS 16.0, watchOS 6.0, visionOS 1.0, *)
+nonisolated public struct TapGesture: Gesture {
+    public typealias Value = Void
+    nonisolated public init(count: Int = 1) {}
+}
+
+#if canImport(UIKit)
+// uiviewcontrollerrepresentable — `@MainActor @preconcurrency protocol UIViewControllerRepresentable:
+// View where Self.Body == Never`; makeUIViewController(context:), updateUIViewController(_:context:);
+// Context = UIViewControllerRepresentableContext<Self> — iOS 13, tvOS 13, visionOS 1 (Mac Catalyst);
+// not macOS, not watchOS
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
+@MainActor @preconcurrency public protocol UIViewControllerRepresentable: View where Self.Body == Never {
+    associatedtype UIViewControllerType: UIViewController
+    typealias Context = UIViewControllerRepresentableContext<Self>
+    @MainActor func makeUIViewController(context: Self.Context) -> Self.UIViewControllerType
+    @MainActor func updateUIViewController(_ uiViewController: Self.UIViewControllerType, context: Self.Context)
+}
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
+extension UIViewControllerRepresentable {
+    public var body: Never { stub() }
+}
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
+@MainActor @preconcurrency public struct UIViewControllerRepresentableContext<Representable: UIViewControllerRepresentable> {}
+#endif

@@ -10,3 +10,34 @@ public enum UIKeyboardType: Int, Sendable {
     case `default`, asciiCapable, numbersAndPunctuation, URL, numberPad, phonePad, namePhonePad,
         emailAddress, decimalPad, twitter, webSearch, asciiCapableNumberPad
 }
+
+// The shake detector of the debug menu's presenter (iOS only in the project). UIResponder,
+// UIViewController and UIEvent — iOS 2, tvOS 9, visionOS 1 (Mac Catalyst); not on watchOS; each
+// `@MainActor`.
+// https://developer.apple.com/documentation/uikit/uiresponder — canBecomeFirstResponder,
+// becomeFirstResponder(), motionEnded(_:with:)
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@available(watchOS, unavailable)
+@MainActor open class UIResponder: NSObject {
+    open var canBecomeFirstResponder: Bool { false }
+    @discardableResult open func becomeFirstResponder() -> Bool { true }
+    open func motionEnded(_ motion: UIEvent.EventSubtype, with event: UIEvent?) {}
+}
+// https://developer.apple.com/documentation/uikit/uiviewcontroller — init(nibName:bundle:),
+// init(coder:), viewDidAppear(_:)
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@available(watchOS, unavailable)
+@MainActor open class UIViewController: UIResponder {
+    public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) { super.init() }
+    public required init?(coder: NSCoder) { super.init() }
+    open func viewDidAppear(_ animated: Bool) {}
+}
+// https://developer.apple.com/documentation/uikit/uievent/eventsubtype
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@available(watchOS, unavailable)
+@MainActor open class UIEvent: NSObject {
+    public enum EventSubtype: Int, Sendable {
+        case none = 0, motionShake = 1
+        case remoteControlPlay = 100, remoteControlPause = 101
+    }
+}
