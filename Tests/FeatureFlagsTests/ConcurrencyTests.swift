@@ -1,3 +1,4 @@
+import Dispatch
 import ExampleFlags
 import FeatureFlags
 import FeatureFlagsTesting
@@ -148,6 +149,93 @@ struct PublishedReferenceTests {
             #expect(second.value == 2)
         }
         #expect(released.count == 2)
+    }
+}
+
+extension PublishedReferenceTests {
+    /// With hardware memory tagging the top byte of a pointer holds its allocation's tag, so the
+    /// published word must not carry an address at all: it is a generation and a claim count,
+    /// the same for any object (the previous design kept the address in the word's low 48 bits
+    /// and claims above them, and trapped on a tagged address).
+    @Test func thePublishedWordHoldsNoAddress() {
+        let released = ChangeCounter()
+        let objects = (0..<3).map { CountedBox($0, released: released) }
+        let published = PublishedReference(objects[0], batch: 4)
+        #expect(published.wordForTesting == 0, "generation 0, no claims")
+        _ = published.load()
+        #expect(published.wordForTesting == 1, "one claim")
+        published.replace(with: objects[1])
+        #expect(published.wordForTesting == 1 << 32, "generation 1, no claims")
+        published.replace(with: objects[2])
+        #expect(published.wordForTesting == 2 << 32)
+        #expect(published.load() === objects[2], "the object itself, its pointer untouched")
+    }
+
+    /// The writer never waits for readers: it returns while a reader is still inside
+    /// `withCurrent` (a reader preempted there must not hold up a higher-priority writer), and
+    /// the object that reader borrows stays alive until it leaves; the reader leaving frees it.
+    /// The previous writer spun until every reader had left: here the reader waits for the
+    /// writer to return, so it never returned and the guard below failed the test.
+    /// (Readers block, so they run on threads of their own, never on Swift's cooperative pool.)
+    @Test func aWriterReturnsWhileAReaderIsInsideAndTheReaderFreesTheOldObject() {
+        let released = ChangeCounter()
+        let published = PublishedReference(CountedBox(1, released: released))
+        let readerInside = DispatchSemaphore(value: 0)
+        let writerReturned = DispatchSemaphore(value: 0)
+        let seen = Locked<(value: Int, writerReturned: Bool, releasedInside: Int)?>(nil)
+        let reader = DispatchGroup()
+        DispatchQueue.global().async(group: reader) {
+            let result = published.withCurrent { box in
+                readerInside.signal()
+                // A liveness guard, not a timing measure: a writer that waits for this reader
+                // would never signal, and the test fails after the guard instead of hanging.
+                let returned = writerReturned.wait(timeout: .now() + 60) == .success
+                return (box.value, returned, released.count)
+            }
+            seen.withLock { $0 = result }
+        }
+        readerInside.wait()
+        published.replace(with: CountedBox(2, released: released))
+        writerReturned.signal()
+        reader.wait()
+        let result = seen.withLock { $0 }
+        #expect(result?.writerReturned == true, "the writer returned while the reader was inside")
+        #expect(result?.value == 1)
+        #expect(result?.releasedInside == 0, "the borrowed object stayed alive while borrowed")
+        #expect(released.count == 1, "the last reader out freed the replaced object")
+        #expect(published.load().value == 2)
+    }
+
+    /// Writers replacing while readers hold borrowed objects neither wait nor free early, and
+    /// whatever was retired meanwhile is freed once the readers are gone, without another write.
+    /// (The previous writer waited for the readers, who wait for the writes: the guards fail.)
+    @Test func retiredObjectsAreFreedWhenTheirReadersLeave() {
+        let released = ChangeCounter()
+        let published = PublishedReference(CountedBox(0, released: released))
+        let readersInside = DispatchSemaphore(value: 0)
+        let writesDone = DispatchSemaphore(value: 0)
+        let borrowed = Locked<[Int]>([])
+        let readers = DispatchGroup()
+        for _ in 0..<3 {
+            DispatchQueue.global().async(group: readers) {
+                let value = published.withCurrent { box -> Int in
+                    readersInside.signal()
+                    _ = writesDone.wait(timeout: .now() + 60)  // a liveness guard, as above
+                    return box.value
+                }
+                borrowed.withLock { $0.append(value) }
+            }
+        }
+        for _ in 0..<3 { readersInside.wait() }
+        for value in 1...5 { published.replace(with: CountedBox(value, released: released)) }
+        let releasedWhileInside = released.count
+        for _ in 0..<3 { writesDone.signal() }
+        readers.wait()
+        #expect(borrowed.withLock { $0 } == [0, 0, 0])
+        // Nothing retired while a reader was inside is freed before it leaves (the epoch cannot
+        // pass it), and everything is freed as the last one leaves.
+        #expect(releasedWhileInside == 0)
+        #expect(released.count == 5)
     }
 }
 
