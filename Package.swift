@@ -22,13 +22,6 @@ let package = Package(
         .executable(name: "feature-flags-demo", targets: ["FeatureFlagsDemo"]),
         .executable(name: "phase-gating", targets: ["PhaseGating"]),
     ],
-    traits: [
-        // Names from before the manager and the engine were renamed (`FeatureFlags<Flag>`,
-        // `FlagManager`, `.manager`), deprecated and kept for one release. Turn it off
-        // (`traits: []`) to drop them, e.g. to write `FeatureFlags.BuildConfiguration`.
-        .trait(name: "DeprecatedNames"),
-        .default(enabledTraits: ["DeprecatedNames"]),
-    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
