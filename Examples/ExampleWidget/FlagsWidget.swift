@@ -6,6 +6,7 @@
 import ExampleFlags
 import FeatureFlags
 import FeatureFlagsSharing
+import Foundation
 import SwiftUI
 import WidgetKit
 

@@ -12,17 +12,13 @@ extension SharedFlagPublisher {
     /// WidgetKit has no `WidgetCenter` on visionOS before 26; there the task only drains the
     /// changes.
     public func reloadWidgetTimelines(ofKinds kinds: [String]) -> Task<Void, Never> {
-        let changes = changes()
-        return Task {
-            for await _ in changes {
-                WidgetTimelines.reload(ofKinds: kinds)
-            }
-        }
+        onEachChange { _ in WidgetTimelines.reload(ofKinds: kinds) }
     }
 }
 
 /// The one WidgetKit call.
 enum WidgetTimelines {
+    @MainActor
     static func reload(ofKinds kinds: [String]) {
         guard #available(visionOS 26.0, *) else { return }
         for kind in kinds {

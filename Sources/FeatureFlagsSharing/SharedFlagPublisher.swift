@@ -159,6 +159,15 @@ public final class SharedFlagPublisher<Key: FeatureFlagKey>: Sendable {
         }
     }
 
+    /// Runs `body` on the main actor for each publication written from now on, until the
+    /// returned task is cancelled: what `reloadWidgetTimelines(ofKinds:)` does with WidgetKit.
+    public func onEachChange(_ body: @escaping @MainActor @Sendable (SharedFlagsChange) -> Void) -> Task<Void, Never> {
+        let changes = changes()
+        return Task { @MainActor in
+            for await change in changes { body(change) }
+        }
+    }
+
     /// The publications written from now on, one element per change (the newest kept when the
     /// consumer is slow); ends when the consumer stops.
     public func changes() -> AsyncStream<SharedFlagsChange> {

@@ -140,6 +140,27 @@ struct SharedFlagPublisherTests {
         #expect(container.reader.read().value(SharedFlag.pageSize) == 99)
     }
 
+    /// What the widget shim runs: the body once per written change, on the main actor.
+    @Test func onEachChangeRunsOncePerWrittenChange() async throws {
+        let container = Container()
+        let flags = FeatureFlagManager<SharedFlag>.app()
+        let publisher = SharedFlagPublisher(flags: flags, file: container.file)
+        let (seen, seenContinuation) = AsyncStream.makeStream(of: UInt64.self)
+        let task = publisher.onEachChange { change in
+            MainActor.assertIsolated()
+            seenContinuation.yield(change.revision)
+        }
+        defer { task.cancel() }
+        var revisions = seen.makeAsyncIterator()
+
+        try publisher.publish()
+        try publisher.publish()  // unchanged: nothing written, nothing signalled
+        #expect(await revisions.next() == 1)
+        flags.setOverride(.checkout, to: false)
+        try publisher.publish()
+        #expect(await revisions.next() == 2)
+    }
+
     @Test func aFailedWriteThrowsAndLeavesThePreviousPublication() throws {
         let container = Container()
         let flags = FeatureFlagManager<SharedFlag>.app()
