@@ -8,7 +8,8 @@ import Foundation
 // published to its App Group (here a temporary directory), no network.
 //
 //   Shared.Read            an existing reader reads and checks the file: `AppFlag`, the example
-//                          registry (34 flags and 7 typed values), every flag overridden or remote
+//                          registry (32 flags, all overridden, and 12 typed values, the runtime
+//                          configuration's 7 remote with a variant)
 //   Shared.ReaderAndRead   the same with the reader created first (its registry built), as a
 //                          widget's timeline provider that keeps nothing between calls does
 //   Baseline.Shared.JSONSerialization  reading the same file with `Data(contentsOf:)` and
@@ -16,8 +17,8 @@ import Foundation
 //
 // Goal (issue 21): under a millisecond.
 
-/// The published file of an app whose every Boolean flag is overridden and typed values come
-/// from a remote provider with variants.
+/// The published file of an app whose every Boolean flag is overridden and whose runtime
+/// configuration values come from a remote provider with variants.
 struct SharingFixture: Sendable {
     let directory: URL
 
