@@ -15,7 +15,7 @@ let appGroup = "group.com.example.feature-flags"
 
 /// What one timeline entry shows.
 @available(visionOS 26.0, *)
-struct FlagsEntry: TimelineEntry {
+struct FlagsEntry: TimelineEntry, Sendable {
     let date: Date
     let liveActivities: Bool
     let pageSize: Int
@@ -40,12 +40,12 @@ struct FlagsProvider: TimelineProvider {
         FlagsEntry(date: Date(), liveActivities: false, pageSize: 20, status: "placeholder")
     }
 
-    func getSnapshot(in context: Context, completion: @escaping (FlagsEntry) -> Void) {
+    func getSnapshot(in context: Context, completion: @escaping @Sendable (FlagsEntry) -> Void) {
         completion(entry(at: Date()))
     }
 
     /// One entry; the app reloads the timeline when it publishes a change.
-    func getTimeline(in context: Context, completion: @escaping (Timeline<FlagsEntry>) -> Void) {
+    func getTimeline(in context: Context, completion: @escaping @Sendable (Timeline<FlagsEntry>) -> Void) {
         completion(Timeline(entries: [entry(at: Date())], policy: .never))
     }
 }
