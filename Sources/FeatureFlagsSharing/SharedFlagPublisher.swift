@@ -118,14 +118,14 @@ public final class SharedFlagPublisher<Key: FeatureFlagKey>: Sendable {
             state.published = contents
             var keys = Set(entries.keys)
             if let previous { keys.formUnion(previous.flags.keys) }
-            return SharedFlagsChange(
+            let change = SharedFlagsChange(
                 revision: contents.revision,
                 changedKeys: keys.filter { previous?.flags[$0] != entries[$0] }.sorted())
-        }
-        if let change {
+            // Under the lock, so that streams see the revisions in order; a yield only enqueues.
             for continuation in subscribers.withLock({ Array($0.continuations.values) }) {
                 continuation.yield(change)
             }
+            return change
         }
         return change
     }
