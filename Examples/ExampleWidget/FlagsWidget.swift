@@ -58,7 +58,7 @@ struct FlagsWidgetView: View {
         VStack(alignment: .leading) {
             Text(entry.liveActivities ? "Live Activities on" : "Live Activities off")
             Text("Page size \(entry.pageSize)")
-            Text(entry.status).font(.caption)
+            Text(verbatim: entry.status).font(.caption)
         }
     }
 }

@@ -1,4 +1,5 @@
 #if canImport(Darwin)
+import Darwin
 import Foundation
 
 extension SharedFlagsFile {
