@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FeatureFlagsRemote", targets: ["FeatureFlagsRemote"]),
         .library(name: "FlagEvaluation", targets: ["FlagEvaluation"]),
         .library(name: "FeatureFlagsTargeting", targets: ["FeatureFlagsTargeting"]),
+        .library(name: "FeatureFlagsSharing", targets: ["FeatureFlagsSharing"]),
         .executable(name: "flags", targets: ["flags"]),
         .plugin(name: "FlagsGeneratePlugin", targets: ["FlagsGeneratePlugin"]),
         // The example registry of the demo and the docs (32 flags in phases 0-8, typed values),
@@ -21,13 +22,6 @@ let package = Package(
         .library(name: "ExampleFlags", targets: ["ExampleFlags"]),
         .executable(name: "feature-flags-demo", targets: ["FeatureFlagsDemo"]),
         .executable(name: "phase-gating", targets: ["PhaseGating"]),
-    ],
-    traits: [
-        // Names from before the manager and the engine were renamed (`FeatureFlags<Flag>`,
-        // `FlagManager`, `.manager`), deprecated and kept for one release. Turn it off
-        // (`traits: []`) to drop them, e.g. to write `FeatureFlags.BuildConfiguration`.
-        .trait(name: "DeprecatedNames"),
-        .default(enabledTraits: ["DeprecatedNames"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -69,6 +63,11 @@ let package = Package(
             name: "FeatureFlagsRemote",
             dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")]
         ),
+        // The resolved flags an app publishes to its App Group, read by its extensions and widgets.
+        .target(
+            name: "FeatureFlagsSharing",
+            dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")]
+        ),
         // flagd definitions, JSON Logic and flagd operators. Pure; does not import FeatureFlags.
         .target(name: "FlagEvaluation", dependencies: ["JSONSyntax"]),
         // Feeds the core's remote layer from flag definitions evaluated for a context.
@@ -91,11 +90,18 @@ let package = Package(
             dependencies: ["FeatureFlags", "FeatureFlagsRemote", "ExampleFlags"],
             path: "Examples/FeatureFlagsDemo"
         ),
+        // A widget extension reading the flags its app shares (WidgetKit platforms; empty elsewhere).
+        .target(
+            name: "ExampleWidget",
+            dependencies: ["FeatureFlags", "FeatureFlagsSharing", "ExampleFlags"],
+            path: "Examples/ExampleWidget"
+        ),
         // The README's snippets, extracted by scripts/readme_snippets.py so they keep compiling.
         .executableTarget(
             name: "ReadmeSnippets",
             dependencies: [
                 "FeatureFlags", "FeatureFlagsRemote", "FeatureFlagsTesting", "FeatureFlagsTargeting", "FlagEvaluation",
+                "FeatureFlagsSharing",
             ],
             path: "Examples/ReadmeSnippets"
         ),
@@ -127,6 +133,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "FeatureFlagsSharingTests",
+            dependencies: [
+                "FeatureFlagsSharing", "FeatureFlagsTesting", "ExampleFlags",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation", "JSONSyntax"], exclude: ["ExpectedFailures"]),

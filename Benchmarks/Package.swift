@@ -36,6 +36,14 @@ let benchmarkTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ),
     ("EvaluationBenchmarks", [.product(name: "FlagEvaluation", package: rootPackage)]),
     (
+        "SharingBenchmarks",
+        [
+            .product(name: "FeatureFlags", package: rootPackage),
+            .product(name: "FeatureFlagsSharing", package: rootPackage),
+            .product(name: "ExampleFlags", package: rootPackage),
+        ]
+    ),
+    (
         "LaunchBenchmarks",
         [
             .product(name: "FeatureFlags", package: rootPackage),

@@ -32,7 +32,7 @@ import json, sys
 # in the benchmark sources). Anything not listed is one operation per iteration.
 OPS = [
     ("Threads.", 20_000_000), ("Build.", 1), ("Launch.", 1), ("Baseline.Launch.", 1), ("Baseline.DecodeFiles.", 1),
-    ("Eval.", 1_000), ("Load.", 1), ("Baseline.Load.", 1), ("Remote.", 1), ("Baseline.Remote", 1),
+    ("Eval.", 1_000), ("Load.", 1), ("Baseline.Load.", 1), ("Shared.", 1), ("Baseline.Shared.", 1), ("Remote.", 1), ("Baseline.Remote", 1),
     ("", 1_000_000),
 ]
 
@@ -69,6 +69,8 @@ COMPARISONS = [
     ("Baseline.RemoteJSONValue", "Baseline.RemoteJSONSerialization", "slower", None),
     ("Remote.Apply", "Remote.Decode", "slower", None),
     ("Remote.Refresh304", "Remote.Refresh200", "slower", None),
+    ("Shared.Read", "Baseline.Shared.JSONSerialization", "slower", None),
+    ("Shared.ReaderAndRead", "Baseline.Shared.JSONSerialization", "slower", None),
 ]
 # Absolute goals (median per operation, in nanoseconds), reported, not enforced.
 # Evaluation goals (issue 14): static <= 60 ns, targeted <= 200 ns, fractional over four
@@ -78,6 +80,7 @@ ABSOLUTE = [
     ("Eval.Static", 60), ("Eval.Targeted", 200), ("Eval.Fractional", 250), ("Eval.JSONLogic", 155),
     ("Load.Definitions", 15_000_000), ("Snapshot.access", 20),
     ("Launch.App300", 1_000_000), ("Launch.Flags10k", 12_000_000),
+    ("Shared.Read", 1_000_000), ("Shared.ReaderAndRead", 1_000_000),
 ]
 # Benchmarks that must not allocate at all (every iteration, p100).
 ZERO_ALLOCATIONS = [

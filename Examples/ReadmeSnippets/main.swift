@@ -2,6 +2,7 @@
 import Foundation
 import FeatureFlags
 import FeatureFlagsRemote
+import FeatureFlagsSharing
 import FeatureFlagsTargeting
 import FeatureFlagsTesting
 import FlagEvaluation
@@ -69,6 +70,20 @@ Task {
         print("offline mode:", on)
     }
 }
+
+// The app. On Apple platforms: SharedFlagsFile(appGroup: "group.com.example.app")!
+let sharedFile = SharedFlagsFile(directory: FileManager.default.temporaryDirectory)
+let publisher = SharedFlagPublisher(flags: flags, file: sharedFile)
+Task { await publisher.run() }          // publishes now, then after every change
+Task {
+    for await change in publisher.changes() {   // or publisher.reloadWidgetTimelines(ofKinds:)
+        print("published revision", change.revision, change.changedKeys)
+    }
+}
+
+// The extension, with the same flag enum.
+let shared = SharedFlagReader<Flag>(file: sharedFile).read()
+print(shared.status, shared.isEnabled(.chatViewRedesign), shared.value(Config.pageSize))
 
 let menu = FlagDebugModel(flags, choices: [FlagChoices(key: "composer_style", values: ["classic", "compact"])])
 for row in menu.rows(matching: "page") {

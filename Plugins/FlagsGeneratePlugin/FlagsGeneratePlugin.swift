@@ -13,13 +13,23 @@ import PackagePlugin
 ///     plugins: [.plugin(name: "FlagsGeneratePlugin", package: "swift-feature-flags")]
 /// )
 /// ```
+///
+/// In an Xcode project, add it to the app target's "Run Build Tool Plug-ins" build phase and the
+/// manifest to the target's files (see `FlagsGeneratePlugin+Xcode.swift`).
 @main
 struct FlagsGeneratePlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
-        let tool = try context.tool(named: "flags")
-        return target.sourceFiles.compactMap { file -> Command? in
-            let name = file.url.lastPathComponent
+        return Self.commands(
+            for: target.sourceFiles.map(\.url), tool: try context.tool(named: "flags").url,
+            workDirectory: context.pluginWorkDirectoryURL)
+    }
+
+    /// One `flags generate` command per manifest among `files`, for a package target or an
+    /// Xcode target alike.
+    static func commands(for files: [URL], tool: URL, workDirectory: URL) -> [Command] {
+        files.compactMap { file -> Command? in
+            let name = file.lastPathComponent
             let enumName: String
             if name == "flags.json" {
                 enumName = "AppFlag"
@@ -28,14 +38,14 @@ struct FlagsGeneratePlugin: BuildToolPlugin {
             } else {
                 return nil
             }
-            let output = context.pluginWorkDirectoryURL.appending(path: "Generated-\(enumName)")
+            let output = workDirectory.appending(path: "Generated-\(enumName)")
             return .buildCommand(
                 displayName: "Generating \(enumName).swift from \(name)",
-                executable: tool.url,
+                executable: tool,
                 arguments: [
-                    "generate", "--manifest", file.url.path, "--output", output.path, "--enum-name", enumName,
+                    "generate", "--manifest", file.path, "--output", output.path, "--enum-name", enumName,
                 ],
-                inputFiles: [file.url],
+                inputFiles: [file],
                 outputFiles: [output.appending(path: "\(enumName).swift")]
             )
         }

@@ -21,3 +21,26 @@ struct CacheTemporaryFileTests {
         }
     }
 }
+
+/// The stamp in the name of a cache file moved aside is 64-bit: after 2038 (past a 32-bit
+/// `Int`) it is the whole date, and a clock beyond `Int64`'s range does not trap.
+struct CacheMoveAsideStampTests {
+    @Test(arguments: [
+        (2_208_988_800.75, "flags.json.corrupt-2208988800"),
+        (1e19, "flags.json.corrupt-\(Int64.max)"),
+    ])
+    func aCorruptCacheFileIsMovedAsideUnderA64BitStamp(seconds: Double, expected: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ff-cache-stamp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = RemoteCacheFile(url: directory.appendingPathComponent("flags.json"))
+        try Data("no header".utf8).write(to: file.url)
+
+        guard case .corrupt(_, let movedTo) = file.read(now: Date(timeIntervalSince1970: seconds)) else {
+            Issue.record("a file without a header read as something other than corrupt")
+            return
+        }
+        #expect(movedTo?.lastPathComponent == expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [expected])
+    }
+}

@@ -352,11 +352,19 @@ class Checker:
         overrides = overrides or {}
         plans = {c: self.plan(c[0], c[1], overrides) for c in combos}
         failures, log = [], []
-        for index in range(len(next(iter(plans.values()))[0])):
+        # One module at a time, in the order of stubs.txt then units.txt (every plan's order): a
+        # stub missing on a platform (WidgetKit on tvOS) is skipped there, so plans differ in length.
+        order = [name for name, _ in self.stubs] + [name for name, *_ in self.units]
+        for module in order:
             wanted = {}
             for combo, (plan, keys) in plans.items():
-                name, key, files, flags = plan[index]
+                step = next((s for s in plan if s[0] == module), None)
+                if step is None:
+                    continue
+                name, key, files, flags = step
                 wanted.setdefault(key, (name, files, flags, {n: k for n, k in keys.items()}, []))[4].append(combo)
+            if not wanted:
+                continue
             with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:
                 futures = {key: pool.submit(self.compile, v[0], key, v[1], v[2], v[3]) for key, v in wanted.items()}
             for key, future in futures.items():

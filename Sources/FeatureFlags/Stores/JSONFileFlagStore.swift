@@ -16,6 +16,8 @@ import Foundation
 public struct JSONFileFlagStore: FlagValueStore {
     /// The file's location.
     public let url: URL
+    /// The clock that stamps the name of an unreadable file moved aside (tests set it).
+    package var now: @Sendable () -> Date = { Date() }
 
     public init(url: URL) {
         self.url = url
@@ -56,7 +58,7 @@ public struct JSONFileFlagStore: FlagValueStore {
     /// Renames the unreadable file beside itself; returns the new path, or `nil` when that failed.
     private func moveAside() -> String? {
         let base = url.deletingPathExtension().lastPathComponent
-        let stamp = Int(Date().timeIntervalSince1970)
+        let stamp = UnixTimestamp.seconds(now())
         let directory = url.deletingLastPathComponent()
         for attempt in 0..<100 {
             let suffix = attempt == 0 ? "" : "-\(attempt)"

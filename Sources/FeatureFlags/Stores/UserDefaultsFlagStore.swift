@@ -14,6 +14,8 @@ public struct UserDefaultsFlagStore: FlagValueStore {
     public let suiteName: String?
     /// The key the values are kept under.
     public let key: String
+    /// The clock that stamps the key of an unreadable entry moved aside (tests set it).
+    package var now: @Sendable () -> Date = { Date() }
 
     public init(suiteName: String? = nil, key: String = "debug-feature-flags") {
         self.suiteName = suiteName
@@ -47,7 +49,7 @@ public struct UserDefaultsFlagStore: FlagValueStore {
     }
 
     private func moveAside(_ stored: Any, in defaults: UserDefaults) -> String {
-        let asideKey = "\(key).corrupt-\(Int(Date().timeIntervalSince1970))"
+        let asideKey = "\(key).corrupt-\(UnixTimestamp.seconds(now()))"
         defaults.set(stored, forKey: asideKey)
         defaults.removeObject(forKey: key)
         return "UserDefaults(\(suiteName ?? "standard"))[\(asideKey)]"

@@ -135,7 +135,7 @@ public struct RemoteCacheFile: Sendable {
     }
 
     func moveAside(now: Date) -> URL? {
-        let stamp = Int(now.timeIntervalSince1970)
+        let stamp = UnixTimestamp.seconds(now)
         var attempt = 0
         while attempt < 100 {
             let suffix = attempt == 0 ? "corrupt-\(stamp)" : "corrupt-\(stamp)-\(attempt)"

@@ -88,9 +88,11 @@ public struct FlagEvaluator: Sendable {
         )
     }
 
-    static func unixSeconds(_ date: Date) -> Int {
+    /// Whole Unix seconds, 64-bit on every platform (a 32-bit `Int` ends in January 2038); 0 for
+    /// a date beyond `Int64`.
+    static func unixSeconds(_ date: Date) -> Int64 {
         let seconds = date.timeIntervalSince1970.rounded(.down)
-        return Int(exactly: seconds) ?? 0
+        return Int64(exactly: seconds) ?? 0
     }
 
     func evaluate(
@@ -98,7 +100,7 @@ public struct FlagEvaluator: Sendable {
         type: EvaluationType,
         default defaultValue: JSONValue,
         context: EvaluationContext,
-        timestamp: Int
+        timestamp: Int64
     ) -> EvaluationResult {
         guard let flag = definitions.flag(key) else {
             return EvaluationResult(

@@ -6,7 +6,7 @@
 /// `all`, `none` and `some` it is the current element.
 enum LogicData: Sendable {
     case value(JSONValue)
-    case context(EvaluationContext, flagKey: String, timestamp: Int)
+    case context(EvaluationContext, flagKey: String, timestamp: Int64)
 
     /// The whole data as one JSON value.
     var wholeValue: JSONValue {
@@ -66,8 +66,17 @@ enum LogicData: Sendable {
     }
 
     /// The `$flagd` object flagd adds to the data: the flag key and the Unix time in seconds.
-    static func flagdProperties(flagKey: String, timestamp: Int) -> JSONValue {
-        .object(["flagKey": .string(flagKey), "timestamp": .int(timestamp)])
+    static func flagdProperties(flagKey: String, timestamp: Int64) -> JSONValue {
+        .object(["flagKey": .string(flagKey), "timestamp": timestampValue(timestamp)])
+    }
+
+    /// Unix seconds as a JSON number: an integer where `Int` (of `intBitWidth` bits) holds them, a
+    /// double otherwise, exact for any date within 2^53 seconds. A 32-bit `Int` (Apple Watch's
+    /// arm64_32) cannot hold a time after January 2038; the double keeps comparisons right.
+    static func timestampValue(_ seconds: Int64, intBitWidth: Int = Int.bitWidth) -> JSONValue {
+        let limit = intBitWidth >= 64 ? Int64.max : (Int64(1) << (intBitWidth - 1)) - 1
+        guard seconds <= limit, seconds >= -limit - 1 else { return .double(Double(seconds)) }
+        return .int(Int(seconds))
     }
 
     /// `members[key]`, found by comparing keys when there are few: comparing short strings costs

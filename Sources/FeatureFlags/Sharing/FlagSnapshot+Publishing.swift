@@ -1,0 +1,30 @@
+/// One flag of a snapshot as another process needs it: what
+/// `FeatureFlagsSharing`'s publisher writes to the App Group container.
+package struct PublishedFlag: Sendable, Hashable {
+    package let key: String
+    package let value: FlagValue
+    /// The remote provider's variant, when the remote layer won.
+    package let variant: String?
+    package let layer: FlagLayer
+    package let isSensitive: Bool
+}
+
+extension FlagSnapshot {
+    /// Every flag of the snapshot (the enum's cases, then its typed values) in registry order,
+    /// with the value the app reads, overrides and user preferences included. Costs one pass
+    /// over the table: no layer reports are built.
+    package var publishedFlags: [PublishedFlag] {
+        var flags: [PublishedFlag] = []
+        flags.reserveCapacity(table.count)
+        for index in 0..<table.count {
+            let definition = table.registry.definitions[index]
+            let layer = table.layers[index]
+            flags.append(
+                PublishedFlag(
+                    key: definition.key, value: table.values[index],
+                    variant: layer == .remote ? table.inputs.remote[index]?.variant : nil, layer: layer,
+                    isSensitive: definition.isSensitive))
+        }
+        return flags
+    }
+}
