@@ -19,6 +19,8 @@ public final class ConsoleAccounts: Sendable {
     let now: @Sendable () -> Date
     /// A hash of the same cost that no password is known for, checked when the name is unknown.
     let unknownUserHash: String
+    /// Where sign-in's bcrypt checks run: threads of their own, with a bounded queue.
+    let passwordChecker: PasswordChecker
 
     /// The shortest password a user may be given.
     public static let minimumPasswordLength = 12
@@ -27,8 +29,9 @@ public final class ConsoleAccounts: Sendable {
 
     public init(
         store: any ConsoleAccountStore, sessionLifetime: TimeInterval = 12 * 3600, passwordCost: UInt8 = 12,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init, passwordCheckThreads: Int = 2, passwordCheckQueue: Int = 8
     ) {
+        passwordChecker = PasswordChecker(threads: passwordCheckThreads, queue: passwordCheckQueue)
         self.store = store
         self.sessionLifetime = sessionLifetime
         self.passwordCost = passwordCost
@@ -83,6 +86,10 @@ public final class ConsoleAccounts: Sendable {
     }
 
     /// Signs `name` in if `password` is theirs; `nil` otherwise, without telling which was wrong.
+    ///
+    /// The password check runs on the accounts' own threads (``PasswordChecker``).
+    ///
+    /// - Throws: ``AdminError/unavailable(_:)`` when as many checks run and wait as allowed.
     public func signIn(name: String, password: String) async throws(AdminError) -> SignedIn? {
         guard password.utf8.count <= Self.maximumPasswordBytes, name.utf8.count <= StateValidator.maximumKeyLength else {
             return nil
@@ -91,7 +98,12 @@ public final class ConsoleAccounts: Sendable {
         do { users = try await store.consoleUsers() } catch { throw AdminError(store: error) }
         let user = users.first { $0.name == name }
         // An unknown name costs a bcrypt check too, so timing does not tell names apart.
-        let matches = Bcrypt.verify(password, hash: user?.passwordHash ?? unknownUserHash)
+        let matches: Bool
+        do {
+            matches = try await passwordChecker.verify(password, hash: user?.passwordHash ?? unknownUserHash)
+        } catch {
+            throw .unavailable("too many sign-ins are being checked at once")
+        }
         guard let user, matches else { return nil }
         let sessionID = Self.randomHex(bytes: 32)
         let time = now()

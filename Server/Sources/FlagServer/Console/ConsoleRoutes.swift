@@ -16,8 +16,8 @@ struct ConsoleRoutes: Sendable {
     let renderer: ConsoleRenderer
     let options: ConsoleOptions
     let limits: ServerLimits
-    /// Bounds the bcrypt checks sign-in attempts cost, across all names.
-    let signInLimiter: RateLimiter
+    /// Bounds sign-in attempts per account, per client address and in total.
+    let signInLimiter: SignInLimiter
     let now: @Sendable () -> Date
 
     static let sessionCookie = "flag_console_session"
@@ -124,15 +124,29 @@ struct ConsoleRoutes: Sendable {
             return refusal(.forbidden, "The sign-in form's CSRF token is missing or wrong. Reload the page and try again.", visitor: nil)
         }
         let name = form["name"] ?? ""
-        if let retryAfter = signInLimiter.acquire("sign-in") {
+        let address = request.headers[.flagServerClientAddress] ?? "unknown"
+        if let refusal = signInLimiter.acquire(account: name, address: address) {
+            let whose =
+                switch refusal {
+                case .account: "for this account"
+                case .address: "from this address"
+                case .total: "on this server"
+                }
             var response = loginPage(
-                request, error: "Too many sign-in attempts. Try again in \(retryAfter) s.", name: name, status: .tooManyRequests)
-            response.headers[.retryAfter] = String(retryAfter)
+                request, error: "Too many sign-in attempts \(whose). Try again in \(refusal.retryAfter) s.", name: name,
+                status: .tooManyRequests)
+            response.headers[.retryAfter] = String(refusal.retryAfter)
             return response
         }
         let signedIn: ConsoleAccounts.SignedIn?
         do {
             signedIn = try await accounts.signIn(name: name, password: form["password"] ?? "")
+        } catch .unavailable {
+            var response = loginPage(
+                request, error: "The server is busy checking other sign-ins. Try again in a few seconds.", name: name,
+                status: .serviceUnavailable)
+            response.headers[.retryAfter] = "2"
+            return response
         } catch {
             throw APIError(error)
         }

@@ -28,11 +28,24 @@ public struct ChangeSet: Sendable, Hashable {
     /// (``StoreError/staleRevision(environment:expected:actual:)``) if any has moved on, so two
     /// writers never lose each other's change.
     public var basedOn: [String: Int]
+    /// When the writer stops waiting: a store checks it inside the transaction, right before it
+    /// commits, and rolls back past it (``StoreError/unavailable(_:)``), so a write its caller
+    /// gave up on is never committed later. `nil`: no deadline.
+    public var deadline: ContinuousClock.Instant?
 
-    public init(actor: String, reason: String? = nil, changes: [StateChange], basedOn: [String: Int]) {
+    public init(
+        actor: String, reason: String? = nil, changes: [StateChange], basedOn: [String: Int],
+        deadline: ContinuousClock.Instant? = nil
+    ) {
         self.actor = actor
         self.reason = reason
         self.changes = changes
         self.basedOn = basedOn
+        self.deadline = deadline
+    }
+
+    /// Throws ``StoreError/unavailable(_:)`` if ``deadline`` has passed.
+    func checkDeadline() throws(StoreError) {
+        try StoreError.checkDeadline(deadline)
     }
 }
