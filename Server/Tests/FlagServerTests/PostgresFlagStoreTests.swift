@@ -17,10 +17,10 @@ struct PostgresFlagStoreTests {
             for store in stores { group.addTask { try await store.migrate() } }
             try await group.waitForAll()
         }
-        for store in stores { #expect(try await store.schemaVersion() == 2) }
-        // One row per migration (flags, then console accounts), not one per replica.
+        for store in stores { #expect(try await store.schemaVersion() == 3) }
+        // One row per migration (flags, console accounts, bootstrap), not one per replica.
         let applied = try await PostgresTestDatabase.query("SELECT count(*)::text FROM \(schema).schema_migrations")
-        #expect(applied == ["2"])
+        #expect(applied == ["3"])
         for store in stores { await store.close() }
     }
 

@@ -40,6 +40,20 @@ final class PasswordChecker: Sendable {
         try await run { Bcrypt.verify(password, hash: hash) }
     }
 
+    /// `work` (a new hash, for an authenticated caller) on the pool, waiting for a thread however
+    /// long the queue: it is not refused like a sign-in.
+    func hash(_ work: @escaping @Sendable () -> String) async -> String {
+        do {
+            return try await pool.runIfActive {
+                Self.lowerCurrentThreadPriority()
+                return work()
+            }
+        } catch {
+            // The pool shut down (the checker is going away): hash here rather than fail.
+            return work()
+        }
+    }
+
     /// `work` on the pool, if there is room for it.
     func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws(Busy) -> T {
         let (_, now) = admitted.add(1, ordering: .relaxed)

@@ -34,8 +34,10 @@ struct SignInLimiter: Sendable {
 
     /// Takes one attempt for `account` from `address`; `nil` if allowed.
     func acquire(account: String, address: String) -> Refusal? {
-        if let seconds = perAddress.acquire(address) { return .address(retryAfter: seconds) }
-        if let seconds = perAccount.acquire(account) { return .account(retryAfter: seconds) }
+        if let seconds = perAddress.acquire(String(address.prefix(64))) { return .address(retryAfter: seconds) }
+        // A name longer than any account's is kept by its first bytes: bounded memory per key.
+        let accountKey = String(decoding: account.utf8.prefix(StateValidator.maximumKeyLength + 1), as: UTF8.self)
+        if let seconds = perAccount.acquire(accountKey) { return .account(retryAfter: seconds) }
         if let seconds = total.acquire("sign-in") { return .total(retryAfter: seconds) }
         return nil
     }

@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 import HummingbirdBcrypt
+import Synchronization
 
 /// Console users and sessions: bcrypt passwords, session ids stored as SHA-256 digests, CSRF
 /// tokens derived from the session id.
@@ -17,8 +18,9 @@ public final class ConsoleAccounts: Sendable {
     /// The bcrypt cost of new password hashes.
     let passwordCost: UInt8
     let now: @Sendable () -> Date
-    /// A hash of the same cost that no password is known for, checked when the name is unknown.
-    let unknownUserHash: String
+    /// A hash of the same cost that no password is known for, checked when the name is unknown;
+    /// made on the password pool at the first use.
+    private let unknownUserHash = Mutex<String?>(nil)
     /// Where sign-in's bcrypt checks run: threads of their own, with a bounded queue.
     let passwordChecker: PasswordChecker
 
@@ -36,7 +38,18 @@ public final class ConsoleAccounts: Sendable {
         self.sessionLifetime = sessionLifetime
         self.passwordCost = passwordCost
         self.now = now
-        unknownUserHash = Bcrypt.hash(Self.randomHex(bytes: 16), cost: passwordCost)
+    }
+
+    /// The hash checked for an unknown name, made once on the password pool.
+    private func unknownHash() async throws(PasswordChecker.Busy) -> String {
+        if let hash = unknownUserHash.withLock({ $0 }) { return hash }
+        let cost = passwordCost
+        let hash = try await passwordChecker.run { Bcrypt.hash(Self.randomHex(bytes: 16), cost: cost) }
+        return unknownUserHash.withLock { stored in
+            if let stored { return stored }
+            stored = hash
+            return hash
+        }
     }
 
     /// A signed-in session: the id goes into the cookie, the user acts.
@@ -58,8 +71,10 @@ public final class ConsoleAccounts: Sendable {
         guard password.utf8.count <= Self.maximumPasswordBytes else {
             throw .badRequest("password: must be at most \(Self.maximumPasswordBytes) bytes")
         }
-        let user = ConsoleUser(
-            name: name, passwordHash: Bcrypt.hash(password, cost: passwordCost), role: role, createdAt: now())
+        // Hashed on the password pool's threads, not on a thread serving requests.
+        let cost = passwordCost
+        let hash = await passwordChecker.hash { Bcrypt.hash(password, cost: cost) }
+        let user = ConsoleUser(name: name, passwordHash: hash, role: role, createdAt: now())
         do {
             try await store.insertConsoleUser(user)
         } catch {
@@ -100,7 +115,9 @@ public final class ConsoleAccounts: Sendable {
         // An unknown name costs a bcrypt check too, so timing does not tell names apart.
         let matches: Bool
         do {
-            matches = try await passwordChecker.verify(password, hash: user?.passwordHash ?? unknownUserHash)
+            let hash: String
+            if let user { hash = user.passwordHash } else { hash = try await unknownHash() }
+            matches = try await passwordChecker.verify(password, hash: hash)
         } catch {
             throw .unavailable("too many sign-ins are being checked at once")
         }
