@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Delivery throughput while console sign-ins are hammered, beside the same delivery idle, in one run.
 #
-#   scripts/bench_signin.sh [SECONDS_PER_RUN] [CONNECTIONS] [SIGN_IN_CONNECTIONS]   # defaults: 10 s, 8, 32
+#   scripts/bench_signin.sh [SECONDS_PER_RUN] [CONNECTIONS] [SIGN_INS_PER_SECOND]   # defaults: 10 s, 8, 100
 #
 # Starts flag-server-bench (release by default; BENCH_CONFIGURATION=debug uses the debug build
 # `swift build --build-tests` made) with sign-in limits off (`--unlimited-sign-ins`), so that every
 # wrong sign-in reaches bcrypt and the password pool stays saturated: the worst case for delivery.
 # Then, with wrk (1 thread each):
 #   1. OFREP bulk evaluation of the benchmark's flags, alone;
-#   2. the same, while a second wrk sends wrong sign-ins (POST /console/login) on
-#      SIGN_IN_CONNECTIONS connections for the whole run;
+#   2. the same, while wrong sign-ins (POST /console/login) arrive at SIGN_INS_PER_SECOND for the
+#      whole run (16 client threads, paced; the pool checks a few per second at bcrypt cost 12,
+#      so 100/s is far past what it can take: most are refused 503 at once);
 # and prints both throughputs and p99s, the ratio, and how the sign-ins were answered (checked by
 # bcrypt, or refused 503 at once because the pool and its queue were full).
 # Bounded: two runs of SECONDS_PER_RUN each, the server stopped on exit.
@@ -18,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
 connections="${2:-8}"
-sign_in_connections="${3:-32}"
+sign_ins_per_second="${3:-100}"
 configuration="${BENCH_CONFIGURATION:-release}"
 
 if [[ "$configuration" == release ]]; then
@@ -50,31 +51,36 @@ rm -f "$output"
 port="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["port"])' "$line")"
 token="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["token"])' "$line")"
 lua="$(pwd)/scripts/wrk/post.lua"
-sign_in_lua="$(mktemp --suffix=.lua)"
-trap 'stop_server; rm -f "$sign_in_lua"' EXIT
-cat >"$sign_in_lua" <<'LUA'
--- A wrong sign-in: the login form's CSRF check only compares the cookie with the field.
-wrk.method = "POST"
-wrk.body = "_csrf=bench&name=admin&password=wrong-password-guess"
-wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-wrk.headers["Cookie"] = "flag_console_login=bench"
-local threads = {}
-function setup(thread) table.insert(threads, thread) end
-function init(args) checked = 0; busy = 0; limited = 0; other = 0 end
-function response(status, headers, body)
-    if status == 401 then checked = checked + 1
-    elseif status == 503 then busy = busy + 1
-    elseif status == 429 then limited = limited + 1
-    else other = other + 1 end
-end
-function done(summary, latency, requests)
-    local c, b, l, o = 0, 0, 0, 0
-    for _, thread in ipairs(threads) do
-        c = c + thread:get("checked"); b = b + thread:get("busy"); l = l + thread:get("limited"); o = o + thread:get("other")
-    end
-    io.write(string.format("sign-in statuses: %d checked by bcrypt (401), %d refused at once (503), %d limited (429), %d other\n", c, b, l, o))
-end
-LUA
+hammer="$(mktemp --suffix=.py)"
+trap 'stop_server; rm -f "$hammer"' EXIT
+cat >"$hammer" <<'PY'
+# Wrong sign-ins at a fixed rate for a fixed time, from 16 threads; prints how they were answered.
+import collections, http.client, sys, threading, time
+port, rate, seconds = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+body = "_csrf=bench&name=admin&password=wrong-password-guess"
+headers = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": "flag_console_login=bench"}
+counts, lock, threads = collections.Counter(), threading.Lock(), 16
+def run(index):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    interval, start = threads / rate, time.monotonic() + index / rate
+    sent = 0
+    while time.monotonic() < start + seconds:
+        next_at = start + sent * interval
+        if next_at > time.monotonic(): time.sleep(next_at - time.monotonic())  # on purpose: pacing
+        sent += 1
+        try:
+            connection.request("POST", "/console/login", body=body, headers=headers)
+            response = connection.getresponse(); response.read(); status = response.status
+        except Exception:
+            connection.close(); connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30); status = "error"
+        with lock: counts[status] += 1
+workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+for worker in workers: worker.start()
+for worker in workers: worker.join()
+total = sum(counts.values())
+print(f"{total / seconds:.1f} {counts[401]} checked by bcrypt (401), {counts[503]} refused at once (503), "
+      f"{counts[429]} limited (429), {total - counts[401] - counts[503] - counts[429]} other")
+PY
 
 # Runs wrk against the bulk route; prints "requests_per_second p99_ms".
 measure() {
@@ -95,13 +101,12 @@ results=()
 for round in 1 2; do
     read -r idle idle_p99 < <(measure)
     sign_in_log="$(mktemp)"
-    wrk -t1 -c"$sign_in_connections" -d"$((seconds + 2))s" -s "$sign_in_lua" "http://127.0.0.1:$port/console/login" >"$sign_in_log" &
-    hammer=$!
-    sleep 1  # on purpose: let the sign-ins saturate the password pool before measuring
+    python3 "$hammer" "$port" "$sign_ins_per_second" "$((seconds + 2))" >"$sign_in_log" &
+    hammering=$!
+    sleep 1  # on purpose: let the sign-ins fill the password pool before measuring
     read -r busy busy_p99 < <(measure)
-    wait "$hammer"
-    statuses="$(grep '^sign-in statuses:' "$sign_in_log" | sed 's/^sign-in statuses: //' || true)"
-    sign_in_rate="$(grep 'Requests/sec' "$sign_in_log" | awk '{print $2}')"
+    wait "$hammering"
+    read -r sign_in_rate statuses <"$sign_in_log"
     rm -f "$sign_in_log"
     python3 - "$round" "$idle" "$idle_p99" "$busy" "$busy_p99" "$sign_in_rate" "$statuses" <<'PY'
 import sys

@@ -40,6 +40,9 @@ final class PasswordChecker: Sendable {
         try await run { Bcrypt.verify(password, hash: hash) }
     }
 
+    /// Whether a check would be admitted now (a hint: ``verify(_:hash:)`` decides).
+    var hasRoom: Bool { admitted.load(ordering: .relaxed) < threads + queue }
+
     /// `work` (a new hash, for an authenticated caller) on the pool, waiting for a thread however
     /// long the queue: it is not refused like a sign-in.
     func hash(_ work: @escaping @Sendable () -> String) async -> String {

@@ -117,6 +117,9 @@ struct ConsoleRoutes: Sendable {
     }
 
     func signIn(_ request: Request) async throws -> Response {
+        // Refused before any other work while the password pool is full: hammering sign-ins
+        // costs a fixed small answer each, not a form parse and a page render.
+        guard accounts.passwordChecker.hasRoom else { return Self.signInRefusal(.serviceUnavailable, retryAfter: 2, Self.busyMessage) }
         let form = try await ConsoleForm.read(request, limit: 16 * 1024)
         guard let expected = request.cookies[Self.loginCookie]?.value, let presented = form["_csrf"],
             TokenIssuer.constantTimeEqual(Array(expected.utf8), Array(presented.utf8))
@@ -132,21 +135,15 @@ struct ConsoleRoutes: Sendable {
                 case .address: "from this address"
                 case .total: "on this server"
                 }
-            var response = loginPage(
-                request, error: "Too many sign-in attempts \(whose). Try again in \(refusal.retryAfter) s.", name: name,
-                status: .tooManyRequests)
-            response.headers[.retryAfter] = String(refusal.retryAfter)
-            return response
+            return Self.signInRefusal(
+                .tooManyRequests, retryAfter: refusal.retryAfter,
+                "Too many sign-in attempts \(whose). Try again in \(refusal.retryAfter) s.")
         }
         let signedIn: ConsoleAccounts.SignedIn?
         do {
             signedIn = try await accounts.signIn(name: name, password: form["password"] ?? "")
         } catch .unavailable {
-            var response = loginPage(
-                request, error: "The server is busy checking other sign-ins. Try again in a few seconds.", name: name,
-                status: .serviceUnavailable)
-            response.headers[.retryAfter] = "2"
-            return response
+            return Self.signInRefusal(.serviceUnavailable, retryAfter: 2, Self.busyMessage)
         } catch {
             throw APIError(error)
         }
@@ -156,6 +153,23 @@ struct ConsoleRoutes: Sendable {
         var response = Self.redirect("/console/flags")
         response.setCookie(sessionCookie(signedIn.sessionID, request: request, maxAge: Int(accounts.sessionLifetime)))
         return response
+    }
+
+    static let busyMessage = "The server is busy checking other sign-ins. Try again in a few seconds."
+
+    /// A refused sign-in: a short fixed page (no template, no form), cheap to send however many
+    /// attempts arrive, with a link back to the form.
+    static func signInRefusal(_ status: HTTPResponse.Status, retryAfter: Int, _ message: String) -> Response {
+        let html = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>Sign in</title></head>
+            <body><p>\(message)</p><p><a href="/console/login">Back to sign-in</a></p></body></html>
+
+            """
+        var headers = ConsoleRenderer.securityHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.retryAfter] = String(retryAfter)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
     func signOut(_ request: Request) async throws -> Response {
