@@ -21,14 +21,23 @@ import NIOCore
 @main
 struct BenchmarkServer {
     static func main() async throws {
-        let flagCount = Self.flagCount(CommandLine.arguments.dropFirst())
+        let (flagCount, unlimitedSignIns) = Self.arguments(CommandLine.arguments.dropFirst())
         var logger = Logger(label: "flag-server-bench")
         logger.logLevel = .warning
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flag-server-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try await SQLiteFlagStore(path: directory.appendingPathComponent("flags.sqlite").path, logger: logger)
-        let (server, _) = try await FlagServer.start(store: store, rateLimiter: nil, logger: logger)
+        var consoleOptions = ConsoleOptions()
+        if unlimitedSignIns {
+            // Every sign-in reaches bcrypt: the password pool is the only bound left.
+            consoleOptions.signInsPerSecond = 1_000_000
+            consoleOptions.signInBurst = 1_000_000
+            consoleOptions.signInsPerAccountPerMinute = 1_000_000
+            consoleOptions.signInsPerAddressPerMinute = 1_000_000
+        }
+        let (server, _) = try await FlagServer.start(
+            store: store, rateLimiter: nil, consoleOptions: consoleOptions, logger: logger)
         try await server.admin.write(actor: "flag-server-bench", reason: "benchmark flags") { _ in
             Self.changes(flagCount: flagCount)
         }
@@ -62,18 +71,25 @@ struct BenchmarkServer {
         await store.close()
     }
 
-    /// `--flags N` (at least 1; default 1000); anything else prints the usage and exits.
-    static func flagCount(_ arguments: ArraySlice<String>) -> Int {
+    /// `--flags N` (at least 1; default 1000) and `--unlimited-sign-ins` (console sign-ins limited
+    /// by the password pool only, for `scripts/bench_signin.sh`); anything else prints the usage
+    /// and exits.
+    static func arguments(_ arguments: ArraySlice<String>) -> (flags: Int, unlimitedSignIns: Bool) {
         var arguments = arguments
         var count = 1000
+        var unlimitedSignIns = false
         while let argument = arguments.popFirst() {
+            if argument == "--unlimited-sign-ins" {
+                unlimitedSignIns = true
+                continue
+            }
             guard argument == "--flags", let value = arguments.popFirst().flatMap(Int.init), value >= 1 else {
-                FileHandle.standardError.write(Data("usage: flag-server-bench [--flags N (at least 1)]\n".utf8))
+                FileHandle.standardError.write(Data("usage: flag-server-bench [--flags N (at least 1)] [--unlimited-sign-ins]\n".utf8))
                 exit(2)
             }
             count = value
         }
-        return count
+        return (count, unlimitedSignIns)
     }
 
     /// The context every benchmark request sends (`scripts/bench_http.sh` sends the same JSON).

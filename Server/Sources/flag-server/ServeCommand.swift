@@ -33,6 +33,20 @@ struct ServeCommand: AsyncParsableCommand {
         inversion: .prefixedNo,
         help: "Always mark console cookies Secure, for TLS ended by a proxy (FLAG_SERVER_SECURE_COOKIES, default false).")
     var secureCookies: Bool?
+    @Option(help: "Seconds a write may take before it fails 503, never committed later (FLAG_SERVER_WRITE_TIMEOUT_SECONDS, default 10).")
+    var writeTimeoutSeconds: Int?
+    @Option(help: "Seconds before an idle connection, or one sending its headers slower, is closed (FLAG_SERVER_IDLE_TIMEOUT_SECONDS, default 30).")
+    var idleTimeoutSeconds: Int?
+    @Option(help: "Longest pause in seconds inside a request body (FLAG_SERVER_BODY_TIMEOUT_SECONDS, default 10).")
+    var bodyTimeoutSeconds: Int?
+    @Option(help: "Largest request head in bytes, larger is answered 431 (FLAG_SERVER_MAXIMUM_HEADER_BYTES, default 32768).")
+    var maximumHeaderBytes: Int?
+    @Option(help: "Connections open at once (FLAG_SERVER_MAXIMUM_CONNECTIONS, default 10000).")
+    var maximumConnections: Int?
+    @Option(help: "Event streams open at once, more are refused 503 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS, default 4096).")
+    var maximumEventStreams: Int?
+    @Option(help: "Event streams open at once per token, more are refused 429 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN, default 64).")
+    var maximumEventStreamsPerToken: Int?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -42,7 +56,10 @@ struct ServeCommand: AsyncParsableCommand {
                 ttlSeconds: ttlSeconds, revisionCheckSeconds: revisionCheckSeconds,
                 rateLimitPerSecond: rateLimitPerSecond, secureCookies: secureCookies,
                 eventStreamKeepAliveSeconds: eventStreamKeepAliveSeconds, fractionalBucketing: fractionalBucketing,
-                environment: ProcessInfo.processInfo.environment)
+                writeTimeoutSeconds: writeTimeoutSeconds, idleTimeoutSeconds: idleTimeoutSeconds,
+                bodyTimeoutSeconds: bodyTimeoutSeconds, maximumHeaderBytes: maximumHeaderBytes,
+                maximumConnections: maximumConnections, maximumEventStreams: maximumEventStreams,
+                maximumEventStreamsPerToken: maximumEventStreamsPerToken, environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ArgumentParser.ValidationError(error.description)
         }
@@ -66,20 +83,23 @@ struct ServeCommand: AsyncParsableCommand {
             store = try await SQLiteFlagStore(path: configuration.databasePath, logger: logger)
             location = configuration.databasePath
         }
-        let (server, bootstrap) = try await FlagServer.start(
-            store: store, ttlSeconds: configuration.ttlSeconds, fractionalBucketing: configuration.fractionalBucketing,
+        let (server, _) = try await FlagServer.start(
+            store: store, limits: configuration.limits, ttlSeconds: configuration.ttlSeconds, fractionalBucketing: configuration.fractionalBucketing,
             rateLimiter: configuration.rateLimitPerSecond == 0
                 ? nil : RateLimiter(perSecond: Double(configuration.rateLimitPerSecond), burst: 2 * configuration.rateLimitPerSecond),
             metrics: registry, consoleOptions: ConsoleOptions(secureCookies: configuration.secureCookies), logger: logger,
             revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
-            eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds))
+            eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds)
+        ) { bootstrap in
+            // Shown once, before the server listens: the first start counts as finished only once
+            // this returns, so a start killed before that shows a new first token next time.
+            // Written unbuffered so that it reaches a redirected stdout at once. With `--port 0`
+            // the port is chosen later, and the "listening on" line below names it.
+            let port = configuration.port == 0 ? "<port>" : String(configuration.port)
+            FileHandle.standardOutput.write(Data(
+                bootstrap.announcement(location: location, consoleURL: "http://\(configuration.host):\(port)/console").utf8))
+        }
         let app = server.application(host: configuration.host, port: configuration.port) { port in
-            // Shown once, after the port is known (`--port 0` picks one), so that the console's
-            // address is complete; written unbuffered so that it reaches a redirected stdout at once.
-            if let bootstrap {
-                FileHandle.standardOutput.write(Data(
-                    bootstrap.announcement(location: location, consoleURL: "http://\(configuration.host):\(port)/console").utf8))
-            }
             logger.info("listening on http://\(configuration.host):\(port)")
         }
         try await app.runService()

@@ -2,6 +2,9 @@ import AsyncHTTPClient
 import FlagEvaluation
 import FlagServer
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import NIOHTTP1
 import Testing
@@ -39,12 +42,14 @@ struct CommandLineTests {
         #expect(output == "flag-server \(FlagServer.version)\n")
     }
 
-    /// The first start names the console by its full address, with the port it listens on.
+    /// The first start names the console by its full address, with the port it will listen on
+    /// (printed before it listens: the first start is finished only once its secrets are shown).
     @Test(.enabled(if: built))
     func theFirstStartPrintsTheConsolesFullAddress() async throws {
+        let port = try Self.unusedPort()
         let process = Process()
         process.executableURL = CrashRecoveryTests.executable
-        process.arguments = ["serve", "--port", "0", "--data-directory", TemporaryDirectory().path]
+        process.arguments = ["serve", "--port", String(port), "--data-directory", TemporaryDirectory().path]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -62,10 +67,28 @@ struct CommandLineTests {
             }
             return text
         }.value
-        let afterAddress = try #require(text.components(separatedBy: "listening on http://127.0.0.1:").last)
-        let port = afterAddress.prefix { $0.isNumber }
+        #expect(text.contains("listening on http://127.0.0.1:\(port)"), "\(text)")
         #expect(text.contains("Sign in at http://127.0.0.1:\(port)/console\n"), "\(text)")
         #expect(!text.contains(" at /console"))
+    }
+
+    /// A loopback port nothing listens on now (the kernel's pick for a socket bound to port 0).
+    static func unusedPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw TestFailure("bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// `GET /` sends a person to the console.

@@ -158,7 +158,7 @@ struct ConsoleSecurityTests {
             let limited = try await ConsoleClient(server).signIn("erin")
             #expect(limited.status == 429)
             #expect(limited.headers.first(name: "Retry-After") != nil)
-            #expect(limited.body.contains("Too many sign-in attempts."))
+            #expect(limited.body.contains("Too many sign-in attempts on this server."))
             #expect(limited.setCookie(ConsoleRoutes.sessionCookie) == nil)
         }
     }

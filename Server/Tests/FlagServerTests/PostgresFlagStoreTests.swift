@@ -17,10 +17,11 @@ struct PostgresFlagStoreTests {
             for store in stores { group.addTask { try await store.migrate() } }
             try await group.waitForAll()
         }
-        for store in stores { #expect(try await store.schemaVersion() == 3) }
-        // One row per migration (flags, console accounts, then reverts, order and disabled users), not one per replica.
+        for store in stores { #expect(try await store.schemaVersion() == 4) }
+        // One row per migration (flags, console accounts, reverts with order and disabled users,
+        // bootstrap), not one per replica.
         let applied = try await PostgresTestDatabase.query("SELECT count(*)::text FROM \(schema).schema_migrations")
-        #expect(applied == ["3"])
+        #expect(applied == ["4"])
         for store in stores { await store.close() }
     }
 

@@ -137,6 +137,8 @@ final class DeafStore: ReplicatedFlagStore {
         try await base.audit(environment: environment, key: key, limit: limit)
     }
     func tokens() async throws(StoreError) -> [TokenRecord] { try await base.tokens() }
+    func isBootstrapFinished() async throws(StoreError) -> Bool { try await base.isBootstrapFinished() }
+    func finishBootstrap(at time: Date) async throws(StoreError) { try await base.finishBootstrap(at: time) }
     func insertToken(_ token: TokenRecord) async throws(StoreError) { try await base.insertToken(token) }
     func close() async { await base.close() }
     func revokeToken(id: String, at time: Date) async throws(StoreError) { try await base.revokeToken(id: id, at: time) }

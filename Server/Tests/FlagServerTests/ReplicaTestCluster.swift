@@ -28,7 +28,7 @@ struct ReplicaTestCluster {
             let store = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-\(index)"))
             stores.append(store)
             let (server, bootstrap) = try await FlagServer.start(
-                store: store, rateLimiter: nil, logger: Logger(label: "replica-\(index)"), revisionCheck: revisionCheck,
+                store: store, limits: .forTests, rateLimiter: nil, logger: Logger(label: "replica-\(index)"), revisionCheck: revisionCheck,
                 reconnectDelay: reconnectDelay)
             servers.append((server, bootstrap?.adminToken))
         }

@@ -31,6 +31,31 @@ struct ServerConfigurationTests {
     }
 
     @Test
+    func theLimitsAreConfigurableByOptionAndVariable() throws {
+        let defaults = try ServerConfiguration(environment: [:]).limits
+        #expect(defaults == ServerLimits())
+        #expect(defaults.writeTimeout == .seconds(10))
+        let environment = [
+            "FLAG_SERVER_WRITE_TIMEOUT_SECONDS": "3", "FLAG_SERVER_IDLE_TIMEOUT_SECONDS": "5",
+            "FLAG_SERVER_BODY_TIMEOUT_SECONDS": "2", "FLAG_SERVER_MAXIMUM_HEADER_BYTES": "4096",
+            "FLAG_SERVER_MAXIMUM_CONNECTIONS": "100", "FLAG_SERVER_MAXIMUM_EVENT_STREAMS": "50",
+            "FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN": "4",
+        ]
+        let limits = try ServerConfiguration(environment: environment).limits
+        #expect(limits.writeTimeout == .seconds(3))
+        #expect(limits.idleTimeout == .seconds(5))
+        #expect(limits.bodyTimeout == .seconds(2))
+        #expect(limits.maximumHeaderBytes == 4096)
+        #expect(limits.maximumConnections == 100)
+        #expect(limits.maximumEventStreams == 50)
+        #expect(limits.maximumEventStreamsPerToken == 4)
+        let option = try ServerConfiguration(writeTimeoutSeconds: 7, maximumEventStreamsPerToken: 1, environment: environment)
+        #expect(option.limits.writeTimeout == .seconds(7))
+        #expect(option.limits.maximumEventStreamsPerToken == 1)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration(writeTimeoutSeconds: 0, environment: [:]) }
+    }
+
+    @Test
     func theEventStreamKeepAliveIsConfigurable() throws {
         #expect(try ServerConfiguration(environment: [:]).eventStreamKeepAliveSeconds == 15)
         let environment = ["FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS": "20"]

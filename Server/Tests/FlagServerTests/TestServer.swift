@@ -25,7 +25,7 @@ struct TestServer {
     }
 
     static func with<T: Sendable>(
-        store: (any FlagStore)? = nil, rateLimiter: RateLimiter? = nil, limits: ServerLimits = ServerLimits(),
+        store: (any FlagStore)? = nil, rateLimiter: RateLimiter? = nil, limits: ServerLimits = .forTests,
         fractionalBucketing: FractionalBucketing = .current, eventStreamKeepAlive: Duration = .seconds(15),
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)),
         _ body: (TestServer) async throws -> T
@@ -112,6 +112,16 @@ struct TestServer {
             .PUT, "/admin/v1/environments/\(environment)/flags/\(key)/settings", token: adminToken,
             body: #"{"enabled": \#(enabled), "defaultVariant": "\#(defaultVariant)"\#(targeting.map { #", "targeting": \#($0)"# } ?? "")}"#)
         guard settings.status == 200 else { throw TestFailure("setting \(key) failed: \(settings.status) \(settings.body)") }
+    }
+}
+
+extension ServerLimits {
+    /// The defaults, with a write timeout long enough for a machine busy with the whole suite (a
+    /// write's deadline has tests of its own, with short timeouts).
+    static var forTests: ServerLimits {
+        var limits = ServerLimits()
+        limits.writeTimeout = .seconds(120)
+        return limits
     }
 }
 

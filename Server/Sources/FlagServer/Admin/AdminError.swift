@@ -6,6 +6,8 @@ public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     case conflict(String)
     case badRequest(String)
     case internalFailure(String)
+    /// The database is unreachable or the write ran out of time; nothing was written. Retry later.
+    case unavailable(String)
 
     init(store error: StoreError) {
         switch error {
@@ -13,13 +15,15 @@ public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
         case .conflict(let what): self = .conflict(what)
         case .staleRevision: self = .conflict(error.description)
         case .database(let problem): self = .internalFailure(problem)
+        case .unavailable(let problem): self = .unavailable(problem)
         }
     }
 
     public var description: String {
         switch self {
         case .invalid(let problems): problems.map(\.description).joined(separator: "; ")
-        case .notFound(let message), .conflict(let message), .badRequest(let message), .internalFailure(let message):
+        case .notFound(let message), .conflict(let message), .badRequest(let message), .internalFailure(let message),
+            .unavailable(let message):
             message
         }
     }

@@ -15,7 +15,9 @@ struct AdminRoutes: Sendable {
     static let all = TokenIssuer.allEnvironments
 
     func register(on router: Router<BasicRequestContext>) {
-        let group = router.group("/admin/v1")
+        // Authentication comes first for every admin route: no handler runs (or looks anything
+        // up) for a request without an admin token.
+        let group = router.group("/admin/v1").add(middleware: AuthenticationMiddleware(authenticator: authenticator, role: .admin))
 
         group.get("/environments") { request, _ in
             _ = try authenticator.authorize(request, role: .admin, environment: nil)
@@ -316,9 +318,14 @@ struct AdminRoutes: Sendable {
             }
         }
         group.delete("/tokens/:id") { request, context in
+            let caller = try authenticator.authorize(request, role: .admin, environment: nil)
             let id = try context.parameters.require("id")
             guard let record = authenticator.publisher.current.tokens[id] else { throw Self.missing("token \"\(id)\"") }
-            _ = try authenticator.authorize(request, role: .admin, environment: record.environment)
+            guard caller.environment == Self.all || caller.environment == record.environment else {
+                throw APIError(
+                    .forbidden, code: "forbidden",
+                    message: "token \"\(caller.id)\" is for environment \"\(caller.environment)\", not \"\(record.environment)\"")
+            }
             do {
                 try await admin.revokeToken(id: id)
             } catch let error as AdminError {

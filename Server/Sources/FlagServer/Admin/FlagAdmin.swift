@@ -16,10 +16,17 @@ public actor FlagAdmin {
     /// The state as last loaded from the store.
     public private(set) var state = ServerState()
 
+    /// How long a write may take, waiting for the write lock and the database included, before it
+    /// fails with ``AdminError/unavailable(_:)``; the store rolls back a write past it, so a write
+    /// whose caller was told it failed is never committed later.
+    public nonisolated let writeTimeout: Duration
+
     public init(
         store: any FlagStore, publisher: StatePublisher, events: EventHub, metrics: PrometheusCollectorRegistry? = nil,
-        logger: Logger = Logger(label: "flag-server.admin"), now: @escaping @Sendable () -> Date = Date.init
+        logger: Logger = Logger(label: "flag-server.admin"), now: @escaping @Sendable () -> Date = Date.init,
+        writeTimeout: Duration = .seconds(10)
     ) {
+        self.writeTimeout = writeTimeout
         self.store = store
         self.publisher = publisher
         self.events = events
@@ -56,19 +63,30 @@ public actor FlagAdmin {
     /// Computes changes from the current state with `makeChanges`, validates and commits them.
     ///
     /// If another writer (a replica) committed in between, the state is reloaded and
-    /// `makeChanges` runs again on it, at most three times.
+    /// `makeChanges` runs again on it, as often as ``writeTimeout`` allows: concurrent writers
+    /// of one environment wait for each other instead of failing.
     ///
-    /// - Parameter revert: Set when the write is a revert, so that the audit records it as one.
+    /// - Parameters:
+    ///   - revert: Set when the write is a revert, so that the audit records it as one.
+    ///   - timeout: The write's time limit, if not ``writeTimeout``.
     /// - Returns: The new revisions of the environments that changed (empty if nothing changed).
-    /// - Throws: ``AdminError`` for a refused write; the stored state is unchanged then.
+    /// - Throws: ``AdminError`` for a refused write; ``AdminError/unavailable(_:)`` when the
+    ///   database is unreachable or the write did not commit within ``writeTimeout``. The stored
+    ///   state is unchanged then.
     @discardableResult
     public func write(
-        actor: String, reason: String?, revert: ChangeSet.Revert? = nil,
+        actor: String, reason: String?, revert: ChangeSet.Revert? = nil, timeout: Duration? = nil,
         _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async throws(AdminError) -> [String: Int] {
-        await writing.lock()
+        let writeTimeout = timeout ?? self.writeTimeout
+        let deadline = ContinuousClock.now + writeTimeout
+        guard await writing.lock(before: deadline) else {
+            throw .unavailable("the write waited \(writeTimeout) for earlier writes and did not start")
+        }
         defer { writing.unlock() }
-        for _ in 0..<3 {
+        var attempts = 0
+        while true {
+            attempts += 1
             let changes = try makeChanges(state)
             let next: ServerState
             let drafts: [AuditDraft]
@@ -82,18 +100,26 @@ public actor FlagAdmin {
             guard problems.isEmpty else { throw .invalid(problems) }
             do {
                 let revisions = try await store.commit(
-                    ChangeSet(actor: actor, reason: reason, changes: changes, basedOn: state.revisions, revert: revert), at: now())
+                    ChangeSet(
+                        actor: actor, reason: reason, changes: changes, basedOn: state.revisions, revert: revert,
+                        deadline: deadline),
+                    at: now())
                 writes?.increment()
                 logger.info("committed", metadata: ["actor": "\(actor)", "revisions": "\(revisions)"])
-                try await reload()
+                // Committed: a failing reload (the database went away just now) must not turn the
+                // answer into a failure; the replica synchronizer catches up later.
+                do { try await reload() } catch { logger.warning("reload after a commit failed", metadata: ["error": "\(error)"]) }
                 return revisions
             } catch {
                 guard case .staleRevision = error else { throw AdminError(store: error) }
-                logger.notice("write based on a stale revision; reloading and retrying")
+                logger.notice("write based on a stale revision; reloading and retrying", metadata: ["attempt": "\(attempts)"])
                 do { try await reload() } catch { throw AdminError(store: error) }
+                guard ContinuousClock.now < deadline else {
+                    throw .unavailable(
+                        "other writers kept changing the state for \(writeTimeout) (\(attempts) attempts); nothing was written")
+                }
             }
         }
-        throw .conflict("the state kept changing during the write; retry")
     }
 
     /// Stores a new token and publishes it. Returns the token text, shown this once.
@@ -104,7 +130,9 @@ public actor FlagAdmin {
     public func createToken(name: String, environment: String, role: TokenRole) async throws(AdminError) -> (String, TokenRecord) {
         try Self.checkToken(environment: environment, role: role, in: state)
         let (token, record) = TokenIssuer.issue(name: name, environment: environment, role: role, at: now())
-        await writing.lock()
+        guard await writing.lock(before: .now + writeTimeout) else {
+            throw .unavailable("the token write waited \(writeTimeout) for earlier writes and did not start")
+        }
         defer { writing.unlock() }
         do {
             try await store.insertToken(record)
@@ -130,7 +158,9 @@ public actor FlagAdmin {
 
     /// Revokes a token; it stops working at once.
     public func revokeToken(id: String) async throws(AdminError) {
-        await writing.lock()
+        guard await writing.lock(before: .now + writeTimeout) else {
+            throw .unavailable("the token write waited \(writeTimeout) for earlier writes and did not start")
+        }
         defer { writing.unlock() }
         do {
             try await store.revokeToken(id: id, at: now())

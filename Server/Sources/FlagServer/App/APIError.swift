@@ -30,8 +30,15 @@ public struct APIError: HTTPResponseError {
         case .conflict(let message): self.init(.conflict, code: "conflict", message: message)
         case .badRequest(let message): self.init(.badRequest, code: "bad_request", message: message)
         case .internalFailure(let message): self.init(.internalServerError, code: "internal", message: message)
+        case .unavailable(let message):
+            self.init(
+                .serviceUnavailable, code: "unavailable", message: message + "; nothing was written, retry later",
+                headers: [.retryAfter: String(Self.unavailableRetryAfterSeconds)])
         }
     }
+
+    /// The `Retry-After` of a 503 for an unreachable database or a write out of time.
+    static let unavailableRetryAfterSeconds = 5
 
     struct Body: Encodable {
         struct Detail: Encodable {

@@ -2,6 +2,7 @@ public import FlagEvaluation
 public import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 public import Logging
 import NIOCore
 public import Prometheus
@@ -41,6 +42,12 @@ public final class FlagServer: Sendable {
     /// The longest a replica waits for the database before answering a refetch that names a
     /// revision it does not serve yet (see ``ReplicaCatchUp``).
     public let catchUpLimit: Duration = .seconds(2)
+
+    /// The name of the first admin token.
+    static let firstAdminTokenName = "first-admin"
+    /// How long a replica leaves an unfinished first start to another replica that may still be
+    /// showing its token, before it issues a new one.
+    static let bootstrapGrace: TimeInterval = 60
 
     /// What this start created, shown once: the first admin token (first start) and the first
     /// console admin's password (the first start with a console).
@@ -121,6 +128,10 @@ public final class FlagServer: Sendable {
     ///   - reconnectDelay: The pause before a replica listens again after its connection failed.
     ///   - eventStreamKeepAlive: How often an event stream without events sends the comment
     ///     `: keep-alive`, so that proxies do not cut it as idle (15 s).
+    ///   - showBootstrap: Shows what this start created (the first admin token, the first console
+    ///     password) to the operator. The first start is recorded as finished only after it
+    ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
+    ///     next start revokes the unseen token and issues a new one.
     /// - Returns: The server, and what this start created (shown once).
     public static func start(
         store: any FlagStore, limits: ServerLimits = ServerLimits(), ttlSeconds: Int = 60,
@@ -130,31 +141,65 @@ public final class FlagServer: Sendable {
         consoleAccounts: ConsoleAccounts? = nil, consoleOptions: ConsoleOptions = ConsoleOptions(),
         logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init,
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1),
-        eventStreamKeepAlive: Duration = .seconds(15)
+        eventStreamKeepAlive: Duration = .seconds(15),
+        showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
         let publisher = StatePublisher(ttlSeconds: ttlSeconds, bucketing: fractionalBucketing)
-        let events = EventHub()
-        let admin = FlagAdmin(store: store, publisher: publisher, events: events, metrics: metrics, logger: logger, now: now)
+        let events = EventHub(maximumStreams: limits.maximumEventStreams, maximumStreamsPerOwner: limits.maximumEventStreamsPerToken)
+        let admin = FlagAdmin(
+            store: store, publisher: publisher, events: events, metrics: metrics, logger: logger, now: now,
+            writeTimeout: limits.writeTimeout)
         try await admin.reload()
         var bootstrap: Bootstrap?
         if await admin.state.environments.isEmpty {
             do {
                 // Replicas starting together on an empty database: the write of one wins, the
                 // others retry on its state, find the environments there and create no token.
-                let created = try await admin.write(actor: "flag-server (first start)", reason: "first start") { state in
+                // No client waits for this write: a slow database at start is waited for longer.
+                let created = try await admin.write(
+                    actor: "flag-server (first start)", reason: "first start", timeout: .seconds(300)
+                ) { state in
                     defaultEnvironments.filter { state.environments[$0] == nil }.map(StateChange.createEnvironment)
                 }
                 if !created.isEmpty {
                     let (token, _) = try await admin.createToken(
-                        name: "first-admin", environment: TokenIssuer.allEnvironments, role: .admin)
+                        name: firstAdminTokenName, environment: TokenIssuer.allEnvironments, role: .admin)
                     bootstrap = Bootstrap(adminToken: token)
                 }
             } catch {
                 throw APIError(error)
             }
+        } else if try await !store.isBootstrapFinished() {
+            // An earlier first start committed the environments and stopped (killed) before it
+            // showed the first admin token: nobody has that token. Revoke it and issue a new one.
+            // A replica whose first start is still running (its token younger than
+            // `bootstrapGrace`) is left to show its own.
+            let unseen = try await store.tokens().filter {
+                $0.name == firstAdminTokenName && $0.role == .admin && $0.environment == TokenIssuer.allEnvironments
+                    && $0.revokedAt == nil
+            }
+            let starting = store is any ReplicatedFlagStore
+                && unseen.contains { now().timeIntervalSince($0.createdAt) < bootstrapGrace }
+            if !starting {
+                do {
+                    for token in unseen { try await admin.revokeToken(id: token.id) }
+                    let (token, _) = try await admin.createToken(
+                        name: firstAdminTokenName, environment: TokenIssuer.allEnvironments, role: .admin)
+                    bootstrap = Bootstrap(adminToken: token)
+                    logger.notice(
+                        "the first start did not finish: revoked its unseen admin token and issued a new one",
+                        metadata: ["revoked": "\(unseen.map(\.id))"])
+                } catch {
+                    throw APIError(error)
+                }
+            }
         }
-        let accounts = consoleAccounts ?? (store as? any ConsoleAccountStore).map { ConsoleAccounts(store: $0, now: now) }
+        let accounts = consoleAccounts ?? (store as? any ConsoleAccountStore).map {
+            ConsoleAccounts(
+                store: $0, now: now, passwordCheckThreads: consoleOptions.passwordCheckThreads,
+                passwordCheckQueue: consoleOptions.passwordCheckQueue)
+        }
         var console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
         if let accounts {
             console = (try await ConsoleRenderer.load(), consoleOptions)
@@ -164,6 +209,14 @@ public final class FlagServer: Sendable {
                 }
             } catch {
                 throw APIError(error)
+            }
+        }
+        if let bootstrap {
+            // Finished only once the secrets were handed over: a start killed before this point
+            // issues a new first token next time.
+            try await showBootstrap(bootstrap)
+            if bootstrap.adminToken != nil {
+                do { try await store.finishBootstrap(at: now()) } catch { throw APIError(AdminError(store: error)) }
             }
         }
         let readiness = Readiness(stateLoaded: true)
@@ -212,7 +265,7 @@ public final class FlagServer: Sendable {
         if let consoleAccounts, let console {
             ConsoleRoutes(
                 admin: admin, accounts: consoleAccounts, renderer: console.renderer, options: console.options, limits: limits,
-                signInLimiter: RateLimiter(perSecond: console.options.signInsPerSecond, burst: console.options.signInBurst),
+                signInLimiter: SignInLimiter(options: console.options),
                 now: now
             ).register(on: router)
         }
@@ -226,7 +279,10 @@ public final class FlagServer: Sendable {
     ) -> some ApplicationProtocol {
         Application(
             router: router(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "flag-server"),
+            server: ConnectionGuard.server(limits: limits),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "flag-server",
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
             services: [EventStreamShutdown(events: events)] + (synchronizer.map { [$0] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger

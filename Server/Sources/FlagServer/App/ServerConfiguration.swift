@@ -18,6 +18,13 @@ public import Logging
 /// | `--event-stream-keep-alive-seconds` | `FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS` | `15`: an idle event stream sends `: keep-alive` this often |
 /// | `--fractional-bucketing` | `FLAG_SERVER_FRACTIONAL_BUCKETING` | `current` (flagd's bucketing); `legacy` keeps the buckets of flagd before 0.11, `v3` is flagd's newest |
 /// | `--secure-cookies` | `FLAG_SERVER_SECURE_COOKIES` | `false` (console cookies are `Secure` behind `X-Forwarded-Proto: https` anyway) |
+/// | `--write-timeout-seconds` | `FLAG_SERVER_WRITE_TIMEOUT_SECONDS` | `10`: a write not committed by then fails 503 and is never committed later |
+/// | `--idle-timeout-seconds` | `FLAG_SERVER_IDLE_TIMEOUT_SECONDS` | `30`: an idle connection, or one sending its headers slower, is closed |
+/// | `--body-timeout-seconds` | `FLAG_SERVER_BODY_TIMEOUT_SECONDS` | `10`: the longest pause inside a request body |
+/// | `--maximum-header-bytes` | `FLAG_SERVER_MAXIMUM_HEADER_BYTES` | `32768`: a larger request head is answered 431 |
+/// | `--maximum-connections` | `FLAG_SERVER_MAXIMUM_CONNECTIONS` | `10000` open at once |
+/// | `--maximum-event-streams` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS` | `4096` open at once in the process (then 503) |
+/// | `--maximum-event-streams-per-token` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN` | `64` open at once per token (then 429) |
 public struct ServerConfiguration: Sendable, Hashable {
     public var host: String
     public var port: Int
@@ -41,6 +48,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// How `fractional` assigns buckets: `current` unless a deployment migrating from older
     /// flagd must keep its users in the buckets they had (`legacy`).
     public var fractionalBucketing: FractionalBucketing
+    /// Timeouts and caps on connections, requests, writes and event streams.
+    public var limits = ServerLimits()
 
     /// The SQLite file inside ``dataDirectory``.
     public var databasePath: String { dataDirectory + "/flags.sqlite" }
@@ -52,7 +61,9 @@ public struct ServerConfiguration: Sendable, Hashable {
         host: String? = nil, port: Int? = nil, dataDirectory: String? = nil, databaseURL: String? = nil,
         logLevel: String? = nil, ttlSeconds: Int? = nil, revisionCheckSeconds: Int? = nil,
         rateLimitPerSecond: Int? = nil, secureCookies: Bool? = nil, eventStreamKeepAliveSeconds: Int? = nil,
-        fractionalBucketing: String? = nil, environment: [String: String]
+        fractionalBucketing: String? = nil, writeTimeoutSeconds: Int? = nil, idleTimeoutSeconds: Int? = nil,
+        bodyTimeoutSeconds: Int? = nil, maximumHeaderBytes: Int? = nil, maximumConnections: Int? = nil,
+        maximumEventStreams: Int? = nil, maximumEventStreamsPerToken: Int? = nil, environment: [String: String]
     ) throws(ConfigurationError) {
         func integer(_ option: Int?, _ variable: String, default value: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
             let resolved: Int
@@ -103,6 +114,17 @@ public struct ServerConfiguration: Sendable, Hashable {
                 "\(fractionalBucketing == nil ? "FLAG_SERVER_FRACTIONAL_BUCKETING" : "--fractional-bucketing") \"\(bucketingText)\" is not one of \(FractionalBucketing.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self.fractionalBucketing = bucketing
+        limits.writeTimeout = .seconds(try integer(writeTimeoutSeconds, "FLAG_SERVER_WRITE_TIMEOUT_SECONDS", default: 10, range: 1...600))
+        limits.idleTimeout = .seconds(try integer(idleTimeoutSeconds, "FLAG_SERVER_IDLE_TIMEOUT_SECONDS", default: 30, range: 1...3600))
+        limits.bodyTimeout = .seconds(try integer(bodyTimeoutSeconds, "FLAG_SERVER_BODY_TIMEOUT_SECONDS", default: 10, range: 1...3600))
+        limits.maximumHeaderBytes = try integer(
+            maximumHeaderBytes, "FLAG_SERVER_MAXIMUM_HEADER_BYTES", default: 32 * 1024, range: 1024...1024 * 1024)
+        limits.maximumConnections = try integer(
+            maximumConnections, "FLAG_SERVER_MAXIMUM_CONNECTIONS", default: 10_000, range: 1...1_000_000)
+        limits.maximumEventStreams = try integer(
+            maximumEventStreams, "FLAG_SERVER_MAXIMUM_EVENT_STREAMS", default: 4096, range: 0...1_000_000)
+        limits.maximumEventStreamsPerToken = try integer(
+            maximumEventStreamsPerToken, "FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN", default: 64, range: 0...1_000_000)
         if let url = self.databaseURL, !url.isEmpty {
             postgres = try PostgresConfiguration(url: url)
         } else {

@@ -6,6 +6,30 @@ public struct ServerLimits: Sendable, Hashable {
     public var maximumAdminBytes: Int
     /// Largest import document. Default 8 MiB.
     public var maximumImportBytes: Int
+    /// Event streams open at once in the process; one more is refused 503 with `Retry-After`.
+    /// Default 4,096.
+    public var maximumEventStreams: Int = 4096
+    /// Event streams open at once per token; one more is refused 429 with `Retry-After`. Default 64.
+    public var maximumEventStreamsPerToken: Int = 64
+    /// The longest a write may take (waiting for other writes and for a database connection
+    /// included) before it fails 503 with `Retry-After`; a write past it is rolled back, never
+    /// committed later. Default 10 s.
+    public var writeTimeout: Duration = .seconds(10)
+    /// How long a connection may go without a complete request head or response part: an idle
+    /// keep-alive connection, or one sending its headers too slowly, is closed then. Default 30 s.
+    public var idleTimeout: Duration = .seconds(30)
+    /// The longest pause allowed between two pieces of a request body; the connection is closed
+    /// then. Default 10 s.
+    public var bodyTimeout: Duration = .seconds(10)
+    /// Largest request head (request line and headers); a larger one is answered 431 and the
+    /// connection closed. Default 32 KiB.
+    public var maximumHeaderBytes: Int = 32 * 1024
+    /// Connections open at once; past it, new connections wait in the listen backlog. Default 10,000.
+    public var maximumConnections: Int = 10_000
+
+    /// The largest body any route accepts: a request declaring more (`Content-Length`) is answered
+    /// 413 before its body is read, and the connection closed.
+    public var maximumRequestBytes: Int { max(maximumEvaluationBytes, maximumAdminBytes, maximumImportBytes) }
 
     public init(maximumEvaluationBytes: Int = 64 * 1024, maximumAdminBytes: Int = 1024 * 1024, maximumImportBytes: Int = 8 * 1024 * 1024) {
         self.maximumEvaluationBytes = maximumEvaluationBytes

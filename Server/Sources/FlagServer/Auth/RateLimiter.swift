@@ -12,10 +12,18 @@ public final class RateLimiter: Sendable {
     private let now: @Sendable () -> Double
     private let buckets = Mutex<[String: Bucket]>([:])
 
+    /// Keys kept at most; past it, buckets that have refilled are forgotten (they hold nothing a
+    /// new bucket would not), and if none has, the oldest.
+    public let maximumKeys: Int
+
     /// - Parameter now: seconds on a monotonic clock; injected by tests.
-    public init(perSecond: Double, burst: Int, now: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
+    public init(
+        perSecond: Double, burst: Int, maximumKeys: Int = 100_000,
+        now: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds
+    ) {
         self.perSecond = perSecond
         self.burst = Double(burst)
+        self.maximumKeys = max(1, maximumKeys)
         self.now = now
     }
 
@@ -23,6 +31,12 @@ public final class RateLimiter: Sendable {
     public func acquire(_ key: String) -> Int? {
         let time = now()
         return buckets.withLock { buckets in
+            if buckets[key] == nil, buckets.count >= maximumKeys {
+                buckets = buckets.filter { $0.value.tokens + (time - $0.value.updated) * perSecond < burst }
+                if buckets.count >= maximumKeys, let oldest = buckets.min(by: { $0.value.updated < $1.value.updated })?.key {
+                    buckets.removeValue(forKey: oldest)
+                }
+            }
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: time)
             bucket.tokens = min(burst, bucket.tokens + (time - bucket.updated) * perSecond)
             bucket.updated = time

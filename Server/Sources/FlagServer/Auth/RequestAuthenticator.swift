@@ -14,20 +14,7 @@ struct RequestAuthenticator: Sendable {
     /// - Throws: ``APIError``: 401 without a valid token, 403 for another environment or a weaker
     ///   role, 429 with `Retry-After` past the rate limit.
     func authorize(_ request: Request, role: TokenRole, environment: String?) throws -> TokenRecord {
-        guard let presented = request.headers.bearer?.token ?? request.headers[.apiKey] else {
-            throw APIError(
-                .unauthorized, code: "unauthorized",
-                message: "missing token: send \"Authorization: Bearer <token>\"",
-                headers: [.wwwAuthenticate: "Bearer"])
-        }
-        guard let record = TokenIssuer.verify(presented, in: publisher.current.tokens) else {
-            throw APIError(.unauthorized, code: "unauthorized", message: "unknown token", headers: [.wwwAuthenticate: "Bearer"])
-        }
-        guard record.revokedAt == nil else {
-            throw APIError(
-                .unauthorized, code: "unauthorized", message: "token \"\(record.id)\" was revoked",
-                headers: [.wwwAuthenticate: "Bearer"])
-        }
+        let record = try authenticate(request)
         if let retryAfter = rateLimiter?.acquire(record.id) {
             throw APIError(
                 .tooManyRequests, code: "rate_limited",
@@ -65,6 +52,45 @@ struct RequestAuthenticator: Sendable {
                 .tooManyRequests, code: "rate_limited",
                 message: "token \"\(record.id)\" exceeded its rate limit; retry after \(retryAfter) s",
                 headers: [.retryAfter: String(retryAfter)])
+        }
+        return record
+    }
+
+    /// The live token record of `request`, before any role, environment or rate check.
+    ///
+    /// - Throws: ``APIError`` 401: no credentials, an `Authorization` scheme other than `Bearer`,
+    ///   an unknown or a revoked token.
+    func authenticate(_ request: Request) throws -> TokenRecord {
+        let presented: String
+        if let authorization = request.headers[.authorization] {
+            let scheme = authorization.prefix { $0 != " " }
+            guard scheme.lowercased() == "bearer" else {
+                throw APIError(
+                    .unauthorized, code: "unauthorized",
+                    message: "the Authorization scheme \"\(scheme.prefix(32))\" is not supported: send \"Authorization: Bearer <token>\" (or \"X-API-Key: <token>\")",
+                    headers: [.wwwAuthenticate: "Bearer"])
+            }
+            guard let token = request.headers.bearer?.token, !token.isEmpty else {
+                throw APIError(
+                    .unauthorized, code: "unauthorized", message: "the Bearer credentials are empty: send \"Authorization: Bearer <token>\"",
+                    headers: [.wwwAuthenticate: "Bearer"])
+            }
+            presented = token
+        } else if let key = request.headers[.apiKey] {
+            presented = key
+        } else {
+            throw APIError(
+                .unauthorized, code: "unauthorized",
+                message: "missing token: send \"Authorization: Bearer <token>\"",
+                headers: [.wwwAuthenticate: "Bearer"])
+        }
+        guard let record = TokenIssuer.verify(presented, in: publisher.current.tokens) else {
+            throw APIError(.unauthorized, code: "unauthorized", message: "unknown token", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        guard record.revokedAt == nil else {
+            throw APIError(
+                .unauthorized, code: "unauthorized", message: "token \"\(record.id)\" was revoked",
+                headers: [.wwwAuthenticate: "Bearer"])
         }
         return record
     }

@@ -2,6 +2,7 @@ import Crypto
 import FlagEvaluation
 public import Foundation
 import HummingbirdBcrypt
+import Synchronization
 
 /// Console users and sessions: bcrypt passwords, session ids stored as SHA-256 digests, CSRF
 /// tokens derived from the session id.
@@ -18,8 +19,11 @@ public final class ConsoleAccounts: Sendable {
     /// The bcrypt cost of new password hashes.
     let passwordCost: UInt8
     let now: @Sendable () -> Date
-    /// A hash of the same cost that no password is known for, checked when the name is unknown.
-    let unknownUserHash: String
+    /// A hash of the same cost that no password is known for, checked when the name is unknown;
+    /// made on the password pool at the first use.
+    private let unknownUserHash = Mutex<String?>(nil)
+    /// Where sign-in's bcrypt checks run: threads of their own, with a bounded queue.
+    let passwordChecker: PasswordChecker
 
     /// The shortest password a user may be given.
     public static let minimumPasswordLength = 12
@@ -28,13 +32,25 @@ public final class ConsoleAccounts: Sendable {
 
     public init(
         store: any ConsoleAccountStore, sessionLifetime: TimeInterval = 12 * 3600, passwordCost: UInt8 = 12,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init, passwordCheckThreads: Int = 2, passwordCheckQueue: Int = 8
     ) {
+        passwordChecker = PasswordChecker(threads: passwordCheckThreads, queue: passwordCheckQueue)
         self.store = store
         self.sessionLifetime = sessionLifetime
         self.passwordCost = passwordCost
         self.now = now
-        unknownUserHash = Bcrypt.hash(Self.randomHex(bytes: 16), cost: passwordCost)
+    }
+
+    /// The hash checked for an unknown name, made once on the password pool.
+    private func unknownHash() async throws(PasswordChecker.Busy) -> String {
+        if let hash = unknownUserHash.withLock({ $0 }) { return hash }
+        let cost = passwordCost
+        let hash = try await passwordChecker.run { Bcrypt.hash(Self.randomHex(bytes: 16), cost: cost) }
+        return unknownUserHash.withLock { stored in
+            if let stored { return stored }
+            stored = hash
+            return hash
+        }
     }
 
     /// A signed-in session: the id goes into the cookie, the user acts.
@@ -53,8 +69,10 @@ public final class ConsoleAccounts: Sendable {
     ) async throws(AdminError) -> ConsoleUser {
         guard StateValidator.isValidKey(name) else { throw .badRequest("name: \"\(name)\" \(StateValidator.keyRule)") }
         try Self.check(password: password)
-        let user = ConsoleUser(
-            name: name, passwordHash: Bcrypt.hash(password, cost: passwordCost), role: role, createdAt: now())
+        // Hashed on the password pool's threads, not on a thread serving requests.
+        let cost = passwordCost
+        let hash = await passwordChecker.hash { Bcrypt.hash(password, cost: cost) }
+        let user = ConsoleUser(name: name, passwordHash: hash, role: role, createdAt: now())
         do {
             try await store.insertConsoleUser(user, audit: audit(actor: actor, reason: "create", before: nil, after: user))
         } catch {
@@ -88,7 +106,8 @@ public final class ConsoleAccounts: Sendable {
     /// Gives `name` a new generated password (returned, to show once) and ends the user's sessions.
     public func resetPassword(of name: String, actor: String) async throws(AdminError) -> String {
         let password = Self.generatedPassword()
-        let hash = Bcrypt.hash(password, cost: passwordCost)
+        let cost = passwordCost
+        let hash = await passwordChecker.hash { Bcrypt.hash(password, cost: cost) }
         _ = try await update(name, actor: actor, reason: "password reset", endingSessions: true) { $0.passwordHash = hash }
         return password
     }
@@ -157,6 +176,10 @@ public final class ConsoleAccounts: Sendable {
     }
 
     /// Signs `name` in if `password` is theirs; `nil` otherwise, without telling which was wrong.
+    ///
+    /// The password check runs on the accounts' own threads (``PasswordChecker``).
+    ///
+    /// - Throws: ``AdminError/unavailable(_:)`` when as many checks run and wait as allowed.
     public func signIn(name: String, password: String) async throws(AdminError) -> SignedIn? {
         guard password.utf8.count <= Self.maximumPasswordBytes, name.utf8.count <= StateValidator.maximumKeyLength else {
             return nil
@@ -166,7 +189,14 @@ public final class ConsoleAccounts: Sendable {
         let user = users.first { $0.name == name }
         // An unknown name costs a bcrypt check too, so timing does not tell names apart; so does
         // a disabled user, who is refused like a wrong password.
-        let matches = Bcrypt.verify(password, hash: user?.passwordHash ?? unknownUserHash)
+        let matches: Bool
+        do {
+            let hash: String
+            if let user { hash = user.passwordHash } else { hash = try await unknownHash() }
+            matches = try await passwordChecker.verify(password, hash: hash)
+        } catch {
+            throw .unavailable("too many sign-ins are being checked at once")
+        }
         guard let user, matches, user.disabledAt == nil else { return nil }
         let sessionID = Self.randomHex(bytes: 32)
         let time = now()

@@ -8,8 +8,17 @@ public struct ConsoleOptions: Sendable, Hashable {
     public var signInsPerSecond: Double
     /// Sign-in attempts allowed at once before ``signInsPerSecond`` applies.
     public var signInBurst: Int
+    /// Sign-in attempts per account name per minute (all at once at most): slow guessing of one
+    /// account's password. Default 5.
+    public var signInsPerAccountPerMinute: Int = 5
+    /// Sign-in attempts per client address per minute (all at once at most). Default 30.
+    public var signInsPerAddressPerMinute: Int = 30
+    /// Threads checking passwords (bcrypt), apart from those serving requests. Default 2.
+    public var passwordCheckThreads: Int = 2
+    /// Password checks that may wait for a thread; one more is refused 503 with `Retry-After`. Default 8.
+    public var passwordCheckQueue: Int = 8
 
-    public init(secureCookies: Bool = false, signInsPerSecond: Double = 2, signInBurst: Int = 10) {
+    public init(secureCookies: Bool = false, signInsPerSecond: Double = 10, signInBurst: Int = 20) {
         self.secureCookies = secureCookies
         self.signInsPerSecond = signInsPerSecond
         self.signInBurst = signInBurst

@@ -16,8 +16,8 @@ struct ConsoleRoutes: Sendable {
     let renderer: ConsoleRenderer
     let options: ConsoleOptions
     let limits: ServerLimits
-    /// Bounds the bcrypt checks sign-in attempts cost, across all names.
-    let signInLimiter: RateLimiter
+    /// Bounds sign-in attempts per account, per client address and in total.
+    let signInLimiter: SignInLimiter
     let now: @Sendable () -> Date
 
     static let sessionCookie = "flag_console_session"
@@ -120,6 +120,9 @@ struct ConsoleRoutes: Sendable {
     }
 
     func signIn(_ request: Request) async throws -> Response {
+        // Refused before any other work while the password pool is full: hammering sign-ins
+        // costs a fixed small answer each, not a form parse and a page render.
+        guard accounts.passwordChecker.hasRoom else { return Self.signInRefusal(.serviceUnavailable, retryAfter: 2, Self.busyMessage) }
         let form = try await ConsoleForm.read(request, limit: 16 * 1024)
         guard let expected = request.cookies[Self.loginCookie]?.value, let presented = form["_csrf"],
             TokenIssuer.constantTimeEqual(Array(expected.utf8), Array(presented.utf8))
@@ -127,15 +130,23 @@ struct ConsoleRoutes: Sendable {
             return refusal(.forbidden, "The sign-in form's CSRF token is missing or wrong. Reload the page and try again.", visitor: nil)
         }
         let name = form["name"] ?? ""
-        if let retryAfter = signInLimiter.acquire("sign-in") {
-            var response = loginPage(
-                request, error: "Too many sign-in attempts. Try again in \(retryAfter) s.", name: name, status: .tooManyRequests)
-            response.headers[.retryAfter] = String(retryAfter)
-            return response
+        let address = request.headers[.flagServerClientAddress] ?? "unknown"
+        if let refusal = signInLimiter.acquire(account: name, address: address) {
+            let whose =
+                switch refusal {
+                case .account: "for this account"
+                case .address: "from this address"
+                case .total: "on this server"
+                }
+            return Self.signInRefusal(
+                .tooManyRequests, retryAfter: refusal.retryAfter,
+                "Too many sign-in attempts \(whose). Try again in \(refusal.retryAfter) s.")
         }
         let signedIn: ConsoleAccounts.SignedIn?
         do {
             signedIn = try await accounts.signIn(name: name, password: form["password"] ?? "")
+        } catch .unavailable {
+            return Self.signInRefusal(.serviceUnavailable, retryAfter: 2, Self.busyMessage)
         } catch {
             throw APIError(error)
         }
@@ -145,6 +156,23 @@ struct ConsoleRoutes: Sendable {
         var response = Self.redirect("/console/flags")
         response.setCookie(sessionCookie(signedIn.sessionID, request: request, maxAge: Int(accounts.sessionLifetime)))
         return response
+    }
+
+    static let busyMessage = "The server is busy checking other sign-ins. Try again in a few seconds."
+
+    /// A refused sign-in: a short fixed page (no template, no form), cheap to send however many
+    /// attempts arrive, with a link back to the form.
+    static func signInRefusal(_ status: HTTPResponse.Status, retryAfter: Int, _ message: String) -> Response {
+        let html = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>Sign in</title></head>
+            <body><p>\(message)</p><p><a href="/console/login">Back to sign-in</a></p></body></html>
+
+            """
+        var headers = ConsoleRenderer.securityHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.retryAfter] = String(retryAfter)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
     func signOut(_ request: Request) async throws -> Response {

@@ -66,7 +66,14 @@ struct EventStreamRoutes: Sendable {
             }
             let environment = try authenticator.environment(of: token)
             // Subscribe before reading the revision, so no write falls between the two.
-            let revisions = events.subscribe(environment: environment.key)
+            let revisions: AsyncStream<Int>
+            do {
+                revisions = try events.subscribe(environment: environment.key, owner: token.id)
+            } catch let error as EventHub.Refusal {
+                throw APIError(
+                    error.perOwner ? .tooManyRequests : .serviceUnavailable, code: "too_many_streams",
+                    message: error.description, headers: [.retryAfter: String(Self.refusedRetryAfterSeconds)])
+            }
             let current = authenticator.publisher.current.environments[environment.key]?.revision ?? environment.revision
             let lastSeen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             let missed = request.headers[.lastEventID] != nil && lastSeen != current
@@ -103,6 +110,9 @@ struct EventStreamRoutes: Sendable {
                 body: body)
         }
     }
+
+    /// The `Retry-After` of a stream refused at a cap.
+    static let refusedRetryAfterSeconds = 30
 
     static let keepAliveComment = ByteBuffer(string: ": keep-alive\n\n")
 

@@ -33,6 +33,10 @@ public struct ChangeSet: Sendable, Hashable {
     /// Set when the write is a revert: the audit records its flag entries in that environment as
     /// a revert to that revision (``AuditEntry/revertedTo``), not as a plain change.
     public var revert: Revert?
+    /// When the writer stops waiting: a store checks it inside the transaction, right before it
+    /// commits, and rolls back past it (``StoreError/unavailable(_:)``), so a write its caller
+    /// gave up on is never committed later. `nil`: no deadline.
+    public var deadline: ContinuousClock.Instant?
 
     /// A revert's target: the environment and the revision whose state the write restores.
     public struct Revert: Sendable, Hashable {
@@ -45,17 +49,26 @@ public struct ChangeSet: Sendable, Hashable {
         }
     }
 
-    public init(actor: String, reason: String? = nil, changes: [StateChange], basedOn: [String: Int], revert: Revert? = nil) {
+    public init(
+        actor: String, reason: String? = nil, changes: [StateChange], basedOn: [String: Int],
+        revert: Revert? = nil, deadline: ContinuousClock.Instant? = nil
+    ) {
         self.actor = actor
         self.reason = reason
         self.changes = changes
         self.basedOn = basedOn
         self.revert = revert
+        self.deadline = deadline
     }
 
     /// The revision an audit entry of `draft` reverts to, if this write is a revert of it.
     public func revertedTo(_ draft: AuditDraft) -> Int? {
         guard let revert, draft.environment == revert.environment, draft.subject == .flag else { return nil }
         return revert.revision
+    }
+
+    /// Throws ``StoreError/unavailable(_:)`` if ``deadline`` has passed.
+    func checkDeadline() throws(StoreError) {
+        try StoreError.checkDeadline(deadline)
     }
 }

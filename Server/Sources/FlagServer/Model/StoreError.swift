@@ -8,6 +8,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case conflict(String)
     /// The database failed or holds something unreadable.
     case database(String)
+    /// The database could not be reached, or the write's deadline passed before it could commit;
+    /// nothing was written. The text says which, without the driver's details (those are logged).
+    case unavailable(String)
 
     public var description: String {
         switch self {
@@ -16,6 +19,17 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notFound(let what): "\(what) does not exist"
         case .conflict(let what): what
         case .database(let problem): "database: \(problem)"
+        case .unavailable(let problem): problem
+        }
+    }
+}
+
+extension StoreError {
+    /// Throws ``unavailable(_:)`` if `deadline` has passed: what a store checks inside a write's
+    /// transaction right before `COMMIT`, so that a write its caller stopped waiting for rolls back.
+    static func checkDeadline(_ deadline: ContinuousClock.Instant?) throws(StoreError) {
+        if let deadline, ContinuousClock.now >= deadline {
+            throw .unavailable("the write did not commit within its time limit")
         }
     }
 }

@@ -37,6 +37,12 @@ public protocol FlagStore: Sendable {
     /// Stores a new token.
     func insertToken(_ token: TokenRecord) async throws(StoreError)
 
+    /// Whether the first start finished: its secrets (the first admin token) were shown.
+    func isBootstrapFinished() async throws(StoreError) -> Bool
+
+    /// Records that the first start's secrets were shown (see ``FlagServer/start(store:limits:ttlSeconds:fractionalBucketing:rateLimiter:metrics:consoleAccounts:consoleOptions:logger:now:revisionCheck:reconnectDelay:eventStreamKeepAlive:showBootstrap:)``).
+    func finishBootstrap(at time: Date) async throws(StoreError)
+
     /// Closes the store; call it once, after the last use.
     func close() async
 

@@ -3,6 +3,7 @@ public import Foundation
 public import Logging
 import NIOSSL
 import PostgresNIO
+import Synchronization
 
 /// The shared store: PostgreSQL, for several server processes (replicas) over one database.
 ///
@@ -123,8 +124,14 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
     @discardableResult
     public func commit(_ changes: ChangeSet, at time: Date) async throws(StoreError) -> [String: Int] {
         try await run { [logger, writeLock, channel, now] in
-            try await client.withConnection { connection in
+            try await withConnection(before: changes.deadline) { connection in
                 try await Self.transaction(connection, logger: logger) {
+                    if let deadline = changes.deadline {
+                        // Every statement of the write, waiting for the write lock included, ends by the deadline.
+                        let milliseconds = max(1, Int(((deadline - .now) / .milliseconds(1)).rounded(.up)))
+                        try await connection.query(
+                            PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(milliseconds)"), logger: logger)
+                    }
                     try await connection.query("SELECT pg_advisory_xact_lock(\(writeLock))", logger: logger)
                     let state = try await Self.readState(connection, logger: logger)
                     for (environment, expected) in changes.basedOn.sorted(by: { $0.key < $1.key }) {
@@ -140,6 +147,8 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
                         let payload = RevisionAnnouncement(revisions: revisions, committedAt: now().timeIntervalSince1970).payload
                         try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
                     }
+                    // The last step before COMMIT: a write whose caller stopped waiting rolls back.
+                    try changes.checkDeadline()
                     return revisions
                 }
             }
@@ -189,6 +198,28 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    public func isBootstrapFinished() async throws(StoreError) -> Bool {
+        try await run { [logger] in
+            try await client.withConnection { connection in
+                var finished = false
+                for try await _ in try await connection.query("SELECT id FROM bootstrap WHERE id = 1", logger: logger) {
+                    finished = true
+                }
+                return finished
+            }
+        }
+    }
+
+    public func finishBootstrap(at time: Date) async throws(StoreError) {
+        try await run { [logger] in
+            try await client.withConnection { connection in
+                _ = try await connection.query(
+                    "INSERT INTO bootstrap (id, finished_at) VALUES (1, \(time.timeIntervalSince1970)) ON CONFLICT (id) DO NOTHING",
+                    logger: logger)
+            }
+        }
+    }
+
     public func tokens() async throws(StoreError) -> [TokenRecord] {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -198,8 +229,9 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
     }
 
     public func insertToken(_ token: TokenRecord) async throws(StoreError) {
+        let deadline = ContinuousClock.now + Self.tokenWriteTimeout
         try await run { [logger, channel, now] in
-            try await client.withConnection { connection in
+            try await withConnection(before: deadline) { [channel, now] connection in
                 try await Self.transaction(connection, logger: logger) {
                     try await connection.query(
                         """
@@ -209,14 +241,17 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
                         """, logger: logger)
                     let payload = RevisionAnnouncement(revisions: [:], tokens: true, committedAt: now().timeIntervalSince1970).payload
                     try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+                    // The last step before COMMIT: a write whose caller stopped waiting rolls back.
+                    try StoreError.checkDeadline(deadline)
                 }
             }
         }
     }
 
     public func revokeToken(id: String, at time: Date) async throws(StoreError) {
+        let deadline = ContinuousClock.now + Self.tokenWriteTimeout
         try await run { [logger, channel, now] in
-            try await client.withConnection { connection in
+            try await withConnection(before: deadline) { [channel, now] connection in
                 try await Self.transaction(connection, logger: logger) {
                     var found = false
                     for try await _ in try await connection.query("SELECT id FROM tokens WHERE id = \(id)", logger: logger) {
@@ -228,6 +263,8 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
                         logger: logger)
                     let payload = RevisionAnnouncement(revisions: [:], tokens: true, committedAt: now().timeIntervalSince1970).payload
                     try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+                    // The last step before COMMIT: a write whose caller stopped waiting rolls back.
+                    try StoreError.checkDeadline(deadline)
                 }
             }
         }
@@ -284,18 +321,79 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         return Int64(bitPattern: hash)
     }
 
-    /// Runs `body`, mapping every failure that is not already a ``StoreError`` to one. PostgresNIO's
-    /// errors describe themselves without query values or credentials.
+    /// Runs `body`, mapping every failure that is not already a ``StoreError`` to one.
+    ///
+    /// A database that cannot be reached, closed the connection, or cancelled a statement at the
+    /// write's deadline is ``StoreError/unavailable(_:)`` (a 503 for the client), its details
+    /// (host, port, driver text) logged and not passed on; other database failures are
+    /// ``StoreError/database(_:)``.
     func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
         do {
             return try await body()
         } catch let error as StoreError {
             throw error
         } catch let error as PSQLError {
-            let message = error.serverInfo?[.message]
-            throw .database("\(configuration.host):\(configuration.port): \(message ?? "\(error.code)")")
+            let detail = "\(configuration.host):\(configuration.port): \(error.serverInfo?[.message] ?? "\(error.code)")"
+            if Self.isUnavailable(error) {
+                logger.warning("database unavailable", metadata: ["error": "\(detail)"])
+                throw .unavailable(Self.unavailableMessage)
+            }
+            throw .database(detail)
         } catch {
-            throw .database("\(configuration.host):\(configuration.port): \(error)")
+            logger.warning(
+                "database unavailable", metadata: ["error": "\(configuration.host):\(configuration.port): \(error)"])
+            throw .unavailable(Self.unavailableMessage)
+        }
+    }
+
+    /// How long a token's creation or revocation waits for a connection at most, and runs: past
+    /// it, it is rolled back and fails ``StoreError/unavailable(_:)``, never committed later.
+    static let tokenWriteTimeout: Duration = .seconds(10)
+
+    static let unavailableMessage = "the database is unavailable or did not answer in time"
+
+    /// Whether `error` says the database could not be reached or gave up on a statement (as opposed
+    /// to refusing what was sent).
+    static func isUnavailable(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else {
+            // No answer from the server: the connection failed, closed or was cancelled.
+            return error.code != .server
+        }
+        // 08: connection exception; 53: insufficient resources; 57: operator intervention
+        // (57014: the statement timeout of a write's deadline); 55P03: lock not available.
+        return state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57") || state == "55P03"
+    }
+
+    /// Runs `body` on a pooled connection, waiting for one at most until `deadline`.
+    ///
+    /// The pool waits for a connection as long as the database is unreachable; a write with a
+    /// deadline stops waiting then (its lease request is cancelled), so it cannot be sent later.
+    func withConnection<T: Sendable>(
+        before deadline: ContinuousClock.Instant?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        guard let deadline else { return try await client.withConnection(body) }
+        let leased = LeaseFlag()
+        return try await withThrowingTaskGroup(of: T?.self) { [client] group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    leased.value.store(true, ordering: .sequentiallyConsistent)
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                if !leased.value.load(ordering: .sequentiallyConsistent) {
+                    throw StoreError.unavailable("no database connection within the write's time limit")
+                }
+                return nil
+            }
+            while let result = try await group.next() {
+                if let value = result {
+                    group.cancelAll()
+                    return value
+                }
+            }
+            throw StoreError.unavailable(Self.unavailableMessage)
         }
     }
 
@@ -461,4 +559,9 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
         return revisions
     }
+}
+
+/// Whether a write's connection was leased, shared by the lease and its deadline.
+private final class LeaseFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }

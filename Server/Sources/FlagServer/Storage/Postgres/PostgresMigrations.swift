@@ -96,5 +96,14 @@ enum PostgresMigrations {
                 "ALTER TABLE console_users ADD COLUMN disabled_at DOUBLE PRECISION",
             ]
         ),
+        (
+            4,
+            [
+                // Set once the first start's secrets were shown (FlagServer.start). A database
+                // bootstrapped before this table existed had them shown: it starts finished.
+                "CREATE TABLE bootstrap (id INTEGER PRIMARY KEY, finished_at DOUBLE PRECISION NOT NULL)",
+                "INSERT INTO bootstrap (id, finished_at) SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM environments)",
+            ]
+        ),
     ]
 }

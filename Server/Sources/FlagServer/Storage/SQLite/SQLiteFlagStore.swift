@@ -68,17 +68,37 @@ public actor SQLiteFlagStore: FlagStore {
     @discardableResult
     public func commit(_ changes: ChangeSet, at time: Date) async throws(StoreError) -> [String: Int] {
         try await run {
-            try await transaction {
-                let state = try await readState()
-                for (environment, expected) in changes.basedOn.sorted(by: { $0.key < $1.key }) {
-                    let actual = state.environments[environment]?.revision ?? 0
-                    guard actual == expected else {
-                        throw StoreError.staleRevision(environment: environment, expected: expected, actual: actual)
-                    }
-                }
-                let (next, drafts) = try state.applying(changes.changes)
-                return try await write(from: state, to: next, drafts: drafts, changes: changes, time: time)
+            if let deadline = changes.deadline {
+                // Another process holding the write lock is waited for until the deadline at most.
+                let milliseconds = max(1, Int(((deadline - .now) / .milliseconds(1)).rounded(.up)))
+                _ = try await connection.query("PRAGMA busy_timeout=\(milliseconds)")
             }
+            do {
+                let revisions = try await commitTransaction(changes, at: time)
+                if changes.deadline != nil { _ = try await connection.query("PRAGMA busy_timeout=5000") }
+                return revisions
+            } catch {
+                if changes.deadline != nil { _ = try? await connection.query("PRAGMA busy_timeout=5000") }
+                throw error
+            }
+        }
+    }
+
+    /// The transaction of ``commit(_:at:)``.
+    private func commitTransaction(_ changes: ChangeSet, at time: Date) async throws -> [String: Int] {
+        try await transaction {
+            let state = try await readState()
+            for (environment, expected) in changes.basedOn.sorted(by: { $0.key < $1.key }) {
+                let actual = state.environments[environment]?.revision ?? 0
+                guard actual == expected else {
+                    throw StoreError.staleRevision(environment: environment, expected: expected, actual: actual)
+                }
+            }
+            let (next, drafts) = try state.applying(changes.changes)
+            let revisions = try await write(from: state, to: next, drafts: drafts, changes: changes, time: time)
+            // The last step before COMMIT: a write whose caller stopped waiting rolls back.
+            try changes.checkDeadline()
+            return revisions
         }
     }
 
@@ -123,6 +143,18 @@ public actor SQLiteFlagStore: FlagStore {
                     revertedTo: row.column("reverted_to")?.integer
                 )
             }
+        }
+    }
+
+    public func isBootstrapFinished() async throws(StoreError) -> Bool {
+        try await run { try await !connection.query("SELECT id FROM bootstrap WHERE id = 1").isEmpty }
+    }
+
+    public func finishBootstrap(at time: Date) async throws(StoreError) {
+        try await run {
+            _ = try await connection.query(
+                "INSERT INTO bootstrap (id, finished_at) VALUES (1, ?) ON CONFLICT (id) DO NOTHING",
+                [.float(time.timeIntervalSince1970)])
         }
     }
 
@@ -181,6 +213,13 @@ public actor SQLiteFlagStore: FlagStore {
             return try await body()
         } catch let error as StoreError {
             throw error
+        } catch let error as SQLiteError {
+            switch error.reason {
+            case .busy, .locked, .busyTimeout:
+                throw .unavailable("the database is locked by another writer and did not free in time")
+            default:
+                throw .database(String(describing: error))
+            }
         } catch {
             throw .database(String(describing: error))
         }
