@@ -8,7 +8,8 @@ the Linux compiler can enforce (see `rewrite_available`), and compiles each modu
 `swiftc -emit-module` in Swift 6 mode, warnings as errors, against the stub modules of `Stubs/`
 rewritten the same way. A module whose rewritten sources, flags and imported modules are the
 same as one already compiled is not compiled again (most of the library does not differ between
-platforms).
+platforms). A package plugin (`@plugin` in units.txt) is compiled as SwiftPM compiles it, for its
+macOS host only, against the toolchain's real PackagePlugin and the XcodeProjectPlugin stub.
 
     check.py                      # the check; exit status 1 on any error or warning
     check.py --mutations          # also every wrong edit of mutations.json must be caught
@@ -40,6 +41,9 @@ NON_APPLE_MODULES = {
     "Glibc", "Musl", "Android", "Bionic", "WinSDK", "WASILibc", "CRT", "FoundationNetworking",
     "FoundationEssentials", "FoundationInternationalization", "FoundationXML",
 }
+# A package plugin runs on the machine that builds, never on a device: Xcode builds it for macOS
+# (any scheme, any destination), so a unit marked `@plugin` is checked for macOS only.
+PLUGIN_HOST = "macOS"
 
 
 def read_table(name):
@@ -52,6 +56,42 @@ def read_table(name):
     return rows
 
 
+def toolchain_lib():
+    """The toolchain's `usr/lib/swift` (beside the `swiftc` on PATH)."""
+    swiftc = os.path.realpath(subprocess.run(["which", "swiftc"], capture_output=True, text=True).stdout.strip())
+    return os.path.join(os.path.dirname(os.path.dirname(swiftc)), "lib", "swift")
+
+
+def tools_version():
+    """The package's tools version (the first line of Package.swift): what SwiftPM passes a
+    plugin's compile as `-package-description-version`, so PackagePlugin's API is the one the
+    manifest's version sees (`@available(_PackageDescription 6.0)` members)."""
+    with open(os.path.join(ROOT, "Package.swift")) as f:
+        m = re.match(r"//\s*swift-tools-version:\s*([0-9.]+)", f.readline())
+    if not m:
+        sys.exit("Package.swift: no swift-tools-version on its first line")
+    return m.group(1)
+
+
+def expand_flags(flags, where):
+    """`@plugin` in a units.txt or stubs.txt line: compiled as SwiftPM compiles a package plugin,
+    against the toolchain's real PackagePlugin (lib/swift/pm/PluginAPI) and with the package's
+    tools version (`-package-description-version`); returns (flags, is_plugin)."""
+    out, plugin = [], False
+    for flag in flags:
+        if flag == "@plugin":
+            plugin_api = os.path.join(toolchain_lib(), "pm", "PluginAPI")
+            if not os.path.exists(os.path.join(plugin_api, "PackagePlugin.swiftmodule")):
+                sys.exit(f"{where}: no PackagePlugin module in {plugin_api}")
+            out += ["-I", plugin_api, "-package-description-version", tools_version()]
+            plugin = True
+        elif flag.startswith("@"):
+            sys.exit(f"{where}: unknown marker {flag}")
+        else:
+            out.append(flag)
+    return out, plugin
+
+
 def load_units():
     units = []
     for row in read_table("units.txt"):
@@ -60,18 +100,22 @@ def load_units():
         files = sorted({p for pattern in patterns for p in glob.glob(os.path.join(ROOT, pattern), recursive=True)})
         if not files:
             sys.exit(f"units.txt: {name}: no file matches {patterns}")
-        units.append((name, [os.path.relpath(p, ROOT) for p in files], flags.split(), patterns))
+        flags, plugin = expand_flags(flags.split(), f"units.txt: {name}")
+        platforms = {PLUGIN_HOST} if plugin else set(FLOORS)
+        units.append((name, [os.path.relpath(p, ROOT) for p in files], flags, patterns, platforms))
     return units
 
 
 def load_stubs():
     stubs = []
     for row in read_table("stubs.txt"):
-        name, *platforms = row.split()
+        main, _, flags = row.partition(" -- ")
+        name, *platforms = main.split()
         for platform in platforms:
             if platform not in FLOORS:
                 sys.exit(f"stubs.txt: {name}: unknown platform {platform}")
-        stubs.append((name, set(platforms)))
+        flags, _ = expand_flags(flags.split(), f"stubs.txt: {name}")
+        stubs.append((name, set(platforms), flags))
     return stubs
 
 
@@ -122,7 +166,7 @@ class Rewriter:
         domain standing for "introduced in <platform> <version>"."""
         items = [a.strip() for a in split_arguments(args)]
         head = items[0]
-        if head in ("*", "swift", "_PackageDescription") or head.startswith("swift "):
+        if head in ("*", "swift", "_PackageDescription") or head.startswith(("swift ", "_PackageDescription ")):
             return f"@available({args})"
         if head in FLOORS or head.endswith("ApplicationExtension"):  # long form: `iOS, unavailable`
             if head != self.platform:
@@ -243,8 +287,7 @@ class Checker:
     def build_plugin(self):
         """The `#Preview` macro, a library plugin for the compiler (PreviewMacros/)."""
         source = os.path.join(HERE, "PreviewMacros", "PreviewMacro.swift")
-        host = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(
-            subprocess.run(["which", "swiftc"], capture_output=True, text=True).stdout.strip()))), "lib", "swift", "host")
+        host = os.path.join(toolchain_lib(), "host")
         digest = hashlib.sha256((self.swiftc_version + open(source).read()).encode()).hexdigest()[:16]
         out = os.path.join(self.scratch, "plugin", digest, "libPreviewMacros.so")
         if not os.path.exists(out):
@@ -261,17 +304,19 @@ class Checker:
 
     def plan(self, platform, config, overrides):
         """The modules to compile for one platform and configuration: (name, key, files, flags, deps)."""
-        stub_names = {name for name, _ in self.stubs}
-        importable = REAL_MODULES | {n for n, ps in self.stubs if platform in ps} | {n for n, *_ in self.units}
+        stub_names = {name for name, *_ in self.stubs}
+        importable = REAL_MODULES | {n for n, ps, _ in self.stubs if platform in ps} | {n for n, *_ in self.units}
         if self.modules_dir:
             importable |= {f[: -len(".swiftmodule")] for f in os.listdir(self.modules_dir) if f.endswith(".swiftmodule")}
         rewriter = Rewriter(platform, importable, NON_APPLE_MODULES | stub_names)
         steps = []
-        for name, platforms in self.stubs:
+        for name, platforms, flags in self.stubs:
             if platform in platforms:
                 path = os.path.join("scripts", "apple-check", "Stubs", name + ".swift")
-                steps.append((name, [(path, self.source(path, overrides))], []))
-        for name, files, flags, patterns in self.units:
+                steps.append((name, [(path, self.source(path, overrides))], flags))
+        for name, files, flags, patterns, platforms in self.units:
+            if platform not in platforms:  # a package plugin: checked for its host only
+                continue
             # A file a wrong edit adds (mutations.json "content") joins the module its path matches.
             added = [p for p in overrides if p not in files and any(
                 fnmatch.fnmatch(p, g) or fnmatch.fnmatch(p, g.replace("**/", "")) for g in patterns)]
@@ -353,8 +398,9 @@ class Checker:
         plans = {c: self.plan(c[0], c[1], overrides) for c in combos}
         failures, log = [], []
         # One module at a time, in the order of stubs.txt then units.txt (every plan's order): a
-        # stub missing on a platform (WidgetKit on tvOS) is skipped there, so plans differ in length.
-        order = [name for name, _ in self.stubs] + [name for name, *_ in self.units]
+        # stub missing on a platform (WidgetKit on tvOS) and a package plugin off its macOS host are
+        # skipped there, so plans differ in length.
+        order = [name for name, *_ in self.stubs] + [name for name, *_ in self.units]
         for module in order:
             wanted = {}
             for combo, (plan, keys) in plans.items():
@@ -401,7 +447,8 @@ def main():
     if not args.only_mutations:
         ok, log = checker.check(combos)
         if ok:
-            print(f"apple check: {len(checker.units)} modules type-check for " + ", ".join(f"{p} {c}" for p, c in combos))
+            checked = [u for u in checker.units if any(p in u[4] for p, _ in combos)]
+            print(f"apple check: {len(checked)} modules type-check for " + ", ".join(f"{p} {c}" for p, c in combos))
         else:
             print(log)
             print("apple check: FAILED")
