@@ -43,4 +43,14 @@ package final class Locked<Value>: @unchecked Sendable {  // safe: see the doc c
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+
+    /// Runs `body` with exclusive access to the value if no other thread holds the lock now;
+    /// `nil` without waiting if one does.
+    package func withLockIfAvailable<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
 }

@@ -51,7 +51,8 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the object is reached only through `Atomic` operations, released only
 /// when the protocols above show that no reader can still take or borrow it; the writers' state
-/// is behind a `Mutex`; and `Object` itself is `Sendable`.
+/// is behind a lock (``Locked``: a pthread mutex, which the thread sanitizer sees, unlike
+/// `Synchronization.Mutex`'s futex on Linux); and `Object` itself is `Sendable`.
 package final class PublishedReference<Object: AnyObject & Sendable>: @unchecked Sendable {  // safe: see above
     /// The generation in the high 32 bits, the claims made on its prepaid references in the low
     /// 32 bits.
@@ -65,7 +66,7 @@ package final class PublishedReference<Object: AnyObject & Sendable>: @unchecked
     /// Whether retired objects wait to be reclaimed: read by readers leaving an announcement.
     private let reclamationPending = Atomic<Bool>(false)
     /// The writers' side: the current object and the retired ones.
-    private let writers: Mutex<WriterState>
+    private let writers: Locked<WriterState>
 
     /// Addresses are kept as bit patterns (`Sendable`, unlike pointers), with every bit intact.
     private struct Retired {
@@ -102,7 +103,7 @@ package final class PublishedReference<Object: AnyObject & Sendable>: @unchecked
         slots = .allocate(capacity: 2)
         slots.initialize(to: Atomic<UInt>(UInt(bitPattern: address)))
         (slots + 1).initialize(to: Atomic<UInt>(0))
-        writers = Mutex(WriterState(current: UInt(bitPattern: address)))
+        writers = Locked(WriterState(current: UInt(bitPattern: address)))
         let words = 2 * Self.stripes * Self.stride
         counters = .allocate(capacity: words)
         for index in 0..<words { (counters + index).initialize(to: Atomic<Int>(0)) }
