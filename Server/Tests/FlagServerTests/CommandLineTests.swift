@@ -58,15 +58,7 @@ struct CommandLineTests {
             process.terminate()
             process.waitUntilExit()
         }
-        let text = try await Task.detached {
-            var text = ""
-            while !text.contains("listening on http://") {
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { throw TestFailure("flag-server exited early:\n\(text)") }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            return text
-        }.value
+        let text = try await outputUntilListening(output)
         #expect(text.contains("listening on http://127.0.0.1:\(port)"), "\(text)")
         #expect(text.contains("Sign in at http://127.0.0.1:\(port)/console\n"), "\(text)")
         #expect(!text.contains(" at /console"))

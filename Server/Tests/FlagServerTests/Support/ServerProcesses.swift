@@ -29,7 +29,17 @@ func launchFlagServer(_ arguments: [String]) async throws -> (process: Process, 
     process.standardError = output
     try process.run()
     // Read the output until the server says where it listens (and, on first start, the token).
-    let text = try await Task.detached {
+    let text = try await outputUntilListening(output)
+    guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix(while: \.isNumber),
+        let port = Int(portText)
+    else { throw TestFailure("no port in the output:\n\(text)") }
+    let firstToken = text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init)
+    return (process, port, firstToken, output)
+}
+
+/// What a `flag-server serve` process wrote to `output` up to the line saying where it listens.
+func outputUntilListening(_ output: Pipe) async throws -> String {
+    try await Task.detached {
         var text = ""
         while !text.contains("listening on http://") {
             let chunk = output.fileHandleForReading.availableData
@@ -38,9 +48,4 @@ func launchFlagServer(_ arguments: [String]) async throws -> (process: Process, 
         }
         return text
     }.value
-    guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix(while: \.isNumber),
-        let port = Int(portText)
-    else { throw TestFailure("no port in the output:\n\(text)") }
-    let firstToken = text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init)
-    return (process, port, firstToken, output)
 }
