@@ -51,6 +51,9 @@ final class MemoryFlagStore: FlagStore {
     func audit(environment: String, key: String?, limit: Int) async throws(StoreError) -> [AuditEntry] { [] }
     func tokens() async throws(StoreError) -> [TokenRecord] { [] }
     func insertToken(_ token: TokenRecord) async throws(StoreError) {}
+    /// The fixture's state counts as a finished first start: nothing here shows secrets.
+    func isBootstrapFinished() async throws(StoreError) -> Bool { true }
+    func finishBootstrap(at time: Date) async throws(StoreError) {}
     func close() async {}
     func revokeToken(id: String, at time: Date) async throws(StoreError) {}
 }
