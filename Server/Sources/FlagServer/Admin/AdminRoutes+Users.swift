@@ -68,19 +68,31 @@ extension AdminRoutes {
 /// Checking a new order of the environments before it is written.
 enum EnvironmentOrder {
     /// The change listing the environments as `keys`, which must name every environment once.
+    ///
+    /// - Throws: ``AdminError/badRequest(_:)`` when a key is listed twice (wrong whatever the
+    ///   state); ``AdminError/conflict(_:)`` when the keys are not the current environments
+    ///   (one was added or deleted since the list was read, or a name is wrong): read them again
+    ///   with `GET /admin/v1/environments` and send the whole order.
     static func change(_ keys: [String], in state: ServerState) throws(AdminError) -> StateChange {
+        var seen = Set<String>()
+        let repeated = Set(keys.filter { !seen.insert($0).inserted }).sorted()
+        guard repeated.isEmpty else {
+            throw .badRequest("environments: \(Self.quoted(repeated)) listed more than once; list every environment once")
+        }
         let known = Set(state.environments.keys)
-        var problems: [ValidationError] = []
-        for key in keys where !known.contains(key) {
-            problems.append(ValidationError(key: key, field: "environments", problem: "is not an environment"))
+        let unknown = keys.filter { !known.contains($0) }
+        let missing = known.subtracting(keys).sorted()
+        guard unknown.isEmpty, missing.isEmpty else {
+            var differences: [String] = []
+            if !unknown.isEmpty { differences.append("not environments: \(Self.quoted(unknown))") }
+            if !missing.isEmpty { differences.append("missing: \(Self.quoted(missing))") }
+            throw .conflict(
+                "environments: the order must list the current environments once each (\(differences.joined(separator: "; "))); read them with GET /admin/v1/environments and send the whole order again")
         }
-        for key in Set(keys) where keys.filter({ $0 == key }).count > 1 {
-            problems.append(ValidationError(key: key, field: "environments", problem: "is listed more than once"))
-        }
-        for key in known.subtracting(keys).sorted() {
-            problems.append(ValidationError(key: key, field: "environments", problem: "is missing: list every environment once"))
-        }
-        guard problems.isEmpty else { throw .invalid(problems) }
         return .orderEnvironments(keys)
+    }
+
+    private static func quoted(_ keys: [String]) -> String {
+        keys.map { "\"\($0)\"" }.joined(separator: ", ")
     }
 }

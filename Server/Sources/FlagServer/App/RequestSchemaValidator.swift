@@ -27,7 +27,7 @@ struct RequestSchemaValidator: Sendable {
     /// The keywords checked; annotations (`description`, `example`, …) carry no rule.
     static let supportedKeywords: Set<String> = [
         "$ref", "type", "enum", "properties", "required", "additionalProperties", "minProperties", "maxProperties",
-        "items", "maxItems", "minLength", "maxLength", "pattern", "minimum", "maximum",
+        "items", "maxItems", "uniqueItems", "minLength", "maxLength", "pattern", "minimum", "maximum",
     ]
     /// Keywords that only annotate.
     static let annotationKeywords: Set<String> = ["description", "title", "example", "examples", "default", "format"]
@@ -99,6 +99,13 @@ struct RequestSchemaValidator: Sendable {
         case .array(let items):
             if let maximum = schema["maxItems"]?.intValue, items.count > maximum {
                 report("allows at most \(maximum) items, got \(items.count)")
+            }
+            // JSON equality (1 and 1.0 are the same item), in one pass over a set.
+            if schema["uniqueItems"] == .bool(true) {
+                var seen = Set<JSONValue>()
+                if let repeated = items.first(where: { !seen.insert($0).inserted }) {
+                    report("must not list an item twice (\(repeated) is repeated)")
+                }
             }
             if let itemSchema = schema["items"] {
                 for (index, item) in items.enumerated() { check(item, against: itemSchema, path: path + "[\(index)]", into: &problems) }
