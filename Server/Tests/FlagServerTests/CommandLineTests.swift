@@ -17,13 +17,7 @@ struct CommandLineTests {
 
     /// Runs `flag-server` with `arguments` to its end: exit status and output (stdout and stderr).
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = CrashRecoveryTests.executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let (process, output) = try startFlagServerProcess(arguments)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, text)
@@ -47,13 +41,7 @@ struct CommandLineTests {
     @Test(.enabled(if: built))
     func theFirstStartPrintsTheConsolesFullAddress() async throws {
         let port = try Self.unusedPort()
-        let process = Process()
-        process.executableURL = CrashRecoveryTests.executable
-        process.arguments = ["serve", "--port", String(port), "--data-directory", TemporaryDirectory().path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let (process, output) = try startFlagServerProcess(["serve", "--port", String(port), "--data-directory", TemporaryDirectory().path])
         defer {
             process.terminate()
             process.waitUntilExit()

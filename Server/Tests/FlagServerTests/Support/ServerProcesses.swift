@@ -21,13 +21,7 @@ func runPythonScript(_ name: String, _ arguments: [String]) throws -> (Int32, St
 /// - Returns: The process, its port, the first admin token if this start printed one, and the
 ///   pipe its output goes to (still open: drain it or let the caller read more).
 func launchFlagServer(_ arguments: [String]) async throws -> (process: Process, port: Int, firstToken: String?, output: Pipe) {
-    let process = Process()
-    process.executableURL = CrashRecoveryTests.executable
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
+    let (process, output) = try startFlagServerProcess(arguments)
     // Read the output until the server says where it listens (and, on first start, the token).
     let text = try await outputUntilListening(output)
     guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix(while: \.isNumber),
@@ -48,4 +42,16 @@ func outputUntilListening(_ output: Pipe) async throws -> String {
         }
         return text
     }.value
+}
+
+/// Starts the built `flag-server` with `arguments`, its standard output and error in one pipe.
+func startFlagServerProcess(_ arguments: [String]) throws -> (process: Process, output: Pipe) {
+    let process = Process()
+    process.executableURL = CrashRecoveryTests.executable
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    return (process, output)
 }
