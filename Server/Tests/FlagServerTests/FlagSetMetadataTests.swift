@@ -51,6 +51,30 @@ struct FlagSetMetadataTests {
         }
     }
 
+    /// A manifest's top-level metadata names the manifest and stays out of its flags, whose
+    /// metadata the manifest format restricts: its export imports again as a manifest (merged,
+    /// `flagSetId` made every flag's metadata unreadable as a manifest; found by the fuzzer).
+    @Test
+    func aManifestsOwnMetadataIsNotMergedAndItsExportImportsAgain() async throws {
+        let manifest = #"""
+            {"metadata": {"flagSetId": "example-app", "version": "3"},
+             "flags": {"checkout": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                                    "metadata": {"type": "boolean", "owner": "payments", "x-team": "growth"}}}}
+            """#
+        try await TestServer.with { server in
+            let imported = try await server.request(
+                .POST, "/admin/v1/environments/production/import?format=manifest", token: server.adminToken, body: manifest)
+            #expect(imported.status == 200, "\(imported.body)")
+            let export = try await server.request(.GET, "/admin/v1/environments/production/export", token: server.adminToken)
+            #expect(export.status == 200)
+            #expect(!export.body.contains("flagSetId"), "\(export.body)")
+            let again = try await server.request(
+                .POST, "/admin/v1/environments/production/import?format=manifest&dryRun=true", token: server.adminToken,
+                body: export.body)
+            #expect(again.status == 200, "\(again.body)")
+        }
+    }
+
     @Test
     func aDryRunNamesEveryFlagThatWouldBeRefusedAndWhy() async throws {
         try await TestServer.with { server in

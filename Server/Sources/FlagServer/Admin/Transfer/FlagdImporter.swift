@@ -9,9 +9,11 @@ import Foundation
 /// `displayName`, `description`, `owner`, `phase`, `removalTarget`, `requires`/`conflicts` as
 /// comma-separated keys, `sensitive`); every other metadata key is the flag's own flagd metadata
 /// (``FlagMetadata/custom``), kept as written and served with its evaluations. What flagd accepts
-/// is accepted: a flag without `defaultVariant` (or with `null`), `targeting: {}`. The flag set's
-/// `metadata` is merged into every flag's metadata, the flag's own keys winning, as flagd does,
-/// so it is served with every evaluation of the flag.
+/// is accepted: a flag without `defaultVariant` (or with `null`), `targeting: {}`. A flagd
+/// document's flag-set `metadata` is merged into every flag's metadata, the flag's own keys
+/// winning, as flagd does, so it is served with every evaluation of the flag. A manifest's
+/// top-level metadata names the manifest (`flagSetId`, `version`) and is not merged: the
+/// manifest format allows a flag only registry fields and `x-` keys.
 ///
 /// The flag's code default (``FlagRecord/defaultVariant``, what `flags push` records) travels as
 /// the metadata key `x-codeDefault`, which the export writes and the manifest format keeps as a
@@ -58,9 +60,11 @@ enum FlagdImporter {
         guard case .object(let flags) = root["flags"] ?? .null else {
             throw .badRequest("flags: the document needs a \"flags\" object")
         }
-        // flagd merges the flag set's metadata into every flag's, the flag's own keys winning.
+        // flagd merges the flag set's metadata into every flag's, the flag's own keys winning. A
+        // manifest's top-level metadata (`flagSetId`, `version`) names the manifest itself, and its
+        // flags may not carry such keys: merged, they would export as a manifest that does not read.
         var setMetadata: [String: JSONValue] = [:]
-        if let value = root["metadata"] {
+        if format == .flagd, let value = root["metadata"] {
             guard case .object(let members) = value else {
                 throw .badRequest("metadata: the flag set's metadata must be an object, got \(value.typeName)")
             }
