@@ -96,8 +96,8 @@ struct RemoteDurationLimitsTests {
     }
 
     @Test func theSystemClockSleepsUntilAnyDeadlineWithoutOverflowing() async {
-        // on purpose: cancelled at once; what is tested is that a deadline this far away does not overflow.
-        let sleeper = Task { try await SystemRefreshClock().sleep(until: Date(timeIntervalSinceNow: 1e16)) }
+        // Cancelled at once: what is tested is that a deadline this far away does not overflow.
+        let sleeper = Task { try await SystemRefreshClock().sleep(until: Date(timeIntervalSinceNow: 1e16)) }  // on purpose
         sleeper.cancel()
         let result = await sleeper.result
         #expect(throws: CancellationError.self) { try result.get() }

@@ -47,10 +47,7 @@ final class PasswordChecker: Sendable {
     /// long the queue: it is not refused like a sign-in.
     func hash(_ work: @escaping @Sendable () -> String) async -> String {
         do {
-            return try await pool.runIfActive {
-                Self.lowerCurrentThreadPriority()
-                return work()
-            }
+            return try await onPool(work)
         } catch {
             // The pool shut down (the checker is going away): hash here rather than fail.
             return work()
@@ -63,13 +60,18 @@ final class PasswordChecker: Sendable {
         defer { admitted.subtract(1, ordering: .relaxed) }
         guard now <= threads + queue else { throw Busy() }
         do {
-            return try await pool.runIfActive {
-                Self.lowerCurrentThreadPriority()
-                return work()
-            }
+            return try await onPool(work)
         } catch {
             // The pool shut down (the checker is going away): refuse like a full queue.
             throw Busy()
+        }
+    }
+
+    /// `work` on one of the pool's threads, at the lowest priority; throws if the pool shut down.
+    private func onPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+        try await pool.runIfActive {
+            Self.lowerCurrentThreadPriority()
+            return work()
         }
     }
 
