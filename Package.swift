@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "FlagEvaluation", targets: ["FlagEvaluation"]),
         .library(name: "FeatureFlagsTargeting", targets: ["FeatureFlagsTargeting"]),
         .library(name: "FeatureFlagsSharing", targets: ["FeatureFlagsSharing"]),
+        // Experiment statistics from sufficient statistics: pure, no dependencies (the server and
+        // `flags stats` use it).
+        .library(name: "FlagStatistics", targets: ["FlagStatistics"]),
         .executable(name: "flags", targets: ["flags"]),
         .plugin(name: "FlagsGeneratePlugin", targets: ["FlagsGeneratePlugin"]),
         // The example registry of the demo and the docs (32 flags in phases 0-8, typed values),
@@ -72,11 +75,13 @@ let package = Package(
         .target(name: "FlagEvaluation", dependencies: ["JSONSyntax"]),
         // Feeds the core's remote layer from flag definitions evaluated for a context.
         .target(name: "FeatureFlagsTargeting", dependencies: ["FeatureFlags", "FlagEvaluation"]),
+
+        .target(name: "FlagStatistics"),
         // The command-line tool.
         .executableTarget(
             name: "flags",
             dependencies: [
-                "FeatureFlags", "FlagEvaluation", "FlagManifest", "FlagTooling",
+                "FeatureFlags", "FlagEvaluation", "FlagManifest", "FlagTooling", "FlagStatistics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -142,6 +147,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "FlagStatisticsTests", dependencies: ["FlagStatistics"]),
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation", "JSONSyntax"], exclude: ["ExpectedFailures"]),
         .testTarget(
             name: "FlagToolingTests",

@@ -1,0 +1,102 @@
+/// The analysis of an experiment: the inputs it was computed from, the sample ratio check, and per
+/// metric every arm against the control.
+public struct ExperimentAnalysis: Sendable, Hashable, Codable {
+    /// The data analysed, as given, so that every figure can be recomputed.
+    public var inputs: ExperimentData
+    /// The α used.
+    public var alpha: Double
+    /// The sample ratio check, when an allocation was given.
+    public var sampleRatio: SampleRatioCheck?
+    public var metrics: [MetricAnalysis]
+    /// The methods and priors, in words (shown on results pages).
+    public var methods: [String]
+}
+
+/// A chi-squared goodness-of-fit test of the observed units per arm against the allocation.
+public struct SampleRatioCheck: Sendable, Hashable, Codable {
+    public var observed: [String: Double]
+    public var expected: [String: Double]
+    public var chiSquared: Double
+    public var degreesOfFreedom: Double
+    public var pValue: Double
+    public var threshold: Double
+    /// `pValue < threshold`: the split is not the one planned, and no decision should be made.
+    public var mismatch: Bool
+}
+
+/// One metric: a summary of each arm and each arm against the control.
+public struct MetricAnalysis: Sendable, Hashable, Codable {
+    public var name: String
+    public var kind: MetricData.Kind
+    public var higherIsBetter: Bool
+    public var guardrail: Bool
+    /// The CUPED adjustment, when every arm carried its covariate.
+    public var cuped: CUPEDAdjustment?
+    public var arms: [ArmSummary]
+    public var comparisons: [Comparison]
+}
+
+/// An arm's mean and variance (after CUPED, when applied).
+public struct ArmSummary: Sendable, Hashable, Codable {
+    public var arm: String
+    public var units: Double
+    public var mean: Double
+    public var variance: Double
+}
+
+/// θ = Cov(x, y)/Var(x) over all units, and how much of the variance it removed.
+public struct CUPEDAdjustment: Sendable, Hashable, Codable {
+    public var theta: Double
+    /// The pooled covariate mean x̄ the arms are adjusted towards.
+    public var covariateMean: Double
+    /// 1 − Var(adjusted)/Var(raw), summed over the arms' variances of the mean.
+    public var varianceReduction: Double
+}
+
+/// An interval for a difference and its test, at the analysis' α.
+public struct Estimate: Sendable, Hashable, Codable {
+    public var estimate: Double
+    public var standardError: Double
+    public var lower: Double
+    public var upper: Double
+    /// Two-sided p-value of "no difference".
+    public var pValue: Double
+    /// Welch–Satterthwaite degrees of freedom; `nil` where the normal distribution is used.
+    public var degreesOfFreedom: Double?
+}
+
+/// The mixture sequential probability ratio test: intervals valid at every look.
+public struct SequentialEstimate: Sendable, Hashable, Codable {
+    public var lower: Double
+    public var upper: Double
+    /// The always-valid p-value min(1, 1/Λ) of this look.
+    public var pValue: Double
+    /// τ², the variance of the normal mixture over effects.
+    public var mixingVariance: Double
+    /// `pValue`, adjusted across all comparisons of the experiment (Benjamini–Hochberg).
+    public var adjustedPValue: Double
+}
+
+/// The Bayesian view under flat priors and the normal approximation.
+public struct BayesianEstimate: Sendable, Hashable, Codable {
+    /// P(the arm is better than the control | data), in the metric's good direction.
+    public var chanceToBeatControl: Double
+    /// E[max(0, control − arm)] in the good direction: what shipping the arm loses on average
+    /// if it is in fact worse, in the metric's units.
+    public var expectedLoss: Double
+}
+
+/// An arm against the control on one metric.
+public struct Comparison: Sendable, Hashable, Codable {
+    public var arm: String
+    public var control: String
+    /// Arm mean − control mean, by Welch's t.
+    public var absolute: Estimate
+    /// Arm mean / control mean − 1, by the delta method; `nil` when the control mean is 0.
+    public var relative: Estimate?
+    public var sequential: SequentialEstimate
+    public var bayesian: BayesianEstimate
+    /// The absolute difference's p-value adjusted across all comparisons of the experiment
+    /// (Benjamini–Hochberg).
+    public var adjustedPValue: Double
+}

@@ -1,0 +1,76 @@
+/// What the statistics engine analyses: per-arm sufficient statistics of an experiment's metrics,
+/// and the settings of the analysis. Its JSON form is what `flags stats analyze` and the server's
+/// analysis endpoint take, and what an experiment's export carries.
+public struct ExperimentData: Sendable, Hashable, Codable {
+    /// The arm the others are compared with.
+    public var control: String
+    /// The planned share of units per arm (any positive weights; normalized), for the sample
+    /// ratio check. Without it there is no check.
+    public var allocation: [String: Double]?
+    /// Units per arm for the sample ratio check; when absent, the first metric's units.
+    public var units: [String: Double]?
+    /// The significance level α of every interval and test; 0.05 when absent.
+    public var alpha: Double?
+    /// The p-value below which the sample ratio check reports a mismatch; 0.001 when absent.
+    public var sampleRatioThreshold: Double?
+    /// The mixing standard deviation τ of the sequential test, on each metric's own scale (the
+    /// absolute difference of means). When absent, 0.1 of the metric's pooled standard deviation.
+    public var sequentialMixingStandardDeviation: Double?
+    public var metrics: [MetricData]
+
+    public init(
+        control: String, allocation: [String: Double]? = nil, units: [String: Double]? = nil, alpha: Double? = nil,
+        sampleRatioThreshold: Double? = nil, sequentialMixingStandardDeviation: Double? = nil, metrics: [MetricData]
+    ) {
+        self.control = control
+        self.allocation = allocation
+        self.units = units
+        self.alpha = alpha
+        self.sampleRatioThreshold = sampleRatioThreshold
+        self.sequentialMixingStandardDeviation = sequentialMixingStandardDeviation
+        self.metrics = metrics
+    }
+}
+
+/// One metric's sufficient statistics per arm.
+public struct MetricData: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The unit sent the event at least once in the window: values 0 or 1.
+        case conversion
+        /// The mean of a value per unit (revenue, duration).
+        case mean
+        /// The number of events per unit.
+        case count
+    }
+
+    public var name: String
+    public var kind: Kind
+    /// Whether a higher value is the better one (conversion, revenue); `false` for errors,
+    /// crashes, latency. `true` when absent.
+    public var higherIsBetter: Bool?
+    /// A guardrail metric: one that must not get worse.
+    public var guardrail: Bool?
+    public var arms: [String: ArmStatistics]
+
+    public init(name: String, kind: Kind, higherIsBetter: Bool? = nil, guardrail: Bool? = nil, arms: [String: ArmStatistics]) {
+        self.name = name
+        self.kind = kind
+        self.higherIsBetter = higherIsBetter
+        self.guardrail = guardrail
+        self.arms = arms
+    }
+}
+
+/// Input the analysis cannot use, with where it is.
+public struct StatisticsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Where: `metrics[2].arms.on.units`, `alpha`, ….
+    public let path: String
+    public let problem: String
+
+    public init(_ path: String, _ problem: String) {
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String { "\(path): \(problem)" }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// The special functions the distributions rest on: the regularized incomplete beta and gamma
+/// functions, evaluated by their series and continued fractions (Abramowitz & Stegun 26.5.8 and
+/// 6.5.29/6.5.31; the modified Lentz algorithm of Thompson & Barnett 1986 for the fractions).
+enum SpecialFunctions {
+    /// Relative precision the series and fractions stop at.
+    static let epsilon = 1e-16
+    /// Iterations before a series or fraction gives up (never reached for the arguments the
+    /// analysis passes: they converge in well under a hundred).
+    static let maximumIterations = 10_000
+    /// Smallest magnitude kept in a continued fraction's denominators (Lentz's "tiny").
+    static let tiny = 1e-300
+
+    /// The natural logarithm of the beta function, B(a, b) = Γ(a)Γ(b)/Γ(a+b).
+    static func logBeta(_ a: Double, _ b: Double) -> Double {
+        lgamma(a) + lgamma(b) - lgamma(a + b)
+    }
+
+    /// The regularized incomplete beta function I_x(a, b), for a, b > 0 and 0 ≤ x ≤ 1.
+    static func incompleteBeta(_ x: Double, _ a: Double, _ b: Double) -> Double {
+        precondition(a > 0 && b > 0, "incompleteBeta needs a, b > 0")
+        if x <= 0 { return 0 }
+        if x >= 1 { return 1 }
+        // The fraction converges fast for x < (a + 1)/(a + b + 2); beyond, use I_x(a,b) = 1 − I_{1−x}(b,a).
+        if x > (a + 1) / (a + b + 2) {
+            return 1 - incompleteBeta(1 - x, b, a)
+        }
+        let front = exp(a * log(x) + b * log1p(-x) - logBeta(a, b)) / a
+        return front * betaFraction(x, a, b)
+    }
+
+    /// The continued fraction of A&S 26.5.8: 1/(1+ d1/(1+ d2/(1+ …))).
+    private static func betaFraction(_ x: Double, _ a: Double, _ b: Double) -> Double {
+        var c = 1.0
+        var d = 1 - (a + b) * x / (a + 1)
+        if abs(d) < tiny { d = tiny }
+        d = 1 / d
+        var result = d
+        for m in 1...maximumIterations {
+            let m = Double(m)
+            // Even step: d_{2m} = m(b − m)x / ((a + 2m − 1)(a + 2m)).
+            let even = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+            d = 1 + even * d
+            if abs(d) < tiny { d = tiny }
+            c = 1 + even / c
+            if abs(c) < tiny { c = tiny }
+            d = 1 / d
+            result *= d * c
+            // Odd step: d_{2m+1} = −(a + m)(a + b + m)x / ((a + 2m)(a + 2m + 1)).
+            let odd = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+            d = 1 + odd * d
+            if abs(d) < tiny { d = tiny }
+            c = 1 + odd / c
+            if abs(c) < tiny { c = tiny }
+            d = 1 / d
+            let step = d * c
+            result *= step
+            if abs(step - 1) < epsilon { break }
+        }
+        return result
+    }
+
+    /// The regularized upper incomplete gamma function Q(a, x) = Γ(a, x)/Γ(a), for a > 0, x ≥ 0.
+    static func upperIncompleteGamma(_ a: Double, _ x: Double) -> Double {
+        precondition(a > 0, "upperIncompleteGamma needs a > 0")
+        if x <= 0 { return 1 }
+        if x < a + 1 { return 1 - lowerGammaSeries(a, x) }
+        return upperGammaFraction(a, x)
+    }
+
+    /// P(a, x) by its series (A&S 6.5.29): e^{−x} x^a / Γ(a+1) · Σ x^n / ((a+1)…(a+n)).
+    private static func lowerGammaSeries(_ a: Double, _ x: Double) -> Double {
+        var term = 1 / a
+        var sum = term
+        var denominator = a
+        for _ in 0..<maximumIterations {
+            denominator += 1
+            term *= x / denominator
+            sum += term
+            if abs(term) < abs(sum) * epsilon { break }
+        }
+        return sum * exp(-x + a * log(x) - lgamma(a))
+    }
+
+    /// Q(a, x) by its continued fraction (A&S 6.5.31), for x ≥ a + 1.
+    private static func upperGammaFraction(_ a: Double, _ x: Double) -> Double {
+        var b = x + 1 - a
+        var c = 1 / tiny
+        var d = 1 / b
+        var result = d
+        for i in 1...maximumIterations {
+            let i = Double(i)
+            let an = -i * (i - a)
+            b += 2
+            d = an * d + b
+            if abs(d) < tiny { d = tiny }
+            c = b + an / c
+            if abs(c) < tiny { c = tiny }
+            d = 1 / d
+            let step = d * c
+            result *= step
+            if abs(step - 1) < epsilon { break }
+        }
+        return exp(-x + a * log(x) - lgamma(a)) * result
+    }
+
+    /// The root of the increasing function `f` where it equals `target`, by Newton's method kept
+    /// inside a bracket (a bisection step whenever Newton would leave it).
+    ///
+    /// - Parameters:
+    ///   - f: An increasing function.
+    ///   - derivative: Its derivative (a density).
+    ///   - start: The first guess.
+    static func increasingRoot(
+        of f: (Double) -> Double, derivative: (Double) -> Double, equal target: Double, start: Double
+    ) -> Double {
+        // Bracket the root by doubling outwards from the start.
+        var low = start - 1
+        var high = start + 1
+        var width = 1.0
+        while f(low) > target { width *= 2; low = start - width }
+        width = 1
+        while f(high) < target { width *= 2; high = start + width }
+        var x = start
+        for _ in 0..<200 {
+            let value = f(x) - target
+            if value == 0 { return x }
+            if value < 0 { low = x } else { high = x }
+            let slope = derivative(x)
+            var next = x - value / slope
+            if !(slope > 0) || !next.isFinite || next <= low || next >= high {
+                next = (low + high) / 2
+            }
+            if abs(next - x) <= 1e-15 * max(1, abs(x)) { return next }
+            x = next
+        }
+        return x
+    }
+}
