@@ -25,6 +25,8 @@ struct Flags: ParsableCommand {
             LintCommand.self, GenerateCommand.self, ExportCommand.self, RefsCommand.self, RemoveCommand.self,
             // Evaluation.
             EvalCommand.self,
+            // Experiments.
+            StatsCommand.self,
             // A flag server.
             PushCommand.self, PullCommand.self, DiffCommand.self,
         ]
