@@ -44,6 +44,7 @@ package.targets = [
         dependencies: [
             .product(name: "FlagEvaluation", package: rootPackage),
             .product(name: "FlagManifest", package: rootPackage),
+            .product(name: "FlagStatistics", package: rootPackage),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -89,6 +90,7 @@ package.targets = [
             // The library's loader, driven against this server (ClientStreamTests).
             .product(name: "FeatureFlags", package: rootPackage),
             .product(name: "FeatureFlagsRemote", package: rootPackage),
+            .product(name: "FlagStatistics", package: rootPackage),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -69,6 +69,9 @@ struct StatisticsEngineTests {
         ])])) == "metrics[0].arms.off.sumOfSquares")
         #expect(refusal(ExperimentData(control: "off", alpha: 1.5, metrics: [MetricData(name: "m", kind: .conversion, arms: ["off": good, "on": good])])) == "alpha")
         #expect(refusal(ExperimentData(control: "off", metrics: [MetricData(name: "m", kind: .conversion, arms: ["off": ArmStatistics(units: 1, sum: 0), "on": good])])) == "metrics[0].arms.off.units")
+        #expect(refusal(ExperimentData(control: "off", metrics: [MetricData(name: "m", kind: .mean, arms: [
+            "off": ArmStatistics(units: 10, sum: 1e200, sumOfSquares: 1e300), "on": ArmStatistics(units: 10, sum: 10, sumOfSquares: 20),
+        ])])) == "metrics[0].arms.off.sum")
         var partial = good
         partial.covariateSum = 3
         partial.covariateSumOfSquares = 9

@@ -4,6 +4,8 @@ public enum StatisticsEngine {
     /// bound keeps work reachable from a request small).
     public static let maximumMetrics = 200
     public static let maximumArms = 20
+    /// The largest magnitude of a statistic: squares and products of such numbers stay finite.
+    public static let maximumMagnitude = 1e100
 
     /// The analysis of `data`.
     ///
@@ -110,8 +112,8 @@ public enum StatisticsEngine {
             ("units", arm.units), ("sum", arm.sum), ("sumOfSquares", arm.sumOfSquares), ("covariateSum", arm.covariateSum),
             ("covariateSumOfSquares", arm.covariateSumOfSquares), ("sumOfProducts", arm.sumOfProducts),
         ]
-        for case (let name, let value?) in fields where !value.isFinite {
-            throw StatisticsError("\(path).\(name)", "must be a finite number")
+        for case (let name, let value?) in fields where !(value.isFinite && abs(value) <= maximumMagnitude) {
+            throw StatisticsError("\(path).\(name)", "must be a finite number of magnitude at most 1e100")
         }
         guard arm.units >= 2 else { throw StatisticsError("\(path).units", "at least 2 units are needed, not \(arm.units)") }
         if conversion {
@@ -141,10 +143,10 @@ public enum StatisticsEngine {
         var weights: [Double] = []
         for name in names {
             let weight = allocation[name]!
-            guard weight > 0, weight.isFinite else {
+            guard weight > 0, weight <= maximumMagnitude else {
                 throw StatisticsError("allocation.\(name)", "must be a positive weight, not \(weight)")
             }
-            guard let count = units[name], count >= 0, count.isFinite else {
+            guard let count = units[name], count >= 0, count <= maximumMagnitude else {
                 throw StatisticsError("units.\(name)", "the allocation's arm \"\(name)\" has no unit count")
             }
             observed.append(count)

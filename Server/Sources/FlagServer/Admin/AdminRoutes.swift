@@ -44,6 +44,7 @@ struct AdminRoutes: Sendable {
         }
         registerDefinitionRoutes(on: group)
         registerUserRoutes(on: group)
+        registerStatisticsRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")
