@@ -251,7 +251,9 @@ class ConsoleBrowserTests(unittest.TestCase):
         self.assertTrue(2 <= on <= 20, "%d of 90 users got the flag on a 10 %% rollout" % on)
         self.assertEqual({result["reason"] for result in served}, {"TARGETING_MATCH"})
 
-        # The rule editor checks a rule with the server's validator as it is typed.
+        # The rule's JSON (behind the rule builder) is checked with the server's validator as it
+        # is typed.
+        self.find("#targeting-show-json").click()
         rule = self.find("#targeting")
         rule.clear()
         rule.send_keys('{"nope": [1]}')
@@ -361,6 +363,7 @@ class ConsoleBrowserTests(unittest.TestCase):
 
         # Variants the user wrote are kept on a type change, with a word that they must match it.
         self.open("/console/new-flag")
+        self.find("#variants-show-json").click()
         variants = self.find("#variants")
         variants.clear()
         variants.send_keys('{"a": true}')

@@ -69,6 +69,12 @@ extension ConsoleRoutes {
             "reason": draft.reason,
             "validateURL": "/console/api/environments/\(Self.escaped(selected))/flags/\(Self.escaped(key))/validate",
         ] as [String: Any]
+        // What the rule builder and its live preview need (rule-builder.js).
+        var edit = context["edit"] as? [String: Any] ?? [:]
+        edit["previewURL"] = "/console/api/environments/\(Self.escaped(selected))/flags/\(Self.escaped(key))/preview"
+        edit["builderVariants"] = JSONValue.array(flag.variants.keys.sorted().map { .string($0) }).serialized()
+        edit["builderSegments"] = Self.builderSegments(state.environments[selected], except: nil)
+        context["edit"] = edit
         if let preview = draft.preview, preview.problems.isEmpty {
             let total = max(1, preview.assignments.count)
             context["preview"] = [
@@ -124,6 +130,13 @@ extension ConsoleRoutes {
                 draft.problems = Self.problemTexts(error)
             }
             draft.checked = true
+            if draft.problems.isEmpty {
+                // Without scripts the check is where the rule's "who gets what" shows.
+                draft.preview = try? SettingsPreview.preview(
+                    settings, flag: key, environment: environment, in: state,
+                    targetingKeys: SettingsPreview.sampleKeys(count: SettingsPreview.maximumTargetingKeys),
+                    bucketing: admin.publisher.bucketing, now: now())
+            }
             return try await flagPage(
                 visitor, key: key, environment: environment, draft: draft,
                 status: draft.problems.isEmpty ? .ok : .unprocessableContent,

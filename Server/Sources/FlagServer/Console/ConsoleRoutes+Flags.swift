@@ -52,6 +52,7 @@ extension ConsoleRoutes {
                 try await saveRollout(visitor, form, key: key, environment: environment)
             }
         }
+        registerLivePreview(on: router)
         router.post("/console/api/environments/:environment/flags/:key/validate") { request, context in
             let key = try context.parameters.require("key")
             let environment = try context.parameters.require("environment")
@@ -70,6 +71,42 @@ extension ConsoleRoutes {
                 return JSONBody.response(["problems": problems])
             }
         }
+    }
+
+    /// The preview the flag page's script shows as the settings form changes: what the form's
+    /// settings would serve to the sample users, counted by variant (nothing is saved).
+    func registerLivePreview(on router: Router<BasicRequestContext>) {
+        router.post("/console/api/environments/:environment/flags/:key/preview") { request, context in
+            let key = try context.parameters.require("key")
+            let environment = try context.parameters.require("environment")
+            return try await change(request, needs: .viewer) { _, form in
+                let state = await admin.state
+                switch settings(from: form, key: key, environment: environment, in: state) {
+                case .failure(let problem):
+                    return JSONBody.response(LivePreview(problems: [problem], enabled: false, total: 0, counts: [:]))
+                case .success(let settings):
+                    do {
+                        let keys = SettingsPreview.sampleKeys(count: SettingsPreview.maximumTargetingKeys)
+                        let result = try SettingsPreview.preview(
+                            settings, flag: key, environment: environment, in: state, targetingKeys: keys,
+                            bucketing: admin.publisher.bucketing, now: now())
+                        return JSONBody.response(LivePreview(
+                            problems: result.problems, enabled: result.enabled, total: result.problems.isEmpty ? keys.count : 0,
+                            counts: result.counts))
+                    } catch let error as AdminError {
+                        throw APIError(error)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The live preview's answer: the counts by variant over `total` sample users, or the problems.
+    struct LivePreview: Encodable {
+        var problems: [ValidationError]
+        var enabled: Bool
+        var total: Int
+        var counts: [String: Int]
     }
 
     // MARK: - The flags table

@@ -50,6 +50,7 @@ struct ConsoleRoutes: Sendable {
         registerHistory(on: router)
         registerEvaluate(on: router)
         registerEnvironments(on: router)
+        registerSegments(on: router)
         registerTokens(on: router)
         registerUsers(on: router)
     }
@@ -200,7 +201,7 @@ struct ConsoleRoutes: Sendable {
             context["nav"] = ([
                 ("flags", "Flags", "/console/flags"), ("evaluate", "Evaluate", "/console/evaluate"),
                 ("history", "History", "/console/history"), ("environments", "Environments", "/console/environments"),
-                ("tokens", "Tokens", "/console/tokens"),
+                ("segments", "Segments", "/console/segments"), ("tokens", "Tokens", "/console/tokens"),
             ] + (visitor.user.role >= .admin ? [("users", "Users", "/console/users")] : [])).map { item in
                 ["href": item.2, "label": item.1, "current": item.0 == section] as [String: Any]
             }
