@@ -24,6 +24,7 @@ public struct UntrackedFlagReads<Key: FeatureFlagKey>: Sendable {
         let engine = manager.engine
         let index = manager.caseIndex.index(of: flag)
         if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
+        engine.noteRead(index)
         return engine.slots.word(at: index) != 0
     }
 
