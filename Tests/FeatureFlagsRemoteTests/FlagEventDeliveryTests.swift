@@ -7,7 +7,7 @@ import Testing
 /// Delivery of recorded events: batches, backoff, `Retry-After`, 413, relaunches.
 struct FlagEventDeliveryTests {
     static let source = FlagEventSource(appVersion: "4.2", buildConfiguration: .release, platform: "TestOS")
-    static let endpoint = URL(string: "https://flags.example.com/ofrep/v1/events")!
+    static let endpoint = URL(string: "https://flags.example.com/api/v1/events")!
 
     /// A recorder, a clock, a queue file and batch ids `batch-1`, `batch-2`… A second
     /// `delivery(...)` on the same fixture is the app relaunched: a new recorder and queue over

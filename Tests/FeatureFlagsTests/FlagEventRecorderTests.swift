@@ -185,6 +185,18 @@ struct FlagEventRecorderTests {
         #expect(wakes.withLock { $0 } == 2)
     }
 
+    @Test func theNonDefaultFlagsForCrashReportsNameVariantsAndHideSensitiveValues() {
+        let flags = FeatureFlagManager<TestFlag>(FlagSetup(buildConfiguration: .release))
+        flags.engine.receiveRemoteValues(
+            RemoteFlagValues([
+                "right": RemoteFlagValue(true, variant: "on", reason: .split),
+                "label": RemoteFlagValue(.string("secret-code"), reason: .static),
+                "limit": RemoteFlagValue(.int(25)),
+            ]))
+        // `toggle` defaults to true in code: at its default, not listed.
+        #expect(flags.engine.nonDefaultFlags() == ["right": "on", "label": "<REDACTED>", "limit": "25"])
+    }
+
     @Test func withoutARecorderNothingIsCountedOrExposed() {
         let recorder = FlagEventRecorder(.init(source: Self.source))
         let flags = FeatureFlagManager<TestFlag>(FlagSetup(buildConfiguration: .release, eventRecorder: recorder))

@@ -266,21 +266,32 @@ public final class FlagEngine: Sendable, Observable {
     /// The resolved value of `key`, or `nil` when the registry has no such flag. Lock-free:
     /// Booleans and numbers come from their atomic slots, other values from the published table.
     public func value(forKey key: String) -> FlagValue? {
+        value(forKey: key, tracked: true)
+    }
+
+    /// Reads by key that Observation does not see: ``value(forKey:)`` without registering the
+    /// access (a thread-local lookup, about 65 instructions), for servers and tools that read many
+    /// keys and redraw nothing.
+    ///
+    /// ```swift
+    /// let limit = engine.untracked.value(forKey: "api.rate_limit")
+    /// ```
+    public var untracked: UntrackedEngineReads { UntrackedEngineReads(engine: self) }
+
+    func value(forKey key: String, tracked: Bool) -> FlagValue? {
         guard let index = registry.index(ofKey: key) else { return nil }
         if !configured.load(ordering: .relaxed) { noteReadIfUnconfigured(index) }
         noteRead(index)
+        if tracked { track() }
         switch registry.definitions[index].type {
         case .boolean:
-            track()
             return .bool(slots.word(at: index) != 0)
         case .integer:
-            track()
             return .int(Int(truncatingIfNeeded: Int64(bitPattern: slots.word(at: index))))
         case .double:
-            track()
             return .double(Double(bitPattern: slots.word(at: index)))
         case .string, .object:
-            return withCurrentTable { $0.values[index] }
+            return published.withCurrent { $0.values[index] }
         }
     }
 
@@ -292,6 +303,30 @@ public final class FlagEngine: Sendable, Observable {
                 message: "There is no flag '\(key)' in the registry.")
         }
         return currentTable().details(at: index)
+    }
+
+    /// The flags whose value differs from their code default or came from the server, by key,
+    /// for a crash reporter's custom keys or
+    /// breadcrumbs: the server's variant name for remote values that have one, the value as
+    /// JSON otherwise, and `<REDACTED>` for a sensitive flag without a variant. Never a
+    /// sensitive value.
+    ///
+    /// ```swift
+    /// for (key, shown) in flags.engine.nonDefaultFlags() { crashReporter.setCustomValue(shown, forKey: "ff." + key) }
+    /// ```
+    public func nonDefaultFlags() -> [String: String] {
+        let table = published.load()
+        var result: [String: String] = [:]
+        for index in 0..<table.count {
+            let definition = registry.definitions[index]
+            guard table.layers[index] == .remote || table.values[index] != definition.defaultValue else { continue }
+            if let variant = table.variant(at: index) {
+                result[definition.key] = variant
+            } else {
+                result[definition.key] = definition.isSensitive ? "<REDACTED>" : table.values[index].jsonString
+            }
+        }
+        return result
     }
 
     /// Every flag's explanation, in registry order.

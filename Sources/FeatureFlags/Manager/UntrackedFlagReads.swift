@@ -38,3 +38,15 @@ extension FeatureFlagManager {
     @inlinable
     public var untracked: UntrackedFlagReads<Key> { UntrackedFlagReads(manager: self) }
 }
+
+/// Reads by key that Observation does not see (``FlagEngine/untracked``): the same values,
+/// counts and exposures as ``FlagEngine/value(forKey:)``.
+public struct UntrackedEngineReads: Sendable {
+    let engine: FlagEngine
+
+    /// The resolved value of `key`, or `nil` when the registry has no such flag; lock-free and
+    /// not observed.
+    public func value(forKey key: String) -> FlagValue? {
+        engine.value(forKey: key, tracked: false)
+    }
+}

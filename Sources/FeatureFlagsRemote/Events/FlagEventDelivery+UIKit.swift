@@ -16,9 +16,9 @@ extension FlagEventDelivery {
             MainActor.assumeIsolated {
                 let application = UIApplication.shared
                 let task = application.beginBackgroundTask(withName: "Flag events", expirationHandler: nil)
-                Task {
+                Task { @MainActor in
                     await self.flush()
-                    await MainActor.run { application.endBackgroundTask(task) }
+                    application.endBackgroundTask(task)
                 }
             }
         }

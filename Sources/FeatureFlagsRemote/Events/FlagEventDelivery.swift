@@ -11,7 +11,7 @@ import Logging
 /// ```swift
 /// let delivery = FlagEventDelivery(
 ///     configuration: .init(
-///         endpoint: URL(string: "https://flags.example.com/ofrep/v1/events")!,
+///         endpoint: URL(string: "https://flags.example.com/api/v1/events")!,
 ///         headerFields: ["Authorization": "Bearer \(clientToken)"],
 ///         queueFile: cachesDirectory.appendingPathComponent("flag-events.json")),
 ///     recorder: recorder)
