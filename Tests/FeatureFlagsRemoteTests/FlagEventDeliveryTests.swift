@@ -204,6 +204,31 @@ struct FlagEventDeliveryTests {
         #expect(third.requests.isEmpty)
     }
 
+    @Test func theLoopFlushesAtTheThresholdAndOnTheInterval() async throws {
+        let fixture = Fixture()
+        let clock = fixture.clock
+        let recorder = FlagEventRecorder(.init(source: Self.source, flushThreshold: 3, now: { clock.now }))
+        let transport = EventTransport(.status(200))
+        let delivery = fixture.delivery(recorder, transport: transport)
+        let start = clock.now
+        await delivery.start()
+        // The first flush found nothing; the loop waits for the interval.
+        await clock.waitForSleeper(until: start.addingTimeInterval(60))
+        #expect(transport.requests.isEmpty)
+        var requests = transport.requestStream.makeAsyncIterator()
+        for name in ["a", "b", "c"] { recorder.track(name, unit: nil) }
+        // The threshold wakes the loop before the interval is up.
+        let early = try #require(await requests.next())
+        #expect(try JSONDecoder().decode(FlagEventBatch.self, from: early.body ?? Data()).events.map(\.name) == ["a", "b", "c"])
+        #expect(clock.now == start)
+        recorder.track("d", unit: nil)
+        await clock.waitForSleeper(until: start.addingTimeInterval(60))
+        clock.advance(by: 60)
+        let onInterval = try #require(await requests.next())
+        #expect(try JSONDecoder().decode(FlagEventBatch.self, from: onInterval.body ?? Data()).events.map(\.name) == ["d"])
+        await delivery.stop()
+    }
+
     @Test func flagsRecordAndDeliveryDrains() async throws {
         let fixture = Fixture()
         let recorder = fixture.recorder()

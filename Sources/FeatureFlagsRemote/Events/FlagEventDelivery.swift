@@ -6,7 +6,7 @@ import Logging
 /// ``FlagEventQueue`` on disk and sends it in batches, on an interval, as soon as the recorder
 /// holds ``FlagEventRecorder/Configuration/flushThreshold`` events, and when the app calls
 /// ``flush()`` (on going to the background: on UIKit platforms
-/// ``flushWhenEnteringBackground()`` does it).
+/// `flushWhenEnteringBackground()` does it).
 ///
 /// ```swift
 /// let delivery = FlagEventDelivery(

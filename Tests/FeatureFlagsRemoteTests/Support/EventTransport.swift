@@ -13,13 +13,18 @@ final class EventTransport: HTTPTransport {
 
     private let answers: Mutex<[Answer]>
     private let sent = Mutex<[RemoteHTTPRequest]>([])
+    /// Every request as it is sent, for tests that wait for delivery's own loop.
+    let requestStream: AsyncStream<RemoteHTTPRequest>
+    private let continuation: AsyncStream<RemoteHTTPRequest>.Continuation
 
     init(_ answers: Answer...) {
         self.answers = Mutex(answers)
+        (requestStream, continuation) = AsyncStream.makeStream()
     }
 
     func send(_ request: RemoteHTTPRequest) async throws -> RemoteHTTPStreamingResponse {
         sent.withLock { $0.append(request) }
+        continuation.yield(request)
         let answer = answers.withLock { answers in answers.count > 1 ? answers.removeFirst() : answers.first ?? .status(200) }
         switch answer {
         case .status(let status, let headers):
