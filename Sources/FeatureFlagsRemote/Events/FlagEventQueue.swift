@@ -227,13 +227,19 @@ public final class FlagEventQueue {
     /// Merges the pending summaries of one flag, variant, reason and app into the first of them.
     private func mergeSummaries() {
         var merged: [Pending] = []
-        var positions: [String: Int] = [:]
+        struct SummaryKey: Hashable {
+            var flag: String
+            var variant: String?
+            var reason: FlagReason
+            var source: FlagEventSource
+        }
+        var positions: [SummaryKey: Int] = [:]
         for pending in contents.pending {
             guard case .summary(let summary) = pending.event else {
                 merged.append(pending)
                 continue
             }
-            let key = "\(summary.flag)\u{0}\(summary.variant ?? "\u{1}")\u{0}\(summary.reason.rawValue)\u{0}\(summary.source.appVersion)\u{0}\(summary.source.buildConfiguration)\u{0}\(summary.source.platform)"
+            let key = SummaryKey(flag: summary.flag, variant: summary.variant, reason: summary.reason, source: summary.source)
             if let position = positions[key], case .summary(var existing) = merged[position].event {
                 existing.merge(summary)
                 merged[position].event = .summary(existing)
