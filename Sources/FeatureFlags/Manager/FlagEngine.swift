@@ -11,7 +11,7 @@ import Synchronization
 /// Checks are reads: resolution runs when an input changes, and its results are published to
 /// atomic slots (Booleans and numbers) and an immutable table (everything else).
 ///
-/// Observation: every read (``value(forKey:)``, ``details(forKey:)``, ``allDetails()``,
+/// Observation: every read but ``untracked`` ones (``value(forKey:)``, ``details(forKey:)``, ``allDetails()``,
 /// ``overrides``, ``revision``, and every read of a ``FeatureFlagManager`` or ``FlagDebugModel``
 /// over it) registers with Observation, and every published change notifies it: a value or
 /// winning layer changed by an override, a user preference, remote values applied, or
@@ -306,10 +306,9 @@ public final class FlagEngine: Sendable, Observable {
     }
 
     /// The flags whose value differs from their code default or came from the server, by key,
-    /// for a crash reporter's custom keys or
-    /// breadcrumbs: the server's variant name for remote values that have one, the value as
-    /// JSON otherwise, and `<REDACTED>` for a sensitive flag without a variant. Never a
-    /// sensitive value.
+    /// for a crash reporter's custom keys or breadcrumbs: the server's variant name for remote
+    /// values that have one, the value as JSON otherwise, and `<REDACTED>` for a sensitive flag
+    /// without a variant. Never a sensitive value.
     ///
     /// ```swift
     /// for (key, shown) in flags.engine.nonDefaultFlags() { crashReporter.setCustomValue(shown, forKey: "ff." + key) }
