@@ -185,6 +185,22 @@ struct FlagEventRecorderTests {
         #expect(wakes.withLock { $0 } == 2)
     }
 
+    @Test func theMemoryOfExposuresIsBounded() {
+        let recorder = FlagEventRecorder(.init(source: Self.source, maximumRememberedExposures: 2, now: { Self.start }))
+        func expose(_ flag: String, unit: String) {
+            recorder.recordExposure(
+                flag: flag, variant: "on", value: .bool(true), isSensitive: false, reason: .split, revision: nil, unit: unit)
+        }
+        expose("a", unit: "u1")
+        expose("b", unit: "u1")
+        expose("a", unit: "u1")  // remembered: not recorded again
+        expose("c", unit: "u2")  // full: the memory starts over with the current unit
+        expose("a", unit: "u1")  // forgotten: recorded again
+        let flags = recorder.drain().events.compactMap { if case .exposure(let exposure) = $0 { exposure.flag } else { nil } }
+        #expect(flags == ["a", "b", "c", "a"])
+        #expect(recorder.exposedVariants(of: "u1") == ["a": "on"])
+    }
+
     @Test func theNonDefaultFlagsForCrashReportsNameVariantsAndHideSensitiveValues() {
         let flags = FeatureFlagManager<TestFlag>(FlagSetup(buildConfiguration: .release))
         flags.engine.receiveRemoteValues(

@@ -34,6 +34,11 @@ public final class FlagEventRecorder: Sendable {
         public var maximumBufferedEvents: Int
         /// When this many events are waiting, the recorder asks delivery to drain early (200).
         public var flushThreshold: Int
+        /// The most flag, variant and unit combinations remembered to recognise repeated
+        /// exposures (100,000). When full, the memory starts over: an exposure already sent may be
+        /// sent again (the server counts a unit once per variant anyway), and the variants
+        /// attributed to tracked events are kept for the current unit only.
+        public var maximumRememberedExposures: Int
         /// Receive every event as it is recorded.
         public var hooks: [any FlagEventHook]
         /// The clock events are stamped with.
@@ -43,13 +48,15 @@ public final class FlagEventRecorder: Sendable {
 
         public init(
             source: FlagEventSource, allowedAttributes: Set<String> = [], maximumBufferedEvents: Int = 1_000,
-            flushThreshold: Int = 200, hooks: [any FlagEventHook] = [], now: @escaping @Sendable () -> Date = Date.init,
+            flushThreshold: Int = 200, maximumRememberedExposures: Int = 100_000, hooks: [any FlagEventHook] = [],
+            now: @escaping @Sendable () -> Date = Date.init,
             logger: Logger = Logger(label: "feature-flags.events")
         ) {
             self.source = source
             self.allowedAttributes = allowedAttributes
             self.maximumBufferedEvents = maximumBufferedEvents
             self.flushThreshold = flushThreshold
+            self.maximumRememberedExposures = max(1, maximumRememberedExposures)
             self.hooks = hooks
             self.now = now
             self.logger = logger
@@ -110,7 +117,13 @@ public final class FlagEventRecorder: Sendable {
             flag: flag, variant: variant, value: isSensitive ? nil : value, reason: reason, revision: revision, unit: unit,
             time: configuration.now(), source: configuration.source)
         let (recorded, wake) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
-            guard state.exposed.insert(key).inserted else { return (false, nil) }
+            guard !state.exposed.contains(key) else { return (false, nil) }
+            if state.exposed.count >= configuration.maximumRememberedExposures {
+                // Bounded memory: start over, keeping the current unit's variants for attribution.
+                state.exposed = []
+                state.variantsByUnit = state.variantsByUnit.filter { $0.key == unit }
+            }
+            state.exposed.insert(key)
             if let variant { state.variantsByUnit[unit, default: [:]][flag] = variant }
             return (true, Self.buffer(.exposure(exposure), in: &state, configuration: configuration))
         }
