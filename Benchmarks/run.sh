@@ -48,13 +48,19 @@ COMPARISONS = [
     ("Baseline.ObservationAccess", "Baseline.BoolArray", "slower", None),
     ("Check.isEnabled", "Baseline.ObservationAccess", "slower", None),
     ("Check.isEnabled.untracked", "Baseline.BoolArray", "slower", 2.0),
+    ("Check.isEnabled.recording", "Baseline.ObservationAccess", "slower", None),
+    ("Check.isEnabled.untracked.recording", "Baseline.BoolArray", "slower", 2.5),
     ("Snapshot.isEnabled", "Baseline.BoolArray", "slower", None),
     ("Engine.valueForKey", "Baseline.Dictionary", "slower", 1.5),
+    ("Engine.valueForKey.untracked", "Baseline.Dictionary", "slower", 1.5),
     ("Value.Int", "Baseline.BoolArray", "slower", None),
     ("Value.String", "Baseline.Dictionary", "slower", None),
     ("Threads.BoolArray.2", "Threads.BoolArray.1", "speedup", None),
     ("Threads.isEnabled.2", "Threads.isEnabled.1", "speedup", 1.8, ("Threads.BoolArray.2", "Threads.BoolArray.1")),
     ("Threads.valueForKey.2", "Threads.valueForKey.1", "speedup", 1.8, ("Threads.Dictionary.2", "Threads.Dictionary.1")),
+    ("Threads.valueForKey.untracked.2", "Threads.valueForKey.untracked.1", "speedup", 1.8, ("Threads.Dictionary.2", "Threads.Dictionary.1")),
+    ("Threads.isEnabled.recording.2", "Threads.isEnabled.recording.1", "speedup", 1.8, ("Threads.BoolArray.2", "Threads.BoolArray.1")),
+    ("Threads.isEnabled.untracked.recording.2", "Threads.isEnabled.untracked.recording.1", "speedup", 1.8, ("Threads.BoolArray.2", "Threads.BoolArray.1")),
     ("Build.Manager", "Baseline.DecodeFiles.JSONSerialization", "slower", 2.0),
     ("Build.Manager", "Baseline.DecodeFiles.JSONDecoder", "slower", 2.0),
     ("Launch.App300", "Baseline.Launch.JSONSerialization.App300", "slower", None),
@@ -84,7 +90,7 @@ ABSOLUTE = [
 ]
 # Benchmarks that must not allocate at all (every iteration, p100).
 ZERO_ALLOCATIONS = [
-    "Baseline.ObservationAccess", "Check.isEnabled", "Check.isEnabled.untracked", "Snapshot.access", "Snapshot.isEnabled", "Engine.valueForKey", "Value.Int", "Value.String",
+    "Baseline.ObservationAccess", "Check.isEnabled", "Check.isEnabled.untracked", "Check.isEnabled.recording", "Check.isEnabled.untracked.recording", "Snapshot.access", "Snapshot.isEnabled", "Engine.valueForKey", "Engine.valueForKey.untracked", "Value.Int", "Value.String",
     "Eval.Static", "Eval.Targeted", "Eval.Fractional", "Eval.Fractional.v3", "Eval.JSONLogic",
 ]
 
@@ -173,6 +179,9 @@ for name, baseline, kind, goal, *control in COMPARISONS:
 PAIRED = [
     ("Threads.isEnabled.speedup", 1.8, "Threads.BoolArray.speedup"),
     ("Threads.valueForKey.speedup", 1.8, "Threads.Dictionary.speedup"),
+    ("Threads.valueForKey.untracked.speedup", 1.8, "Threads.Dictionary.speedup"),
+    ("Threads.isEnabled.recording.speedup", 1.8, "Threads.BoolArray.speedup"),
+    ("Threads.isEnabled.untracked.recording.speedup", 1.8, "Threads.BoolArray.speedup"),
 ]
 for name, goal, control in PAIRED:
     if name not in paired: continue

@@ -111,6 +111,21 @@ extension BuildConfiguration {
     }
 }
 
+let recorder = FlagEventRecorder(.init(
+    source: FlagEventSource(appVersion: "4.2", buildConfiguration: .release),
+    allowedAttributes: ["plan"],
+    hooks: []))                                     // FlagEventHook: forward events elsewhere
+let recordingFlags = FeatureFlagManager<Flag>(FlagSetup(buildConfiguration: .release, eventRecorder: recorder))
+recordingFlags.track("checkout", value: 42.5, attributes: ["plan": "pro"])
+
+let delivery = FlagEventDelivery(
+    configuration: .init(
+        endpoint: URL(string: "https://flags.example.com/api/v1/events")!,
+        headerFields: ["Authorization": "Bearer client-token"],
+        queueFile: FileManager.default.temporaryDirectory.appendingPathComponent("flag-events.json")),
+    recorder: recorder)
+Task { await delivery.start() }   // every minute, at 200 events, and on flush() (background)
+
 struct ChatSettings: RuntimeConfiguration {
     var pageSize: Int
     var composer: ComposerStyle

@@ -268,7 +268,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
                 let reason: FlagReason = expired ? .stale : .cached
                 let values = RemoteFlagValues(
                     decoded.values.mapValues { RemoteFlagValue($0.value, variant: $0.variant, reason: reason) },
-                    source: "cache")
+                    source: "cache", unit: servedUnit, revision: entry.etag)
                 logger.info(
                     "Loaded remote configuration from the cache",
                     metadata: ["environment": "\(configuration.environment)", "state": "\(expired ? "stale" : "fresh")"])
@@ -417,6 +417,12 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
 
     // MARK: - Outcomes
 
+    /// The unit the values are evaluated for: the OFREP context's targeting key (the cache is
+    /// keyed by the context, so cached values were served to it too).
+    private var servedUnit: String? {
+        if case .ofrep(let context) = configuration.source { context.targetingKey } else { nil }
+    }
+
     private func updated(_ decoded: DecodedRemotePayload, response: RemoteHTTPResponse, trigger: RefreshTrigger)
         -> FetchOutcome
     {
@@ -429,7 +435,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
             cacheKey: cache.key)
         cache.save(entry)
         logIgnored(decoded.ignored)
-        let values = RemoteFlagValues(decoded.values, source: configuration.source.format.rawValue)
+        let values = RemoteFlagValues(
+            decoded.values, source: configuration.source.format.rawValue, unit: servedUnit, revision: entry.etag)
         logger.info(
             "Remote configuration updated",
             metadata: [

@@ -47,6 +47,12 @@ struct RemoteConfigurationLoaderTests {
             let values = try await loader.loadFlags()
 
             #expect(values.source == "ofrep")
+            // Exposures name the unit the values were served to and the response's revision.
+            #expect(values.unit == "user-123")
+            #expect(values.revision == "abc")
+            let relaunched = fixture.loader(source: .ofrep(context: context))
+            #expect(relaunched.cachedFlags()?.unit == "user-123")
+            #expect(relaunched.cachedFlags()?.revision == "abc")
             #expect(values.values["chat_view_redesign"] == RemoteFlagValue(true, variant: "on", reason: .targetingMatch))
             #expect(values.values["cues.page_size"] == RemoteFlagValue(40, variant: "b", reason: .split))
             #expect(values.values["offline_mode"] == nil)

@@ -125,4 +125,16 @@ struct UntrackedReadTests {
         #expect(flags.untracked.isEnabled(.chatViewRedesign) == false)
         #expect(observes({ _ = flags.isEnabled(.chatViewRedesign) }, { flags.setOverride(.chatViewRedesign, to: true) }))
     }
+    @Test func untrackedReadsByKeyReadTheSameValueAndAreNotObserved() {
+        let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
+        flags.setOverride(AppConfig.onboardingVariant, to: "checklist")
+        for key in flags.engine.registry.definitions.map(\.key) + ["no_such_flag"] {
+            #expect(flags.engine.untracked.value(forKey: key) == flags.engine.value(forKey: key))
+        }
+        let engine = flags.engine
+        #expect(!observes({ _ = engine.untracked.value(forKey: "chat_view_redesign") }, { flags.setOverride(.chatViewRedesign, to: false) }))
+        #expect(!observes({ _ = engine.untracked.value(forKey: "onboarding_variant") }, { flags.setOverride(AppConfig.onboardingVariant, to: "x") }))
+        #expect(observes({ _ = engine.value(forKey: "chat_view_redesign") }, { flags.setOverride(.chatViewRedesign, to: true) }))
+        #expect(observes({ _ = engine.value(forKey: "onboarding_variant") }, { flags.setOverride(AppConfig.onboardingVariant, to: "y") }))
+    }
 }

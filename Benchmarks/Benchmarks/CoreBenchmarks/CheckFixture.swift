@@ -11,6 +11,10 @@ struct CheckFixture: @unchecked Sendable {
     // @unchecked Sendable: every property is an immutable array or a Sendable class, built once
     // before any benchmark runs and only read afterwards.
     let flags: FeatureFlagManager<AppFlag>
+    /// The same flags recording events (issue 23): a recorder configured, a third of the flags
+    /// served by the server with a variant (their first read records an exposure; every read
+    /// counts).
+    let recordingFlags: FeatureFlagManager<AppFlag>
     /// The resolved values in case order, for the `[Bool]` baseline.
     let bools: [Bool]
     /// The resolved values by key, for the dictionary baseline.
@@ -35,6 +39,16 @@ struct CheckFixture: @unchecked Sendable {
         flags.setOverride(AppConfig.onboardingVariant, to: "checklist-with-progress-bar")
         let cases = AppFlag.allCases
         self.flags = flags
+        let recorder = FlagEventRecorder(.init(source: FlagEventSource(appVersion: "1.0", buildConfiguration: .debug)))
+        let recordingFlags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .debug, eventRecorder: recorder))
+        recordingFlags.setOverride(AppConfig.onboardingVariant, to: "checklist-with-progress-bar")
+        var served: [String: RemoteFlagValue] = [:]
+        for (position, flag) in cases.enumerated() where position % 3 == 0 {
+            served[flag.rawValue] = RemoteFlagValue(.bool(flags.isEnabled(flag)), variant: "v\(position)", reason: .split)
+        }
+        recordingFlags.engine.receiveRemoteValues(RemoteFlagValues(served, source: "ofrep", unit: "user-1"))
+        for flag in cases { _ = recordingFlags.isEnabled(flag) }  // the exposures, once
+        self.recordingFlags = recordingFlags
         bools = cases.map { flags.isEnabled($0) }
         byName = Dictionary(uniqueKeysWithValues: cases.map { ($0.rawValue, flags.isEnabled($0)) })
 

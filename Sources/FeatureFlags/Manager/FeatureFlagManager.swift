@@ -112,6 +112,7 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
         engine.track()
         let index = caseIndex.index(of: flag)
         if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
+        engine.noteRead(index)
         return engine.slots.word(at: index) != 0
     }
 
@@ -134,6 +135,7 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
         engine.track()
         guard let index = engine.registry.index(of: flag) else { return flag.defaultValue }
         if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
+        engine.noteRead(index)
         switch Value.flagValueType {
         case .boolean:
             return Value(flagValue: .bool(engine.slots.word(at: index) != 0)) ?? flag.defaultValue
@@ -186,6 +188,20 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
     /// Values of unknown flags or of the wrong type are ignored.
     public func snapshot(applying remote: RemoteFlagValues) -> FlagSnapshot<Key> {
         FlagSnapshot(table: engine.table(applying: remote), caseIndex: caseIndex, engine: engine)
+    }
+
+    // MARK: - Events
+
+    /// Records an event (OpenFeature's `track`): a conversion, a purchase, a screen reached,
+    /// with an optional number and attributes, attributed to the unit of the remote values in
+    /// effect and to the variants that unit was exposed to. Does nothing unless the setup has a
+    /// ``FlagSetup/eventRecorder``; attributes its configuration does not allow are left out.
+    ///
+    /// ```swift
+    /// flags.track("checkout", value: 42.5, attributes: ["plan": "pro"])
+    /// ```
+    public func track(_ name: String, value: Double? = nil, attributes: [String: FlagValue] = [:]) {
+        engine.recordTracked(name, value: value, attributes: attributes)
     }
 
     // MARK: - Overrides

@@ -11,7 +11,7 @@ import Synchronization
 /// Checks are reads: resolution runs when an input changes, and its results are published to
 /// atomic slots (Booleans and numbers) and an immutable table (everything else).
 ///
-/// Observation: every read (``value(forKey:)``, ``details(forKey:)``, ``allDetails()``,
+/// Observation: every read but ``untracked`` ones (``value(forKey:)``, ``details(forKey:)``, ``allDetails()``,
 /// ``overrides``, ``revision``, and every read of a ``FeatureFlagManager`` or ``FlagDebugModel``
 /// over it) registers with Observation, and every published change notifies it: a value or
 /// winning layer changed by an override, a user preference, remote values applied, or
@@ -30,6 +30,10 @@ public final class FlagEngine: Sendable, Observable {
     let slots: AtomicFlagSlots
     @usableFromInline
     let configured = Atomic<Bool>(false)
+    /// What a check records besides reading (see ``FlagReadMarks``); all zero while no
+    /// ``FlagEventRecorder`` is configured.
+    @usableFromInline
+    let reads: FlagReadMarks
     @usableFromInline
     let registrar = ObservationRegistrar()
     /// ``revision``'s key path, built once: building a key path on every read would cost more
@@ -65,6 +69,10 @@ public final class FlagEngine: Sendable, Observable {
         var subscribers: [UInt64: Subscriber] = [:]
         var nextSubscriberID: UInt64 = 0
         var remoteTask: Task<Void, Never>?
+        /// Where each row of read counters stood at the last harvest.
+        var readBaselines: [UInt64] = []
+        /// Whether the read marks are on (a recorder was configured).
+        var marksOn = false
     }
 
     /// Remote values that passed validation, by registry position.
@@ -72,6 +80,8 @@ public final class FlagEngine: Sendable, Observable {
         var source: String
         var byIndex: [RemoteFlagValue?]
         var count: Int
+        var unit: String? = nil
+        var revision: String? = nil
 
         static func empty(count: Int) -> CheckedRemote {
             CheckedRemote(source: RemoteFlagValues.empty.source, byIndex: Array(repeating: nil, count: count), count: 0)
@@ -104,6 +114,7 @@ public final class FlagEngine: Sendable, Observable {
         self.registry = registry
         self.fallbackLogger = logger
         self.slots = AtomicFlagSlots(count: registry.count)
+        self.reads = FlagReadMarks(count: registry.count)
         let inputs = ResolutionInputs(count: registry.count)
         let table =
             resolvingDefaults
@@ -172,7 +183,8 @@ public final class FlagEngine: Sendable, Observable {
             setup.logger.warning("\(diagnostic.message)", metadata: diagnostic.key.map { ["flag": "\($0)"] })
         }
 
-        let previousTask = state.withLock { state in
+        let (previousTask, previousRecorder) = state.withLock { state in
+            let previousRecorder = state.setup?.eventRecorder
             state.setup = setup
             state.storedOverrides = overrides
             state.launchOverrides = launchOverrides
@@ -183,9 +195,20 @@ public final class FlagEngine: Sendable, Observable {
             state.dropOldDiagnostics()
             let task = state.remoteTask
             state.remoteTask = nil
-            return task
+            return (task, previousRecorder)
         }
         previousTask?.cancel()
+        if let previousRecorder, previousRecorder !== setup.eventRecorder {
+            // The old recorder keeps the reads counted while it was configured.
+            harvestReadCounts(into: previousRecorder)
+            previousRecorder.detach(self)
+        }
+        if let recorder = setup.eventRecorder {
+            recorder.attach(self) { [weak self, weak recorder] in
+                guard let self, let recorder else { return }
+                self.harvestReadCounts(into: recorder)
+            }
+        }
         republish()
         configured.store(true, ordering: .releasing)
         Self.noteConfigured(setup.buildConfiguration)
@@ -243,20 +266,32 @@ public final class FlagEngine: Sendable, Observable {
     /// The resolved value of `key`, or `nil` when the registry has no such flag. Lock-free:
     /// Booleans and numbers come from their atomic slots, other values from the published table.
     public func value(forKey key: String) -> FlagValue? {
+        value(forKey: key, tracked: true)
+    }
+
+    /// Reads by key that Observation does not see: ``value(forKey:)`` without registering the
+    /// access (a thread-local lookup, about 65 instructions), for servers and tools that read many
+    /// keys and redraw nothing.
+    ///
+    /// ```swift
+    /// let limit = engine.untracked.value(forKey: "api.rate_limit")
+    /// ```
+    public var untracked: UntrackedEngineReads { UntrackedEngineReads(engine: self) }
+
+    func value(forKey key: String, tracked: Bool) -> FlagValue? {
         guard let index = registry.index(ofKey: key) else { return nil }
         if !configured.load(ordering: .relaxed) { noteReadIfUnconfigured(index) }
+        noteRead(index)
+        if tracked { track() }
         switch registry.definitions[index].type {
         case .boolean:
-            track()
             return .bool(slots.word(at: index) != 0)
         case .integer:
-            track()
             return .int(Int(truncatingIfNeeded: Int64(bitPattern: slots.word(at: index))))
         case .double:
-            track()
             return .double(Double(bitPattern: slots.word(at: index)))
         case .string, .object:
-            return withCurrentTable { $0.values[index] }
+            return published.withCurrent { $0.values[index] }
         }
     }
 
@@ -270,10 +305,99 @@ public final class FlagEngine: Sendable, Observable {
         return currentTable().details(at: index)
     }
 
+    /// The flags whose value differs from their code default or came from the server, by key,
+    /// for a crash reporter's custom keys or breadcrumbs: the server's variant name for remote
+    /// values that have one, the value as JSON otherwise, and `<REDACTED>` for a sensitive flag
+    /// without a variant. Never a sensitive value.
+    ///
+    /// ```swift
+    /// for (key, shown) in flags.engine.nonDefaultFlags() { crashReporter.setCustomValue(shown, forKey: "ff." + key) }
+    /// ```
+    public func nonDefaultFlags() -> [String: String] {
+        let table = published.load()
+        var result: [String: String] = [:]
+        for index in 0..<table.count {
+            let definition = registry.definitions[index]
+            guard table.layers[index] == .remote || table.values[index] != definition.defaultValue else { continue }
+            if let variant = table.variant(at: index) {
+                result[definition.key] = variant
+            } else {
+                result[definition.key] = definition.isSensitive ? "<REDACTED>" : table.values[index].jsonString
+            }
+        }
+        return result
+    }
+
     /// Every flag's explanation, in registry order.
     public func allDetails() -> [FlagEvaluationDetails] {
         let table = currentTable()
         return (0..<table.count).map(table.details(at:))
+    }
+
+    // MARK: - Recording
+
+    /// Counts a read and records an exposure when a ``FlagEventRecorder`` is configured: one
+    /// load and a branch when none is.
+    @inlinable
+    func noteRead(_ index: Int) {
+        let mark = reads.mark(at: index)
+        if mark != 0 {
+            reads.countRead(at: index)
+            if mark & FlagReadMarks.exposure != 0 { recordExposure(at: index) }
+        }
+    }
+
+    /// Records the exposure of the flag at `index` to the unit its remote value was served to:
+    /// the first read since the value was published (the recorder drops repeats of a flag,
+    /// variant and unit).
+    @usableFromInline
+    func recordExposure(at index: Int) {
+        guard reads.claimExposure(at: index), let recorder = state.withLock({ $0.setup?.eventRecorder }) else { return }
+        let exposure = published.withCurrent { table -> (FlagValue, String?, FlagReason, String?, String?)? in
+            guard table.layers[index] == .remote else { return nil }
+            return (
+                table.values[index], table.variant(at: index), table.reason(at: index), table.inputs.remoteRevision,
+                table.inputs.remoteUnit
+            )
+        }
+        guard let (value, variant, reason, revision, unit) = exposure else { return }
+        let definition = registry.definitions[index]
+        recorder.recordExposure(
+            flag: definition.key, variant: variant, value: value, isSensitive: definition.isSensitive, reason: reason,
+            revision: revision, unit: unit)
+    }
+
+    /// Records an event the app tracked, attributed to the unit of the remote values in effect.
+    public func recordTracked(_ name: String, value: Double?, attributes: [String: FlagValue]) {
+        guard let recorder = state.withLock({ $0.setup?.eventRecorder }) else { return }
+        let unit = published.withCurrent { $0.inputs.remoteUnit }
+        recorder.track(name, value: value, attributes: attributes, unit: unit)
+    }
+
+    /// Hands the reads counted since the last harvest to `recorder`, attributed to the variant
+    /// and reason of the values in effect.
+    func harvestReadCounts(into recorder: FlagEventRecorder) {
+        let counts = state.withLock { state in
+            let table = state.table
+            return harvestReadCounts(in: &state, table: table)
+        }
+        recorder.addCounts(counts)
+    }
+
+    private func harvestReadCounts(
+        in state: inout State, table: ResolvedFlagTable
+    ) -> [(flag: String, variant: String?, reason: FlagReason, count: Int)] {
+        if state.readBaselines.isEmpty {
+            state.readBaselines = Array(repeating: 0, count: FlagReadMarks.stripes * registry.count)
+        }
+        var counts = Array(repeating: 0, count: registry.count)
+        reads.harvest(into: &counts, baselines: &state.readBaselines)
+        var result: [(flag: String, variant: String?, reason: FlagReason, count: Int)] = []
+        for index in counts.indices where counts[index] > 0 {
+            result.append(
+                (registry.definitions[index].key, table.variant(at: index), table.reason(at: index), counts[index]))
+        }
+        return result
     }
 
     /// Logs, once per flag, a read made before the manager was configured.
@@ -588,6 +712,8 @@ public final class FlagEngine: Sendable, Observable {
     private func validated(_ values: RemoteFlagValues, diagnostics: inout [FlagDiagnostic]) -> CheckedRemote {
         var checked = CheckedRemote.empty(count: registry.count)
         checked.source = values.source
+        checked.unit = values.unit
+        checked.revision = values.revision
         var ignored: [FlagDiagnostic] = []
         // Fields read in place (see `FlagDefinition.accepting(_:type:range:check:isSensitive:)`).
         registry.definitions.withUnsafeBufferPointer { definitions in
@@ -649,12 +775,28 @@ public final class FlagEngine: Sendable, Observable {
     /// changes that leave values alone (an override set to the current value changes the
     /// winning layer the debug menu shows).
     private func republish() {
-        let changed = state.withLock { state -> Bool in
-            guard let inputs = Self.inputs(from: state, remote: state.remote, registry: registry) else { return false }
+        let (changed, counts, recorder) = state.withLock {
+            state -> (Bool, [(flag: String, variant: String?, reason: FlagReason, count: Int)], FlagEventRecorder?) in
+            guard let inputs = Self.inputs(from: state, remote: state.remote, registry: registry) else {
+                return (false, [], nil)
+            }
             let previous = state.table
             let table = FlagResolver.resolve(registry: registry, inputs: inputs, previous: previous)
+            // Reads so far counted for the values they read, before new values are published.
+            let recorder = state.setup?.eventRecorder
+            let counts = recorder == nil ? [] : harvestReadCounts(in: &state, table: previous)
             state.table = table
             published.replace(with: table)
+            if recorder != nil || state.marksOn {
+                // Every read counts; the next read of each remote value records an exposure.
+                for index in 0..<table.count {
+                    let mark =
+                        recorder == nil
+                        ? 0 : FlagReadMarks.count | (table.layers[index] == .remote ? FlagReadMarks.exposure : 0)
+                    reads.setMark(mark, at: index)
+                }
+                state.marksOn = recorder != nil
+            }
 
             var changed = [Bool](repeating: false, count: table.count)
             var anyChanged = false
@@ -668,8 +810,9 @@ public final class FlagEngine: Sendable, Observable {
                     subscriber.send(table)
                 }
             }
-            return true
+            return (true, counts, recorder)
         }
+        recorder?.addCounts(counts)
         guard changed else { return }
         registrar.withMutation(of: self, keyPath: revisionKeyPath) {
             _ = publishedRevision.add(1, ordering: .releasing)
@@ -684,6 +827,8 @@ public final class FlagEngine: Sendable, Observable {
             count: registry.count, configuration: setup.buildConfiguration, phasePolicy: setup.phasePolicy)
         inputs.overridesPermitted = setup.overridableConfigurations.contains(setup.buildConfiguration)
         inputs.remoteSource = remote.source
+        inputs.remoteUnit = remote.unit
+        inputs.remoteRevision = remote.revision
         inputs.remote = remote.byIndex
         for (key, value) in state.userPreferences {
             if let index = registry.index(ofKey: key) { inputs.userPreferences[index] = value }

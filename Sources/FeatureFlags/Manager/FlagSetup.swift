@@ -30,6 +30,8 @@ public struct FlagSetup: Sendable {
     public var launchArguments: [String]
     /// Where problems and warnings are logged.
     public var logger: Logger
+    /// Records exposures, read counts and tracked events, when set (see ``FlagEventRecorder``).
+    public var eventRecorder: FlagEventRecorder?
 
     public init(
         buildConfiguration: BuildConfiguration,
@@ -40,7 +42,8 @@ public struct FlagSetup: Sendable {
         phasePolicy: PhasePolicy = .standard,
         overridableConfigurations: Set<BuildConfiguration> = BuildConfiguration.overridableByDefault,
         launchArguments: [String] = [],
-        logger: Logger = Logger(label: "feature-flags")
+        logger: Logger = Logger(label: "feature-flags"),
+        eventRecorder: FlagEventRecorder? = nil
     ) {
         self.buildConfiguration = buildConfiguration
         self.overrideStore = overrideStore
@@ -51,5 +54,6 @@ public struct FlagSetup: Sendable {
         self.overridableConfigurations = overridableConfigurations
         self.launchArguments = launchArguments
         self.logger = logger
+        self.eventRecorder = eventRecorder
     }
 }

@@ -24,6 +24,7 @@ public struct UntrackedFlagReads<Key: FeatureFlagKey>: Sendable {
         let engine = manager.engine
         let index = manager.caseIndex.index(of: flag)
         if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
+        engine.noteRead(index)
         return engine.slots.word(at: index) != 0
     }
 
@@ -36,4 +37,16 @@ extension FeatureFlagManager {
     /// Checks that Observation does not track (see ``UntrackedFlagReads``).
     @inlinable
     public var untracked: UntrackedFlagReads<Key> { UntrackedFlagReads(manager: self) }
+}
+
+/// Reads by key that Observation does not see (``FlagEngine/untracked``): the same values,
+/// counts and exposures as ``FlagEngine/value(forKey:)``.
+public struct UntrackedEngineReads: Sendable {
+    let engine: FlagEngine
+
+    /// The resolved value of `key`, or `nil` when the registry has no such flag; lock-free and
+    /// not observed.
+    public func value(forKey key: String) -> FlagValue? {
+        engine.value(forKey: key, tracked: false)
+    }
 }

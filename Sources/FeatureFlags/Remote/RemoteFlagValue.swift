@@ -26,16 +26,32 @@ public struct RemoteFlagValues: Sendable, Hashable {
     public var values: [String: RemoteFlagValue]
     /// Where they came from, for logs and the debug menu (`"app_config"`, `"cache"`…).
     public var source: String
+    /// The unit the values were evaluated for (the evaluation context's targeting key), if
+    /// any: exposures of these values are attributed to it, so that after a sign-out or sign-in
+    /// each exposure names the unit it was served to.
+    public var unit: String?
+    /// The server's revision of the flags the values came from, if it said (an ETag, a
+    /// revision number), carried into exposures.
+    public var revision: String?
 
-    public init(_ values: [String: RemoteFlagValue] = [:], source: String = "remote") {
+    public init(
+        _ values: [String: RemoteFlagValue] = [:], source: String = "remote", unit: String? = nil, revision: String? = nil
+    ) {
         self.values = values
         self.source = source
+        self.unit = unit
+        self.revision = revision
     }
 
     /// Values with one reason for all, from plain flag values.
-    public init(values: [String: FlagValue], reason: FlagReason = .static, source: String = "remote") {
+    public init(
+        values: [String: FlagValue], reason: FlagReason = .static, source: String = "remote", unit: String? = nil,
+        revision: String? = nil
+    ) {
         self.values = values.mapValues { RemoteFlagValue($0, reason: reason) }
         self.source = source
+        self.unit = unit
+        self.revision = revision
     }
 
     /// No values.

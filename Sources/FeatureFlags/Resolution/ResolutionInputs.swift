@@ -8,6 +8,9 @@ struct ResolutionInputs: Sendable {
     var overridesPermitted: Bool
     var remote: [RemoteFlagValue?]
     var remoteSource: String?
+    /// The unit and revision the remote values were served for (``RemoteFlagValues/unit``).
+    var remoteUnit: String?
+    var remoteRevision: String?
     var userPreferences: [FlagValue?]
     var overrides: [FlagValue?]
 

@@ -34,6 +34,22 @@ final class ResolvedFlagTable: Sendable {
             ?? false
     }
 
+    /// Why the flag has its value (the reason of ``details(at:)``).
+    func reason(at index: Int) -> FlagReason {
+        if adjustments[index] != nil { return .disabled }
+        if inputs.configuration == nil { return .default }
+        switch layers[index] {
+        case .default: return .default
+        case .remote: return inputs.remote[index]?.reason ?? .unknown
+        case .buildConfiguration, .userPreference, .override: return .static
+        }
+    }
+
+    /// The server's variant name of the flag's value, when the value is the remote one.
+    func variant(at index: Int) -> String? {
+        layers[index] == .remote ? inputs.remote[index]?.variant : nil
+    }
+
     /// The full explanation of one flag.
     func details(at index: Int) -> FlagEvaluationDetails {
         let definition = registry.definitions[index]
@@ -58,21 +74,12 @@ final class ResolvedFlagTable: Sendable {
             reports.append(FlagLayerReport(layer: layer, value: value, status: status, isSensitive: sensitive))
         }
 
-        let reason: FlagReason
+        let reason = self.reason(at: index)
         var errorCode: FlagErrorCode?
         var message = adjustments[index]
-        if message != nil {
-            reason = .disabled
-        } else if inputs.configuration == nil {
-            reason = .default
+        if message == nil, inputs.configuration == nil {
             errorCode = .providerNotReady
             message = "The feature flags were read before they were configured; this is the code default."
-        } else {
-            switch winner {
-            case .default: reason = .default
-            case .remote: reason = inputs.remote[index]?.reason ?? .unknown
-            case .buildConfiguration, .userPreference, .override: reason = .static
-            }
         }
         return FlagEvaluationDetails(
             key: definition.key, value: values[index],

@@ -41,3 +41,27 @@ public enum UIKeyboardType: Int, Sendable {
         case remoteControlPlay = 100, remoteControlPause = 101
     }
 }
+
+// Flushing flag events when the app enters the background (FeatureFlagsRemote). UIApplication —
+// iOS 2, tvOS 9, visionOS 1 (Mac Catalyst); not on watchOS; `@MainActor`.
+// https://developer.apple.com/documentation/uikit/uiapplication — shared,
+// didEnterBackgroundNotification, beginBackgroundTask(withName:expirationHandler:),
+// endBackgroundTask(_:)
+// https://developer.apple.com/documentation/uikit/uibackgroundtaskidentifier
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@available(watchOS, unavailable)
+public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
+    public var rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let invalid = UIBackgroundTaskIdentifier(rawValue: 0)
+}
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@available(watchOS, unavailable)
+@MainActor open class UIApplication: UIResponder {
+    public class var shared: UIApplication { UIApplication() }
+    nonisolated public static let didEnterBackgroundNotification = Notification.Name("UIApplicationDidEnterBackgroundNotification")
+    open func beginBackgroundTask(
+        withName taskName: String?, expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil
+    ) -> UIBackgroundTaskIdentifier { .invalid }
+    open func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {}
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+/// Where events come from: the app's version, its build configuration and its platform. Every
+/// event carries the source it was recorded under, so events queued before an app update are
+/// reported with the version that recorded them.
+public struct FlagEventSource: Sendable, Hashable, Codable {
+    /// The app's version (`CFBundleShortVersionString` on Apple platforms), `""` when unknown.
+    public var appVersion: String
+    /// The build configuration the app runs as (`debug`, `alpha`, `internal`, `release`).
+    public var buildConfiguration: String
+    /// The platform (`iOS`, `macOS`, `Linux`…).
+    public var platform: String
+
+    public init(appVersion: String, buildConfiguration: BuildConfiguration, platform: String = FlagEventSource.currentPlatform) {
+        self.init(appVersion: appVersion, buildConfiguration: buildConfiguration.rawValue, platform: platform)
+    }
+
+    public init(appVersion: String, buildConfiguration: String, platform: String) {
+        self.appVersion = appVersion
+        self.buildConfiguration = buildConfiguration
+        self.platform = platform
+    }
+
+    /// The platform this code was compiled for.
+    public static var currentPlatform: String {
+        #if os(iOS)
+        "iOS"
+        #elseif os(macOS)
+        "macOS"
+        #elseif os(tvOS)
+        "tvOS"
+        #elseif os(watchOS)
+        "watchOS"
+        #elseif os(visionOS)
+        "visionOS"
+        #elseif os(Linux)
+        "Linux"
+        #elseif os(Windows)
+        "Windows"
+        #elseif os(Android)
+        "Android"
+        #else
+        "unknown"
+        #endif
+    }
+}
+
+/// A unit (the evaluation context's targeting key) was served a flag's remote value: recorded at
+/// the first read of each flag, variant and unit in a session.
+///
+/// A sensitive flag's exposure carries its variant name and never its value.
+public struct FlagExposure: Sendable, Hashable, Codable {
+    /// The flag's key.
+    public var flag: String
+    /// The variant served, when the server named one.
+    public var variant: String?
+    /// The value served; `nil` for sensitive flags.
+    public var value: FlagValue?
+    /// Why the server chose it (`TARGETING_MATCH`, `SPLIT`…).
+    public var reason: FlagReason
+    /// The server's revision of the flags the value came from, when it said.
+    public var revision: String?
+    /// The targeting key the value was evaluated for, `nil` for an anonymous evaluation.
+    public var unit: String?
+    /// When the flag was first read.
+    public var time: Date
+    /// The app that read it.
+    public var source: FlagEventSource
+
+    public init(
+        flag: String, variant: String?, value: FlagValue?, reason: FlagReason, revision: String?, unit: String?,
+        time: Date, source: FlagEventSource
+    ) {
+        self.flag = flag
+        self.variant = variant
+        self.value = value
+        self.reason = reason
+        self.revision = revision
+        self.unit = unit
+        self.time = time
+        self.source = source
+    }
+}
+
+/// How often a flag was read with one variant and reason over an interval, counted on the
+/// device.
+public struct FlagEvaluationSummary: Sendable, Hashable, Codable {
+    /// The flag's key.
+    public var flag: String
+    /// The variant read: the server's variant name for remote values; `nil` otherwise.
+    public var variant: String?
+    /// The reason of the value read (`DEFAULT` for code defaults, `STATIC` for build
+    /// configuration values, overrides and preferences, the server's reason for remote values).
+    public var reason: FlagReason
+    /// The number of reads.
+    public var count: Int
+    /// The start of the interval.
+    public var start: Date
+    /// The end of the interval.
+    public var end: Date
+    /// The app that read it.
+    public var source: FlagEventSource
+
+    public init(
+        flag: String, variant: String?, reason: FlagReason, count: Int, start: Date, end: Date, source: FlagEventSource
+    ) {
+        self.flag = flag
+        self.variant = variant
+        self.reason = reason
+        self.count = count
+        self.start = start
+        self.end = end
+        self.source = source
+    }
+
+    /// Whether `other` counts the same flag, variant, reason and source, so the two can merge.
+    public func merges(with other: FlagEvaluationSummary) -> Bool {
+        flag == other.flag && variant == other.variant && reason == other.reason && source == other.source
+    }
+
+    /// Adds `other`'s count and widens the interval to cover both.
+    public mutating func merge(_ other: FlagEvaluationSummary) {
+        count += other.count
+        start = min(start, other.start)
+        end = max(end, other.end)
+    }
+}
+
+/// Something the app tracked (OpenFeature's `track`): a conversion, a purchase, a crash-free
+/// session, attributed to the unit and to the variants it was exposed to.
+public struct TrackedFlagEvent: Sendable, Hashable, Codable {
+    /// The event's name.
+    public var name: String
+    /// An optional number (a price, a duration).
+    public var value: Double?
+    /// The attributes the recorder's configuration allows; the others are left out.
+    public var attributes: [String: FlagValue]
+    /// The targeting key of the values in effect when the event was tracked.
+    public var unit: String?
+    /// The variants this unit was exposed to in this session, by flag key.
+    public var variants: [String: String]
+    /// When it was tracked.
+    public var time: Date
+    /// The app that tracked it.
+    public var source: FlagEventSource
+
+    public init(
+        name: String, value: Double?, attributes: [String: FlagValue], unit: String?, variants: [String: String],
+        time: Date, source: FlagEventSource
+    ) {
+        self.name = name
+        self.value = value
+        self.attributes = attributes
+        self.unit = unit
+        self.variants = variants
+        self.time = time
+        self.source = source
+    }
+}
+
+/// One recorded event: what a ``FlagEventRecorder`` hands to delivery.
+public enum FlagEvent: Sendable, Hashable, Codable {
+    case exposure(FlagExposure)
+    case summary(FlagEvaluationSummary)
+    case tracked(TrackedFlagEvent)
+
+    /// The app the event came from.
+    public var source: FlagEventSource {
+        switch self {
+        case .exposure(let exposure): exposure.source
+        case .summary(let summary): summary.source
+        case .tracked(let event): event.source
+        }
+    }
+}
+
+/// Events a recorder had to drop because its in-memory buffer was full, by kind; reported with
+/// the next batch. Summaries are merged, never dropped.
+public struct FlagEventDropCounts: Sendable, Hashable, Codable {
+    public var exposures: Int
+    public var tracked: Int
+    public var summaries: Int
+
+    public init(exposures: Int = 0, tracked: Int = 0, summaries: Int = 0) {
+        self.exposures = exposures
+        self.tracked = tracked
+        self.summaries = summaries
+    }
+
+    /// Whether nothing was dropped.
+    public var isEmpty: Bool { exposures == 0 && tracked == 0 && summaries == 0 }
+
+    /// The sum of two counts.
+    public static func + (lhs: FlagEventDropCounts, rhs: FlagEventDropCounts) -> FlagEventDropCounts {
+        FlagEventDropCounts(
+            exposures: lhs.exposures + rhs.exposures, tracked: lhs.tracked + rhs.tracked,
+            summaries: lhs.summaries + rhs.summaries)
+    }
+}
