@@ -14,7 +14,7 @@ extension AdminRoutes {
         group.post("/statistics/analyze") { request, _ in
             _ = try authenticator.authorize(request, role: .admin, environment: nil)
             let data = try await JSONBody.decode(ExperimentData.self, from: request, limit: limits.maximumAdminBytes)
-            do {
+            do throws(StatisticsError) {
                 return JSONBody.response(try StatisticsEngine.analyze(data))
             } catch {
                 throw APIError(
