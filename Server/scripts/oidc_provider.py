@@ -49,6 +49,8 @@ MISBEHAVIOURS = {
     "alg_none",  # an unsigned token (alg "none")
     "rotate_key",  # the provider rotates its key before signing: a kid the client has not seen
     "es256",  # signed with the provider's P-256 key
+    "stall_token",  # the token endpoint sends its headers, then nothing for 60 s
+    "huge_token_response",  # the token response is 1 MiB of JSON
 }
 
 
@@ -247,6 +249,17 @@ class Handler(BaseHTTPRequestHandler):
         verifier = form.get("code_verifier", "")
         if not (43 <= len(verifier) <= 128) or create_s256_code_challenge(verifier) != grant["challenge"]:
             return self.send_json(400, {"error": "invalid_grant", "error_description": "PKCE verification failed"})
+        if grant["misbehave"] == "stall_token":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b"{")
+            self.wfile.flush()
+            time.sleep(60)
+            return
+        if grant["misbehave"] == "huge_token_response":
+            return self.send_json(200, {"padding": "x" * (1024 * 1024), "id_token": provider.id_token(grant)})
         self.send_json(200, {
             "access_token": secrets.token_urlsafe(24),
             "token_type": "Bearer",

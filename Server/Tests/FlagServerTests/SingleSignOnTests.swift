@@ -41,6 +41,7 @@ struct SingleSignOnTests {
                 let users = try await alice.get("/console/users")
                 #expect(users.status == 200)
                 #expect(users.body.contains(#"id="user-alice""#))
+                #expect(users.body.contains(#"id="sso-users-note""#))
                 let accounts = try #require(server.server.consoleAccounts)
                 var stored = try #require(try await accounts.users().first { $0.name == "alice" })
                 #expect(stored.role == .admin)
@@ -263,6 +264,24 @@ struct SingleSignOnTests {
     }
 
     @Test
+    func aProviderThatStallsOrAnswersTooMuchIsCutOff() async throws {
+        try await OIDCTestProvider.with { provider in
+            var configuration = try provider.configuration()
+            // The provider sends its headers and then nothing for 60 s; the console gives up after 1 s.
+            configuration.requestTimeout = 1
+            try await TestServer.withSingleSignOn(configuration) { server in
+                let client = ConsoleClient(server)
+                let stalled = try await client.signIn(at: provider, user: "alice", groups: "flag-admins", misbehave: "stall_token")
+                Self.expectRefused(stalled, status: 502, saying: "identity provider cannot be reached", client)
+                let huge = try await client.signIn(at: provider, user: "alice", groups: "flag-admins", misbehave: "huge_token_response")
+                Self.expectRefused(huge, status: 502, saying: "identity provider cannot be reached", client)
+                // The same provider, behaving, still works.
+                Self.expectSignedIn(try await client.signIn(at: provider, user: "alice", groups: "flag-admins"))
+            }
+        }
+    }
+
+    @Test
     func withoutSingleSignOnTheRoutesAreAbsent() async throws {
         try await TestServer.withConsole { server in
             let client = ConsoleClient(server)
@@ -271,6 +290,11 @@ struct SingleSignOnTests {
             let page = try await client.get("/console/login")
             #expect(!page.body.contains("/console/login/sso"))
             #expect(page.body.contains(#"name="password""#))
+            try await server.consoleUser("alice", role: .admin)
+            try await client.signIn("alice")
+            let users = try await client.get("/console/users")
+            #expect(users.status == 200)
+            #expect(!users.body.contains("sso-users-note"))
         }
     }
 }

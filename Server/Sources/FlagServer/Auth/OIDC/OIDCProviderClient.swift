@@ -165,20 +165,33 @@ final class OIDCProviderClient: Sendable {
         return document
     }
 
-    /// Sends `request` with the configured timeout, reading at most the configured bytes.
+    /// Sends `request` and reads its response, at most the configured bytes, all within the
+    /// configured timeout (AsyncHTTPClient's deadline covers only the response head: a provider
+    /// dripping its body is cut off here).
     private func send(_ request: HTTPClientRequest, what: String) async throws(OIDCFailure) -> (status: UInt, body: ByteBuffer) {
-        let timeout = TimeAmount.milliseconds(Int64(configuration.requestTimeout * 1000))
+        let timeout = configuration.requestTimeout
+        let limit = configuration.maximumResponseBytes
+        let http = self.http
         do {
-            let response = try await http.execute(request, timeout: timeout)
-            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > configuration.maximumResponseBytes {
-                throw OIDCFailure.provider("the \(what) is larger than \(configuration.maximumResponseBytes) bytes")
+            return try await withThrowingTaskGroup(of: (status: UInt, body: ByteBuffer).self) { group in
+                group.addTask {
+                    let response = try await http.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+                    if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
+                        throw NIOTooManyBytesError(maxBytes: limit)
+                    }
+                    return (response.status.code, try await response.body.collect(upTo: limit))
+                }
+                group.addTask {
+                    // On purpose: the deadline of the whole exchange (cancelled when it finishes first).
+                    try await Task.sleep(for: .seconds(timeout))
+                    throw HTTPClientError.deadlineExceeded
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw CancellationError() }
+                return first
             }
-            let body = try await response.body.collect(upTo: configuration.maximumResponseBytes)
-            return (response.status.code, body)
-        } catch let failure as OIDCFailure {
-            throw failure
         } catch is NIOTooManyBytesError {
-            throw .provider("the \(what) is larger than \(configuration.maximumResponseBytes) bytes")
+            throw .provider("the \(what) is larger than \(limit) bytes")
         } catch let error as HTTPClientError {
             // AsyncHTTPClient's errors name what happened (deadlineExceeded, connect timeout, …), not the request.
             throw .provider("the \(what) could not be fetched (\(error))")
