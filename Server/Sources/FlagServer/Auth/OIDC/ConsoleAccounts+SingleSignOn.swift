@@ -36,7 +36,7 @@ extension ConsoleAccounts {
         guard user.disabledAt == nil else {
             throw OIDCFailure(
                 .forbidden, message: "Your console account “\(name)” is disabled. Ask a console admin to enable it.",
-                reason: "\(name) is disabled")
+                reason: "the console user is disabled")
         }
         if user.role != role {
             do throws(AdminError) {
@@ -45,12 +45,12 @@ extension ConsoleAccounts {
                 throw OIDCFailure(
                     .forbidden,
                     message: "Your identity provider now gives you the role \(role.rawValue), but you are this console's last active admin. Ask for another admin first.",
-                    reason: "\(name) would no longer be admin and is the last active admin")
+                    reason: "the role claim would demote the last active admin")
             } catch {
                 throw stored(error)
             }
             guard user.disabledAt == nil else {
-                throw OIDCFailure(.forbidden, message: "Your console account “\(name)” is disabled.", reason: "\(name) is disabled")
+                throw OIDCFailure(.forbidden, message: "Your console account “\(name)” is disabled.", reason: "the console user is disabled")
             }
         }
         do throws(AdminError) { return try await startSession(for: user) } catch { throw stored(error) }

@@ -137,7 +137,7 @@ public final class OIDCSignIn: Sendable {
             throw OIDCFailure(
                 .forbidden,
                 message: "Your account at the identity provider gives you no role in this console. Ask an admin to add you to a group that grants one.",
-                reason: "no role for \(name): its \(configuration.roleClaim) claim matches no mapping and there is no default role")
+                reason: "no role: the \(configuration.roleClaim) claim matches no mapping and there is no default role")
         }
         return try await accounts.signIn(singleSignOn: name, role: role)
     }
