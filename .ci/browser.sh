@@ -14,7 +14,7 @@ if ! command -v chromium > /dev/null || ! command -v chromedriver > /dev/null; t
 fi
 command -v chromium > /dev/null || { echo "browser tests: chromium is missing (apt-get install -y chromium)"; exit 1; }
 command -v chromedriver > /dev/null || { echo "browser tests: chromedriver is missing (apt-get install -y chromium-driver)"; exit 1; }
-python3 -m pip install --quiet --disable-pip-version-check selenium
+python3 -m pip install --quiet --disable-pip-version-check selenium authlib
 
 FLAG_SERVER_BINARY="$(swift build --package-path Server --show-bin-path)/flag-server" \
     python3 -m unittest discover -s Server/browser-tests -p 'test_*.py' -v

@@ -52,6 +52,10 @@ package.targets = [
             .product(name: "SQLiteNIO", package: "sqlite-nio"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Crypto", package: "swift-crypto"),
+            // RSA signature checks of OpenID Connect ID tokens (console single sign-on).
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            // Discovery, keys and code exchange with the console's OpenID provider.
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),

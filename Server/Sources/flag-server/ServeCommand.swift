@@ -47,6 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     var maximumEventStreams: Int?
     @Option(help: "Event streams open at once per token, more are refused 429 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN, default 64).")
     var maximumEventStreamsPerToken: Int?
+    @OptionGroup(title: "Console single sign-on (OpenID Connect)") var singleSignOn: SingleSignOnOptions
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -60,6 +61,12 @@ struct ServeCommand: AsyncParsableCommand {
                 bodyTimeoutSeconds: bodyTimeoutSeconds, maximumHeaderBytes: maximumHeaderBytes,
                 maximumConnections: maximumConnections, maximumEventStreams: maximumEventStreams,
                 maximumEventStreamsPerToken: maximumEventStreamsPerToken, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ArgumentParser.ValidationError(error.description)
+        }
+        var consoleOptions = ConsoleOptions(secureCookies: configuration.secureCookies)
+        do {
+            consoleOptions.singleSignOn = try singleSignOn.configuration(environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ArgumentParser.ValidationError(error.description)
         }
@@ -87,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
             store: store, limits: configuration.limits, ttlSeconds: configuration.ttlSeconds, fractionalBucketing: configuration.fractionalBucketing,
             rateLimiter: configuration.rateLimitPerSecond == 0
                 ? nil : RateLimiter(perSecond: Double(configuration.rateLimitPerSecond), burst: 2 * configuration.rateLimitPerSecond),
-            metrics: registry, consoleOptions: ConsoleOptions(secureCookies: configuration.secureCookies), logger: logger,
+            metrics: registry, consoleOptions: consoleOptions, logger: logger,
             revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
             eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds)
         ) { bootstrap in

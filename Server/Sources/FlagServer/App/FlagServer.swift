@@ -266,7 +266,10 @@ public final class FlagServer: Sendable {
             ConsoleRoutes(
                 admin: admin, accounts: consoleAccounts, renderer: console.renderer, options: console.options, limits: limits,
                 signInLimiter: SignInLimiter(options: console.options),
-                now: now
+                now: now,
+                singleSignOn: console.options.singleSignOn.map {
+                    OIDCSignIn(configuration: $0, accounts: consoleAccounts, logger: logger, now: now)
+                }
             ).register(on: router)
         }
         return router

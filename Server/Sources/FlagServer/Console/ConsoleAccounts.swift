@@ -198,6 +198,11 @@ public final class ConsoleAccounts: Sendable {
             throw .unavailable("too many sign-ins are being checked at once")
         }
         guard let user, matches, user.disabledAt == nil else { return nil }
+        return try await startSession(for: user)
+    }
+
+    /// A new session of `user` (already checked).
+    func startSession(for user: ConsoleUser) async throws(AdminError) -> SignedIn {
         let sessionID = Self.randomHex(bytes: 32)
         let time = now()
         let session = ConsoleSession(

@@ -17,6 +17,8 @@ public struct ConsoleOptions: Sendable, Hashable {
     public var passwordCheckThreads: Int = 2
     /// Password checks that may wait for a thread; one more is refused 503 with `Retry-After`. Default 8.
     public var passwordCheckQueue: Int = 8
+    /// Sign-in through an OpenID provider; `nil`: passwords only.
+    public var singleSignOn: OIDCConfiguration? = nil
 
     public init(secureCookies: Bool = false, signInsPerSecond: Double = 10, signInBurst: Int = 20) {
         self.secureCookies = secureCookies

@@ -114,6 +114,7 @@ extension ConsoleRoutes {
         }
         context["error"] = error
         context["notice"] = Self.query(of: request)["done"].flatMap { Self.userNotices[$0] }
+        context["singleSignOn"] = options.singleSignOn.map { ["name": $0.displayName, "claim": $0.roleClaim] }
         return renderer.page("users", context, status: status)
     }
 }

@@ -19,6 +19,8 @@ struct ConsoleRoutes: Sendable {
     /// Bounds sign-in attempts per account, per client address and in total.
     let signInLimiter: SignInLimiter
     let now: @Sendable () -> Date
+    /// Sign-in through an OpenID provider, when configured (``ConsoleOptions/singleSignOn``).
+    var singleSignOn: OIDCSignIn? = nil
 
     static let sessionCookie = "flag_console_session"
     static let loginCookie = "flag_console_login"
@@ -46,6 +48,7 @@ struct ConsoleRoutes: Sendable {
         router.get("/console/login") { request, _ in loginPage(request, error: nil) }
         router.post("/console/login") { request, _ in try await signIn(request) }
         router.post("/console/logout") { request, _ in try await signOut(request) }
+        registerSingleSignOn(on: router)
         registerFlagPages(on: router)
         registerHistory(on: router)
         registerEvaluate(on: router)
@@ -113,6 +116,8 @@ struct ConsoleRoutes: Sendable {
         context["csrf"] = token
         context["error"] = error
         context["name"] = name
+        context["passwords"] = options.singleSignOn?.allowsPasswords ?? true
+        if let sso = options.singleSignOn { context["sso"] = ["name": sso.displayName] }
         var response = renderer.page("login", context, status: status ?? (error == nil ? .ok : .unauthorized))
         response.setCookie(Cookie(
             name: Self.loginCookie, value: token, maxAge: 3600, path: "/console/login", secure: isSecure(request),
@@ -121,6 +126,9 @@ struct ConsoleRoutes: Sendable {
     }
 
     func signIn(_ request: Request) async throws -> Response {
+        if let sso = options.singleSignOn, !sso.allowsPasswords {
+            return refusal(.forbidden, "Password sign-in is turned off on this server: sign in with \(sso.displayName).", visitor: nil)
+        }
         // Refused before any other work while the password pool is full: hammering sign-ins
         // costs a fixed small answer each, not a form parse and a page render.
         guard accounts.passwordChecker.hasRoom else { return Self.signInRefusal(.serviceUnavailable, retryAfter: 2, Self.busyMessage) }
