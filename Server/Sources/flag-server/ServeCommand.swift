@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
     var rateLimitPerSecond: Int?
     @Option(help: "Comma-separated proxy addresses and ranges (10.0.0.0/8) whose Forwarded / X-Forwarded-For name the client (FLAG_SERVER_TRUSTED_PROXIES, default none).")
     var trustedProxies: String?
-    @Option(help: "Refetches per second to aim at after a change: events ask clients to spread theirs over open streams / this, at most 10 s; 0 for no spread (FLAG_SERVER_REFETCHES_PER_SECOND, default 5000).")
+    @Option(help: "Refetches per second to aim at after a change: events ask clients to spread theirs over open streams / this, at most 60 s; 0 for no spread (FLAG_SERVER_REFETCHES_PER_SECOND, default 5000).")
     var refetchesPerSecond: Int?
     @Option(help: "trace, debug, info, notice, warning, error or critical (FLAG_SERVER_LOG_LEVEL, default info).")
     var logLevel: String?

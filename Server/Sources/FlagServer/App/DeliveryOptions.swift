@@ -5,7 +5,7 @@ public struct DeliveryOptions: Sendable, Hashable {
     /// The proxies whose `Forwarded` / `X-Forwarded-For` headers are believed (none by default).
     public var trustedProxies: TrustedProxies
     /// The refetches per second the server aims to receive after a change: each event advertises
-    /// the open streams divided by this as `refetchSpreadMs` (at most 10 s); 0 advertises none.
+    /// the open streams divided by this as `refetchSpreadMs` (at most 60 s); 0 advertises none.
     public var refetchesPerSecond: Int
 
     public init(trustedProxies: TrustedProxies = .none, refetchesPerSecond: Int = 5_000) {

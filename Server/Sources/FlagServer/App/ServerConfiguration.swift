@@ -14,7 +14,7 @@ public import Logging
 /// | `--revision-check-seconds` | `FLAG_SERVER_REVISION_CHECK_SECONDS` | `30` (PostgreSQL replicas) |
 /// | `--rate-limit-per-second` | `FLAG_SERVER_RATE_LIMIT_PER_SECOND` | `50` per client of a delivery token (per admin token), burst twice that; `0` turns it off |
 /// | `--trusted-proxies` | `FLAG_SERVER_TRUSTED_PROXIES` | none: comma-separated addresses and ranges (`10.0.0.0/8`) whose `Forwarded` / `X-Forwarded-For` name the client |
-/// | `--refetches-per-second` | `FLAG_SERVER_REFETCHES_PER_SECOND` | `5000`: events ask clients to spread refetches over open streams ÷ this (at most 10 s); `0` for no spread |
+/// | `--refetches-per-second` | `FLAG_SERVER_REFETCHES_PER_SECOND` | `5000`: events ask clients to spread refetches over open streams ÷ this (at most 60 s); `0` for no spread |
 /// | `--log-level` | `FLAG_SERVER_LOG_LEVEL` | `info` |
 /// | `--ttl-seconds` | `FLAG_SERVER_TTL_SECONDS` | `60` |
 /// | `--event-stream-keep-alive-seconds` | `FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS` | `15`: an idle event stream sends `: keep-alive` this often |

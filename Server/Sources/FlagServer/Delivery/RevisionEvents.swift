@@ -15,7 +15,8 @@ import Synchronization
 ///   the changes would take more than ``maximumChangeBytes``.
 /// - `refetchSpreadMs`: the window over which clients that must refetch should spread their
 ///   requests (each waits a random delay in `[0, spread)`): the open streams divided by
-///   ``Spread/refetchesPerSecond``, at most ``Spread/maximumMilliseconds``; left out when zero.
+///   ``Spread/refetchesPerSecond``, at most ``Spread/maximumMilliseconds`` (60 s); left out
+///   when zero.
 ///
 /// Both are additions to OFREP's `refetchEvaluation` event, whose clients ignore members they do
 /// not know and refetch as before.
@@ -29,8 +30,10 @@ final class RevisionEvents: Sendable {
         /// The refetches per second the server aims to receive after a change; 0 asks for no
         /// spread.
         var refetchesPerSecond: Int = 5_000
-        /// The widest spread advertised, in milliseconds (10 s).
-        var maximumMilliseconds: Int = 10_000
+        /// The widest spread advertised, in milliseconds (60 s): past it, the rate rises
+        /// rather than the wait. Set ``refetchesPerSecond`` to what the server can answer;
+        /// a tighter cap would bring back the overload the spread is there to avoid.
+        var maximumMilliseconds: Int = 60_000
 
         /// The spread for `streams` open streams, in milliseconds.
         func milliseconds(streams: Int) -> Int {
