@@ -320,11 +320,52 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     }
 
     /// A refetch the event stream asked for, through the normal refresh path (and its waits).
+    ///
+    /// An event's `changes` are applied without a request when the values are at their base
+    /// (or nothing is done when they are at the event's version already); otherwise the
+    /// refetch waits a random delay within the event's spread (the retry policy's random
+    /// source), so that a change does not bring every client to the server at once.
     private func refetch(for kind: EventStreamFollower.Refetch) async {
         readCacheIfNeeded()
         switch kind {
-        case .changed(let event): _ = await fetch(.serverEvent, event: event)
+        case .changed(let event):
+            if let changes = event.changes, let version = event.etag, await apply(changes, version: version) { return }
+            if event.refetchSpread > 0 {
+                let share = configuration.retryPolicy.random()
+                let delay = event.refetchSpread * (share.isFinite ? min(max(share, 0), 1) : 0)
+                do {
+                    try await clock.sleep(until: clock.now.addingTimeInterval(delay))
+                } catch {
+                    return
+                }
+            }
+            _ = await fetch(.serverEvent, event: event)
         case .reconnected: _ = await fetch(.eventStreamReconnected)
+        }
+    }
+
+    /// Applies an event's `changes` to the cached OFREP payload; `false` when a refetch is
+    /// needed instead (the payload is at another version, or the result does not decode).
+    private func apply(_ changes: InlineFlagChanges, version: String) async -> Bool {
+        guard configuration.source.format == .ofrep else { return false }
+        // A request sent before the event arrived may answer with the state before the change:
+        // let it land first. One sent after it sees the change already.
+        if let inFlight = state.withLock({ $0.inFlight }) { _ = await inFlight.value }
+        guard let entry = state.withLock({ $0.entry }) else { return false }
+        switch changes.apply(to: entry.payload, version: version) {
+        case .current:
+            logger.debug("An event's changes are in the values already", metadata: ["version": "\(version.prefix(64))"])
+            return true
+        case .mismatch:
+            return false
+        case .applied(let payload):
+            do {
+                let decoded = try decode(payload)
+                _ = updated(decoded, payload: payload, etag: nil, revision: version, trigger: .serverEvent)
+                return true
+            } catch {
+                return false
+            }
         }
     }
 
@@ -399,7 +440,8 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         case .payload(let response):
             do {
                 let decoded = try decode(response.body)
-                return updated(decoded, response: response, trigger: trigger)
+                let etag = response.value(forHeaderField: "ETag")
+                return updated(decoded, payload: response.body, etag: etag, revision: etag, trigger: trigger)
             } catch {
                 return failed(error, trigger: trigger)
             }
@@ -423,20 +465,25 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         if case .ofrep(let context) = configuration.source { context.targetingKey } else { nil }
     }
 
-    private func updated(_ decoded: DecodedRemotePayload, response: RemoteHTTPResponse, trigger: RefreshTrigger)
+    /// New values: from a response (with its `ETag`, which is also the values' revision), or an
+    /// event's changes applied to the cached payload (no `ETag`: the next request is
+    /// unconditional; the revision is the version the event announced).
+    private func updated(
+        _ decoded: DecodedRemotePayload, payload: Data, etag: String?, revision: String?, trigger: RefreshTrigger
+    )
         -> FetchOutcome
     {
         let now = clock.now
         clearPersistedNotBefore()
         let entry = RemoteCacheEntry(
-            payload: response.body, format: configuration.source.format, etag: response.value(forHeaderField: "ETag"),
+            payload: payload, format: configuration.source.format, etag: etag,
             writtenAt: now,
             ttl: RemoteDurationLimits.clamp(decoded.ttl ?? configuration.defaultTTL, to: RemoteDurationLimits.timeToLive),
             cacheKey: cache.key)
         cache.save(entry)
         logIgnored(decoded.ignored)
         let values = RemoteFlagValues(
-            decoded.values, source: configuration.source.format.rawValue, unit: servedUnit, revision: entry.etag)
+            decoded.values, source: configuration.source.format.rawValue, unit: servedUnit, revision: revision)
         logger.info(
             "Remote configuration updated",
             metadata: [

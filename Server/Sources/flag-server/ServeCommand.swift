@@ -20,8 +20,12 @@ struct ServeCommand: AsyncParsableCommand {
     var databaseURL: String?
     @Option(help: "Seconds between a replica's revision checks (FLAG_SERVER_REVISION_CHECK_SECONDS, default 30).")
     var revisionCheckSeconds: Int?
-    @Option(help: "Requests per second per token, 0 for no limit (FLAG_SERVER_RATE_LIMIT_PER_SECOND, default 50).")
+    @Option(help: "Requests per second per client of a delivery token, and per admin token; 0 for no limit (FLAG_SERVER_RATE_LIMIT_PER_SECOND, default 50).")
     var rateLimitPerSecond: Int?
+    @Option(help: "Comma-separated proxy addresses and ranges (10.0.0.0/8) whose Forwarded / X-Forwarded-For name the client (FLAG_SERVER_TRUSTED_PROXIES, default none).")
+    var trustedProxies: String?
+    @Option(help: "Refetches per second to aim at after a change: events ask clients to spread theirs over open streams / this, at most 60 s; 0 for no spread (FLAG_SERVER_REFETCHES_PER_SECOND, default 5000).")
+    var refetchesPerSecond: Int?
     @Option(help: "trace, debug, info, notice, warning, error or critical (FLAG_SERVER_LOG_LEVEL, default info).")
     var logLevel: String?
     @Option(help: "ttlSeconds advertised by app_config (FLAG_SERVER_TTL_SECONDS, default 60).") var ttlSeconds: Int?
@@ -45,7 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
     var maximumConnections: Int?
     @Option(help: "Event streams open at once, more are refused 503 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS, default 4096).")
     var maximumEventStreams: Int?
-    @Option(help: "Event streams open at once per token, more are refused 429 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN, default 64).")
+    @Option(help: "Event streams open at once per client of a token, more are refused 429 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN, default 64).")
     var maximumEventStreamsPerToken: Int?
     @OptionGroup(title: "Console single sign-on (OpenID Connect)") var singleSignOn: SingleSignOnOptions
 
@@ -60,7 +64,8 @@ struct ServeCommand: AsyncParsableCommand {
                 writeTimeoutSeconds: writeTimeoutSeconds, idleTimeoutSeconds: idleTimeoutSeconds,
                 bodyTimeoutSeconds: bodyTimeoutSeconds, maximumHeaderBytes: maximumHeaderBytes,
                 maximumConnections: maximumConnections, maximumEventStreams: maximumEventStreams,
-                maximumEventStreamsPerToken: maximumEventStreamsPerToken, environment: ProcessInfo.processInfo.environment)
+                maximumEventStreamsPerToken: maximumEventStreamsPerToken, trustedProxies: trustedProxies,
+                refetchesPerSecond: refetchesPerSecond, environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ArgumentParser.ValidationError(error.description)
         }
@@ -96,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
                 ? nil : RateLimiter(perSecond: Double(configuration.rateLimitPerSecond), burst: 2 * configuration.rateLimitPerSecond),
             metrics: registry, consoleOptions: consoleOptions, logger: logger,
             revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
-            eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds)
+            eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds), delivery: configuration.delivery
         ) { bootstrap in
             // Shown once, before the server listens: the first start counts as finished only once
             // this returns, so a start killed before that shows a new first token next time.

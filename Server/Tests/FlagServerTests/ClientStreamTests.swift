@@ -120,9 +120,9 @@ final class RecordingTransport: HTTPTransport {
 }
 
 extension ClientStreamTests {
-    /// OFREP ADR 0008: the refetch an event triggers carries the event's `etag` and
-    /// `lastModified` as `flagConfigEtag` and `flagConfigLastModified`; no other request does.
-    @Test func onlyAnEventTriggeredRefetchNamesTheEventsConfiguration() async throws {
+    /// A change to a flag without targeting reaches the loader in the event itself: its values
+    /// change and no request is sent.
+    @Test func anUntargetedChangeIsAppliedFromTheEventWithoutARequest() async throws {
         try await TestServer.with { server in
             try await server.booleanFlag("checkout", environment: "production", enabled: true, defaultVariant: "off")
             let transport = RecordingTransport()
@@ -134,6 +134,27 @@ extension ClientStreamTests {
             let reply = try await server.request(
                 .PUT, "/admin/v1/environments/production/flags/checkout/settings", token: server.adminToken,
                 body: #"{"enabled": true, "defaultVariant": "on"}"#)
+            #expect(reply.status == 200)
+            while let snapshot = await snapshots.next(), snapshot.values.values["checkout"]?.value != true {}
+            #expect(transport.requests.filter { $0.url.path == "/ofrep/v1/evaluate/flags" }.count == 1)
+        }
+    }
+
+    /// OFREP ADR 0008: the refetch an event triggers carries the event's `etag` and
+    /// `lastModified` as `flagConfigEtag` and `flagConfigLastModified`; no other request does.
+    /// (A targeted change: the event carries no values, so the loader refetches.)
+    @Test func onlyAnEventTriggeredRefetchNamesTheEventsConfiguration() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout", environment: "production", enabled: true, defaultVariant: "off")
+            let transport = RecordingTransport()
+            let loader = try await Self.loader(of: server, transport: transport)
+            _ = try await loader.loadFlags()
+            var snapshots = loader.snapshots().makeAsyncIterator()
+            while let snapshot = await snapshots.next(), !snapshot.isEventStreamConnected {}
+
+            let reply = try await server.request(
+                .PUT, "/admin/v1/environments/production/flags/checkout/settings", token: server.adminToken,
+                body: #"{"enabled": true, "defaultVariant": "off", "targeting": {"if": [{"==": [{"var": "targetingKey"}, "user-1"]}, "on", null]}}"#)
             #expect(reply.status == 200)
             while let snapshot = await snapshots.next(), snapshot.values.values["checkout"]?.value != true {}
 

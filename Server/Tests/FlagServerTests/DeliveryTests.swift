@@ -103,10 +103,11 @@ struct DeliveryTests {
 }
 
 extension TestServer {
-    func openStream(token: String, lastEventID: String? = nil) async throws -> HTTPClientResponse {
+    func openStream(token: String, lastEventID: String? = nil, headers: [(String, String)] = []) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: baseURL + "/ofrep/v1/events")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await HTTPClient.shared.execute(request, deadline: .distantFuture)
         guard response.status == .ok, response.headers.first(name: "Content-Type") == "text/event-stream" else {
             throw TestFailure("the event stream answered \(response.status)")

@@ -26,7 +26,12 @@ struct ReplicaPropagationTests {
             // replica may fold both into one event for revision 3.
             var last: EventStreamReader.Event?
             while last?.id != "3" { last = try await onB.nextEvent() }
-            #expect(last?.data?.hasPrefix(#"{"etag":"3","lastModified":"#) == true)
+            let data = try JSONValue(parsing: try #require(last?.data))
+            #expect(data["etag"] == "3")
+            #expect(data["lastModified"]?.intValue != nil)
+            // The new flag answers the same to everyone: its entry comes with the event, counted
+            // from the revision B's streams saw before (2, or 1 when B folded both writes).
+            #expect(["1", "2"].contains(data["changes"]?["since"]?.stringValue ?? ""))
             last = nil
             while last?.id != "3" { last = try await onC.nextEvent() }
 

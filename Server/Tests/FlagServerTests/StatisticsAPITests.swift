@@ -32,7 +32,7 @@ struct StatisticsAPITests {
             let impossible = #"{"control": "off", "metrics": [{"name": "m", "kind": "conversion", "arms": {"off": {"units": 10, "sum": 11}, "on": {"units": 10, "sum": 1}}}]}"#
             let reply = try await server.request(.POST, "/admin/v1/statistics/analyze", token: server.adminToken, body: impossible)
             #expect(reply.status == 422)
-            #expect(reply.json?["error"]?["problems"]?[0]?["field"]?.stringValue == "metrics[0].arms.off.sum")
+            #expect(reply.json?["error"]?["problems"]?.arrayValue?.first?["field"]?.stringValue == "metrics[0].arms.off.sum")
             // The schema refuses what it describes as wrong before the engine runs.
             let unknownKind = #"{"control": "off", "metrics": [{"name": "m", "kind": "median", "arms": {"off": {"units": 10, "sum": 1}, "on": {"units": 10, "sum": 1}}}]}"#
             #expect(try await server.request(.POST, "/admin/v1/statistics/analyze", token: server.adminToken, body: unknownKind).status == 400)

@@ -3,7 +3,7 @@ import Foundation
 /// The last good payload, as kept on disk: the raw bytes, their `ETag`, when they were written
 /// and for how long they count as fresh.
 public struct RemoteCacheEntry: Sendable, Hashable {
-    /// The payload exactly as the server sent it.
+    /// The payload as the server sent it, or with the changes an event carried applied to it.
     public var payload: Data
     /// Its format.
     public var format: RemotePayloadFormat

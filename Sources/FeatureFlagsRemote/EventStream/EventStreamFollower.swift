@@ -9,7 +9,9 @@ import Logging
 ///   header fields (credentials included) and `Last-Event-ID` once the stream has set one.
 /// - A `refetchEvaluation` event asks for a conditional refetch (with the `ETag`, and the
 ///   event's `etag` and `lastModified` as `flagConfigEtag` and `flagConfigLastModified`); events
-///   that arrive while one runs are coalesced into one more (for the newest event).
+///   that arrive while one runs are coalesced into one more (for the newest event). The loader
+///   applies an event's `changes` instead when it can, and otherwise waits a random delay within
+///   the event's `refetchSpreadMs` before refetching.
 /// - A connection that ends or fails is reopened after a backoff (the loader's retry policy, at
 ///   least the stream's `retry:` and one second, and at least a `Retry-After`), growing while
 ///   connections keep failing; each reconnection asks for an unconditional refetch, as changes
@@ -49,7 +51,8 @@ final class EventStreamFollower: Sendable {
         var inBackground = false
         var inactivityTimer: Task<Void, Never>?
         var pausedForInactivity = false
-        var pendingRefetch: Refetch?
+        /// Refetches and changes to apply, in order (at most ``maximumPending``).
+        var pendingRefetches: [Refetch] = []
         var refetching = false
     }
 
@@ -70,6 +73,8 @@ final class EventStreamFollower: Sendable {
     static let idleTimeout: TimeInterval = 3_600
     /// The longest `Last-Event-ID` sent back (1 KiB); a longer one is not sent.
     static let maximumLastEventIDLength = 1_024
+    /// The most events waiting while a refetch runs (16): past it, they become one refetch.
+    static let maximumPending = 16
 
     private let transport: any HTTPTransport
     private let clock: any RefreshClock
@@ -385,10 +390,11 @@ final class EventStreamFollower: Sendable {
     // MARK: - Refetching
 
     /// Asks for a refetch: at once when none runs, otherwise one more after it (an
-    /// unconditional request wins over a conditional one).
+    /// unconditional request wins over a conditional one). Events that carry changes wait in
+    /// order, as each applies to the one before; a refetch replaces what waits before it.
     func requestRefetch(_ kind: Refetch) {
         let start = state.withLock { state -> Bool in
-            state.pendingRefetch = state.pendingRefetch == .reconnected ? .reconnected : kind
+            state.pendingRefetches = Self.enqueue(kind, after: state.pendingRefetches)
             guard !state.refetching else { return false }
             state.refetching = true
             return true
@@ -400,15 +406,34 @@ final class EventStreamFollower: Sendable {
     private func drainRefetches() async {
         while true {
             let next = state.withLock { state -> (Refetch, Handlers?)? in
-                guard let kind = state.pendingRefetch else {
+                guard !state.pendingRefetches.isEmpty else {
                     state.refetching = false
                     return nil
                 }
-                state.pendingRefetch = nil
-                return (kind, state.handlers)
+                return (state.pendingRefetches.removeFirst(), state.handlers)
             }
             guard let (kind, handlers) = next else { return }
             await handlers?.refetch(kind)
+        }
+    }
+
+    /// `pending` with `kind` added: a reconnection's refetch replaces everything (it asks for
+    /// all), an event without changes replaces every event waiting (its refetch brings them
+    /// all), an event with changes waits after the others; past ``maximumPending``, the newest
+    /// event as a plain refetch.
+    static func enqueue(_ kind: Refetch, after pending: [Refetch]) -> [Refetch] {
+        let reconnect: [Refetch] = pending.first == .reconnected ? [.reconnected] : []
+        switch kind {
+        case .reconnected:
+            return [.reconnected]
+        case .changed(let event) where event.changes == nil:
+            return reconnect.isEmpty ? [kind] : reconnect
+        case .changed(var event):
+            guard pending.count < maximumPending else {
+                event.changes = nil
+                return reconnect + [.changed(event)]
+            }
+            return pending + [kind]
         }
     }
 }

@@ -22,6 +22,7 @@ final class EventStreamTestTransport: HTTPTransport {
         var waiters: [(predicate: @Sendable (EventStreamTestTransport.Snapshot) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
         var eventStreams: String
         var streamStatus = 200
+        var metadataVersion: String?
     }
 
     /// What the transport has seen.
@@ -36,9 +37,18 @@ final class EventStreamTestTransport: HTTPTransport {
 
     private let state: Mutex<State>
 
-    /// `eventStreams` is the JSON array the bulk response advertises.
-    init(eventStreams: String = #"[{"type": "sse", "endpoint": {"requestUri": "/ofrep/v1/events"}}]"#) {
-        state = Mutex(State(eventStreams: eventStreams))
+    /// `eventStreams` is the JSON array the bulk response advertises; `metadataVersion`, when
+    /// set, the configuration version bulk responses name in `metadata.version`.
+    init(
+        eventStreams: String = #"[{"type": "sse", "endpoint": {"requestUri": "/ofrep/v1/events"}}]"#,
+        metadataVersion: String? = nil
+    ) {
+        state = Mutex(State(eventStreams: eventStreams, metadataVersion: metadataVersion))
+    }
+
+    /// The `metadata.version` bulk responses name from now on.
+    func setMetadataVersion(_ version: String?) {
+        state.withLock { $0.metadataVersion = version }
     }
 
     var snapshot: Snapshot {
@@ -76,8 +86,9 @@ final class EventStreamTestTransport: HTTPTransport {
             defer { wakeWaiters(&state) }
             if request.method == .post {
                 let count = state.requests.filter { $0.method == .post }.count
+                let metadata = state.metadataVersion.map { #", "metadata": {"version": "\#($0)"}"# } ?? ""
                 let body =
-                    #"{"flags": [{"key": "cues.page_size", "value": \#(40 + count), "reason": "STATIC"}], "eventStreams": \#(state.eventStreams)}"#
+                    #"{"flags": [{"key": "cues.page_size", "value": \#(40 + count), "reason": "STATIC"}], "eventStreams": \#(state.eventStreams)\#(metadata)}"#
                 return RemoteHTTPStreamingResponse(
                     RemoteHTTPResponse(
                         statusCode: 200, headerFields: ["Content-Type": "application/json", "ETag": "\"r\(count)\""],

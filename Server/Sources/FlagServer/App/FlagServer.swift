@@ -39,6 +39,10 @@ public final class FlagServer: Sendable {
     public let streamTickets = StreamTickets()
     /// How often an idle event stream sends a keep-alive comment.
     public let eventStreamKeepAlive: Duration
+    /// Trusted proxies and the refetch spread.
+    public let delivery: DeliveryOptions
+    /// Each revision's event-stream event, built once.
+    let revisionEvents: RevisionEvents
     /// The longest a replica waits for the database before answering a refetch that names a
     /// revision it does not serve yet (see ``ReplicaCatchUp``).
     public let catchUpLimit: Duration = .seconds(2)
@@ -95,7 +99,8 @@ public final class FlagServer: Sendable {
         admin: FlagAdmin, publisher: StatePublisher, events: EventHub, metrics: PrometheusCollectorRegistry,
         limits: ServerLimits, readiness: Readiness, synchronizer: ReplicaSynchronizer?, rateLimiter: RateLimiter?,
         consoleAccounts: ConsoleAccounts? = nil, console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil,
-        logger: Logger, now: @escaping @Sendable () -> Date, eventStreamKeepAlive: Duration = .seconds(15)
+        logger: Logger, now: @escaping @Sendable () -> Date, eventStreamKeepAlive: Duration = .seconds(15),
+        delivery: DeliveryOptions = DeliveryOptions()
     ) {
         self.admin = admin
         self.publisher = publisher
@@ -110,6 +115,9 @@ public final class FlagServer: Sendable {
         self.logger = logger
         self.now = now
         self.eventStreamKeepAlive = eventStreamKeepAlive
+        self.delivery = delivery
+        revisionEvents = RevisionEvents(
+            spread: .init(refetchesPerSecond: delivery.refetchesPerSecond), openStreams: { events.subscriberCount })
     }
 
     /// Migrates `store`, creates the default environments and a first admin token if the store
@@ -128,6 +136,7 @@ public final class FlagServer: Sendable {
     ///   - reconnectDelay: The pause before a replica listens again after its connection failed.
     ///   - eventStreamKeepAlive: How often an event stream without events sends the comment
     ///     `: keep-alive`, so that proxies do not cut it as idle (15 s).
+    ///   - delivery: The trusted proxies, and the refetch spread events advertise.
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
     ///     password) to the operator. The first start is recorded as finished only after it
     ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
@@ -141,7 +150,7 @@ public final class FlagServer: Sendable {
         consoleAccounts: ConsoleAccounts? = nil, consoleOptions: ConsoleOptions = ConsoleOptions(),
         logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init,
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1),
-        eventStreamKeepAlive: Duration = .seconds(15),
+        eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
@@ -228,7 +237,7 @@ public final class FlagServer: Sendable {
         let server = FlagServer(
             admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits, readiness: readiness,
             synchronizer: synchronizer, rateLimiter: rateLimiter, consoleAccounts: accounts, console: console,
-            logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive)
+            logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery)
         return (server, bootstrap)
     }
 
@@ -246,7 +255,8 @@ public final class FlagServer: Sendable {
         if let operations = DocumentedOperations.document {
             router.add(middleware: DocumentedOperationsMiddleware(operations: operations))
         }
-        let authenticator = RequestAuthenticator(publisher: publisher, rateLimiter: rateLimiter)
+        let authenticator = RequestAuthenticator(
+            publisher: publisher, rateLimiter: rateLimiter, trustedProxies: delivery.trustedProxies)
         // A replica checks the database before answering a refetch that names a newer revision.
         let readiness = self.readiness
         let catchUp = synchronizer.map { synchronizer in
@@ -258,7 +268,8 @@ public final class FlagServer: Sendable {
         OFREPRoutes(authenticator: authenticator, limits: limits, now: now, catchUp: catchUp).register(on: router)
         DocumentRoutes(authenticator: authenticator).register(on: router)
         EventStreamRoutes(
-            authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive, tickets: streamTickets
+            authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive, tickets: streamTickets,
+            revisionEvents: revisionEvents
         ).register(on: router)
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
         ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)

@@ -12,7 +12,9 @@ public import Logging
 /// | `--data-directory` | `FLAG_SERVER_DATA_DIRECTORY` | `./flag-server-data` |
 /// | `--database-url` | `FLAG_SERVER_DATABASE_URL` | none (SQLite in the data directory) |
 /// | `--revision-check-seconds` | `FLAG_SERVER_REVISION_CHECK_SECONDS` | `30` (PostgreSQL replicas) |
-/// | `--rate-limit-per-second` | `FLAG_SERVER_RATE_LIMIT_PER_SECOND` | `50` per token, burst twice that; `0` turns it off |
+/// | `--rate-limit-per-second` | `FLAG_SERVER_RATE_LIMIT_PER_SECOND` | `50` per client of a delivery token (per admin token), burst twice that; `0` turns it off |
+/// | `--trusted-proxies` | `FLAG_SERVER_TRUSTED_PROXIES` | none: comma-separated addresses and ranges (`10.0.0.0/8`) whose `Forwarded` / `X-Forwarded-For` name the client |
+/// | `--refetches-per-second` | `FLAG_SERVER_REFETCHES_PER_SECOND` | `5000`: events ask clients to spread refetches over open streams ÷ this (at most 60 s); `0` for no spread |
 /// | `--log-level` | `FLAG_SERVER_LOG_LEVEL` | `info` |
 /// | `--ttl-seconds` | `FLAG_SERVER_TTL_SECONDS` | `60` |
 /// | `--event-stream-keep-alive-seconds` | `FLAG_SERVER_EVENT_STREAM_KEEP_ALIVE_SECONDS` | `15`: an idle event stream sends `: keep-alive` this often |
@@ -24,7 +26,7 @@ public import Logging
 /// | `--maximum-header-bytes` | `FLAG_SERVER_MAXIMUM_HEADER_BYTES` | `32768`: a larger request head is answered 431 |
 /// | `--maximum-connections` | `FLAG_SERVER_MAXIMUM_CONNECTIONS` | `10000` open at once |
 /// | `--maximum-event-streams` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS` | `4096` open at once in the process (then 503) |
-/// | `--maximum-event-streams-per-token` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN` | `64` open at once per token (then 429) |
+/// | `--maximum-event-streams-per-token` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN` | `64` open at once per client of a token (see `--trusted-proxies`; then 429) |
 public struct ServerConfiguration: Sendable, Hashable {
     public var host: String
     public var port: Int
@@ -35,8 +37,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// How often a PostgreSQL replica compares its revisions with the database's (a safety net
     /// for a lost notification).
     public var revisionCheckSeconds: Int
-    /// Requests per second per token (burst twice that); 0 turns the limit off (benchmarks).
+    /// Requests per second per client of a delivery token, and per admin token (burst twice
+    /// that); 0 turns the limit off (benchmarks).
     public var rateLimitPerSecond: Int
+    /// Trusted proxies and the refetch spread.
+    public var delivery = DeliveryOptions()
     public var logLevel: Logger.Level
     public var ttlSeconds: Int
     /// Whether console cookies are always `Secure` (set it when TLS ends in a proxy that does not
@@ -63,7 +68,8 @@ public struct ServerConfiguration: Sendable, Hashable {
         rateLimitPerSecond: Int? = nil, secureCookies: Bool? = nil, eventStreamKeepAliveSeconds: Int? = nil,
         fractionalBucketing: String? = nil, writeTimeoutSeconds: Int? = nil, idleTimeoutSeconds: Int? = nil,
         bodyTimeoutSeconds: Int? = nil, maximumHeaderBytes: Int? = nil, maximumConnections: Int? = nil,
-        maximumEventStreams: Int? = nil, maximumEventStreamsPerToken: Int? = nil, environment: [String: String]
+        maximumEventStreams: Int? = nil, maximumEventStreamsPerToken: Int? = nil, trustedProxies: String? = nil,
+        refetchesPerSecond: Int? = nil, environment: [String: String]
     ) throws(ConfigurationError) {
         func integer(_ option: Int?, _ variable: String, default value: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
             let resolved: Int
@@ -125,6 +131,9 @@ public struct ServerConfiguration: Sendable, Hashable {
             maximumEventStreams, "FLAG_SERVER_MAXIMUM_EVENT_STREAMS", default: 4096, range: 0...1_000_000)
         limits.maximumEventStreamsPerToken = try integer(
             maximumEventStreamsPerToken, "FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN", default: 64, range: 0...1_000_000)
+        delivery.trustedProxies = try TrustedProxies(parsing: trustedProxies ?? environment["FLAG_SERVER_TRUSTED_PROXIES"] ?? "")
+        delivery.refetchesPerSecond = try integer(
+            refetchesPerSecond, "FLAG_SERVER_REFETCHES_PER_SECOND", default: 5_000, range: 0...10_000_000)
         if let url = self.databaseURL, !url.isEmpty {
             postgres = try PostgresConfiguration(url: url)
         } else {

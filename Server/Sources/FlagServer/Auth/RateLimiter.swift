@@ -1,6 +1,7 @@
 import Synchronization
 
-/// A token bucket per key (token id): `burst` requests at once, refilled at `perSecond`.
+/// A token bucket per key (a client, or an admin token: see ``RequestAuthenticator``): `burst`
+/// requests at once, refilled at `perSecond`.
 public final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
@@ -12,8 +13,12 @@ public final class RateLimiter: Sendable {
     private let now: @Sendable () -> Double
     private let buckets = Mutex<[String: Bucket]>([:])
 
-    /// Keys kept at most; past it, buckets that have refilled are forgotten (they hold nothing a
-    /// new bucket would not), and if none has, the oldest.
+    /// Keys kept at most (a fixed bound on memory, about 100 bytes a key). When the table is
+    /// full, one sweep forgets every bucket that has refilled (it holds nothing a new bucket
+    /// would not) and, if that frees less than an eighth of the table, the least recently used
+    /// buckets until it does: a sweep then comes at most once per `maximumKeys / 8` new keys, so
+    /// a flood of new clients costs little per request. A client forgotten while it was being
+    /// limited starts again with a full burst.
     public let maximumKeys: Int
 
     /// - Parameter now: seconds on a monotonic clock; injected by tests.
@@ -33,8 +38,10 @@ public final class RateLimiter: Sendable {
         return buckets.withLock { buckets in
             if buckets[key] == nil, buckets.count >= maximumKeys {
                 buckets = buckets.filter { $0.value.tokens + (time - $0.value.updated) * perSecond < burst }
-                if buckets.count >= maximumKeys, let oldest = buckets.min(by: { $0.value.updated < $1.value.updated })?.key {
-                    buckets.removeValue(forKey: oldest)
+                let keep = maximumKeys - max(1, maximumKeys / 8)
+                if buckets.count > keep {
+                    let newest = buckets.sorted { $0.value.updated > $1.value.updated }.prefix(keep)
+                    buckets = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
                 }
             }
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: time)
@@ -48,6 +55,9 @@ public final class RateLimiter: Sendable {
             return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
         }
     }
+
+    /// The number of keys held now (for tests).
+    var keyCount: Int { buckets.withLock { $0.count } }
 
     /// Seconds since the process started, on the monotonic clock.
     public static let monotonicSeconds: @Sendable () -> Double = {

@@ -3,10 +3,36 @@ import Hummingbird
 import HummingbirdAuth
 
 /// Finds the token of a request (`Authorization: Bearer …` or `X-API-Key`), checks its role and
-/// environment, and applies the per-token rate limit.
+/// environment, and applies the rate limit.
+///
+/// The limit counts per client for delivery tokens (client and server roles): every phone of an
+/// app shares its client token, so a limit per token would refuse a fleet. A client is the
+/// token and the client's address (see ``TrustedProxies``; an IPv6 address by its /64), not the
+/// context's targeting key: a request body is read after this check, and a targeting key is
+/// whatever the caller writes, so one caller could take a new allowance per request. Admin
+/// tokens are limited per token, wherever their requests come from.
 struct RequestAuthenticator: Sendable {
     let publisher: StatePublisher
     let rateLimiter: RateLimiter?
+    /// The proxies whose forwarding headers name the client.
+    var trustedProxies = TrustedProxies.none
+
+    /// The rate-limit key of a request with `record`: the token for admin tokens, else the
+    /// token and the client.
+    func rateLimitKey(_ record: TokenRecord, request: Request) -> String {
+        guard record.role < .admin else { return record.id }
+        let peer = request.headers[.flagServerClientAddress] ?? "unknown"
+        return record.id + " " + TrustedProxies.limitKey(of: trustedProxies.client(peer: peer, headers: request.headers))
+    }
+
+    private func limit(_ record: TokenRecord, request: Request) throws {
+        guard let retryAfter = rateLimiter?.acquire(rateLimitKey(record, request: request)) else { return }
+        let whose = record.role < .admin ? "this client of token \"\(record.id)\"" : "token \"\(record.id)\""
+        throw APIError(
+            .tooManyRequests, code: "rate_limited",
+            message: "\(whose) exceeded its rate limit; retry after \(retryAfter) s",
+            headers: [.retryAfter: String(retryAfter)])
+    }
 
     /// The token record of `request`, allowed `role` in `environment` (or in the token's own
     /// environment when `environment` is `nil`).
@@ -15,12 +41,7 @@ struct RequestAuthenticator: Sendable {
     ///   role, 429 with `Retry-After` past the rate limit.
     func authorize(_ request: Request, role: TokenRole, environment: String?) throws -> TokenRecord {
         let record = try authenticate(request)
-        if let retryAfter = rateLimiter?.acquire(record.id) {
-            throw APIError(
-                .tooManyRequests, code: "rate_limited",
-                message: "token \"\(record.id)\" exceeded its rate limit; retry after \(retryAfter) s",
-                headers: [.retryAfter: String(retryAfter)])
-        }
+        try limit(record, request: request)
         guard record.role >= role else {
             throw APIError(
                 .forbidden, code: "forbidden",
@@ -35,11 +56,11 @@ struct RequestAuthenticator: Sendable {
     }
 
     /// The token record a stream ticket was issued for (see ``StreamTickets``), redeeming the
-    /// ticket; the token must still be valid, and its rate limit applies.
+    /// ticket; the token must still be valid, and the rate limit of the `request`'s client applies.
     ///
     /// - Throws: ``APIError``: 401 for an unknown, used or expired ticket, or a token revoked
-    ///   since; 429 past the token's rate limit.
-    func authorize(ticket: String, from tickets: StreamTickets) throws -> TokenRecord {
+    ///   since; 429 past the rate limit.
+    func authorize(ticket: String, from tickets: StreamTickets, request: Request) throws -> TokenRecord {
         guard let redeemed = tickets.redeem(ticket), let record = publisher.current.tokens[redeemed.tokenID],
             record.revokedAt == nil, record.environment == redeemed.environment
         else {
@@ -47,12 +68,7 @@ struct RequestAuthenticator: Sendable {
                 .unauthorized, code: "unauthorized",
                 message: "unknown, used or expired stream ticket: ask for a new one with POST /ofrep/v1/events/tickets")
         }
-        if let retryAfter = rateLimiter?.acquire(record.id) {
-            throw APIError(
-                .tooManyRequests, code: "rate_limited",
-                message: "token \"\(record.id)\" exceeded its rate limit; retry after \(retryAfter) s",
-                headers: [.retryAfter: String(retryAfter)])
-        }
+        try limit(record, request: request)
         return record
     }
 

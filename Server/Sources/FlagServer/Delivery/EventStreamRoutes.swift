@@ -15,7 +15,9 @@ import ServiceLifecycle
 /// Every committed revision sends `id: <revision>` with
 /// `{"type":"refetchEvaluation","etag":"<revision>","lastModified":<Unix seconds of its commit>}`
 /// (OFREP ADR 0008: a client sends both back as `flagConfigEtag` and `flagConfigLastModified`
-/// on the refetch the event triggers). A client
+/// on the refetch the event triggers), and this server's additions against a refetch storm:
+/// `changes` (the new entries of flags that answer the same to everyone, when only such flags
+/// changed) and `refetchSpreadMs` (see ``RevisionEvents``). A client
 /// reconnecting with `Last-Event-ID` older than the current revision gets one event for the
 /// current revision at once (refetch: it missed something); an up-to-date client gets nothing
 /// until the next write.
@@ -28,6 +30,8 @@ struct EventStreamRoutes: Sendable {
     let events: EventHub
     let keepAlive: Duration
     let tickets: StreamTickets
+    /// Each revision's event, built once.
+    let revisionEvents: RevisionEvents
 
     /// The answer to `POST /ofrep/v1/events/tickets`.
     struct IssuedTicket: Encodable {
@@ -60,7 +64,7 @@ struct EventStreamRoutes: Sendable {
             // A browser's EventSource cannot send Authorization: it sends a ticket instead.
             let token: TokenRecord
             if let ticket = request.uri.queryParameters["ticket"] {
-                token = try authenticator.authorize(ticket: String(ticket), from: tickets)
+                token = try authenticator.authorize(ticket: String(ticket), from: tickets, request: request)
             } else {
                 token = try authenticator.authorize(request, role: .client, environment: nil)
             }
@@ -68,13 +72,17 @@ struct EventStreamRoutes: Sendable {
             // Subscribe before reading the revision, so no write falls between the two.
             let revisions: AsyncStream<Int>
             do {
-                revisions = try events.subscribe(environment: environment.key, owner: token.id)
+                // Counted per client, like the rate limit: a fleet of phones shares one token.
+                revisions = try events.subscribe(
+                    environment: environment.key, owner: authenticator.rateLimitKey(token, request: request))
             } catch let error as EventHub.Refusal {
                 throw APIError(
                     error.perOwner ? .tooManyRequests : .serviceUnavailable, code: "too_many_streams",
                     message: error.description, headers: [.retryAfter: String(Self.refusedRetryAfterSeconds)])
             }
-            let current = authenticator.publisher.current.environments[environment.key]?.revision ?? environment.revision
+            let served = authenticator.publisher.current.environments[environment.key] ?? environment
+            revisionEvents.observe(served)
+            let current = served.revision
             let lastSeen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             let missed = request.headers[.lastEventID] != nil && lastSeen != current
             let body = ResponseBody { writer in
@@ -135,17 +143,12 @@ struct EventStreamRoutes: Sendable {
         return outputs
     }
 
-    /// The event for `revision` of `environment`, with its commit time when this server serves
-    /// that revision (a newer one follows at once otherwise).
+    /// The event for `revision` of `environment`: built once per revision when this server
+    /// serves that revision, else a plain refetch request (a newer one follows at once).
     func event(_ environment: String, revision: Int) -> ByteBuffer {
-        let served = authenticator.publisher.current.environments[environment]
-        return Self.event(revision: revision, lastModified: served?.revision == revision ? served?.lastModified : nil)
-    }
-
-    static func event(revision: Int, lastModified: Date?) -> ByteBuffer {
-        var members: [String: JSONValue] = ["type": "refetchEvaluation", "etag": .string(String(revision))]
-        if let lastModified { members["lastModified"] = .int(Int(lastModified.timeIntervalSince1970.rounded(.down))) }
-        let data = JSONValue.object(members)
-        return ByteBuffer(string: "id: \(revision)\nevent: message\ndata: \(data.serialized())\n\n")
+        guard let served = authenticator.publisher.current.environments[environment], served.revision == revision else {
+            return RevisionEvents.event(revision: revision, lastModified: nil, changes: nil, spread: 0)
+        }
+        return revisionEvents.event(for: served)
     }
 }
