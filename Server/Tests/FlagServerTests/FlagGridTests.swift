@@ -1,6 +1,7 @@
 import FlagEvaluation
 @testable import FlagServer
 import Foundation
+import Synchronization
 import Testing
 
 /// The flags grid's query: filters (tags, due for removal), sorting and pagination, and the links
@@ -67,5 +68,30 @@ struct FlagGridTests {
         // What a link writes reads back as the same query.
         #expect(FlagGrid.Query(ConsoleForm(parsing: query.queryString)) == query)
         #expect(FlagGrid.Query(ConsoleForm(parsing: "sort=bogus&page=-4")) == FlagGrid.Query())
+    }
+
+    /// The grid reads a flag's last change from the audit once per revision: again only after a
+    /// write (a new revision) anywhere.
+    @Test
+    func theCacheReadsLastChangesOncePerRevision() async {
+        let cache = FlagGridCache()
+        var state = ServerState(flags: ["a": Self.flag("a", owner: "web", tags: "x")], environments: ["production": EnvironmentState(key: "production", revision: 3)])
+        let reads = Mutex(0)
+        let entry = AuditEntry(
+            environment: "production", revision: 3, time: Date(timeIntervalSince1970: 1), actor: "ana", reason: nil, subject: .flag,
+            key: "a", before: nil, after: nil)
+        func read(_ key: String) async -> AuditEntry? {
+            reads.withLock { $0 += 1 }
+            return key == "a" ? entry : nil
+        }
+        #expect(await cache.lastChanges(of: ["a", "b"], in: state, reading: read).mapValues(\.actor) == ["a": "ana"])
+        #expect(await cache.lastChanges(of: ["a", "b"], in: state, reading: read).count == 1)
+        #expect(reads.withLock { $0 } == 2, "a flag without a change is remembered too")
+        #expect(cache.facets(of: state).tags == ["x"])
+        state.environments["production"]?.revision = 4
+        state.flags["c"] = Self.flag("c", owner: "apps", tags: "y")
+        _ = await cache.lastChanges(of: ["a"], in: state, reading: read)
+        #expect(reads.withLock { $0 } == 3)
+        #expect(cache.facets(of: state).owners == ["apps", "web"])
     }
 }

@@ -83,7 +83,9 @@ extension ConsoleRoutes {
         let environments = state.orderedEnvironmentKeys
         let grid = FlagGrid(flags: state.flags.values, query: query)
         let back = query.queryString
-        let changed = await lastChanges(of: grid.flags.map(\.key), in: environments)
+        let changed = await gridCache.lastChanges(of: grid.flags.map(\.key), in: state) { key in
+            await lastChange(of: key, in: environments)
+        }
         let formatter = ISO8601DateFormatter()
         let rows: [[String: Any]] = grid.flags.map { flag in
             let tags = FlagGrid.tags(of: flag)
@@ -118,9 +120,8 @@ extension ConsoleRoutes {
             }
             return row
         }
-        let owners = Set(state.flags.values.compactMap(\.metadata.owner)).sorted()
-        let phases = Set(state.flags.values.compactMap(\.metadata.phase)).sorted()
-        let tags = Set(state.flags.values.flatMap(FlagGrid.tags)).sorted()
+        let facets = gridCache.facets(of: state)
+        let (owners, phases, tags) = (facets.owners, facets.phases, facets.tags)
         var context = layout(visitor, title: "Flags", section: "flags")
         context["environments"] = environments
         context["rows"] = rows
@@ -150,18 +151,16 @@ extension ConsoleRoutes {
         return renderer.page("flags", context, status: status)
     }
 
-    /// The newest audit entry of each flag in `keys` across `environments` (a page's flags:
-    /// one indexed look-up per flag and environment). A store that fails leaves the column empty.
-    func lastChanges(of keys: [String], in environments: [String]) async -> [String: AuditEntry] {
-        var result: [String: AuditEntry] = [:]
-        for key in keys {
-            for environment in environments {
-                guard let entry = try? await admin.store.audit(environment: environment, key: key, limit: 1).first else { continue }
-                if let known = result[key], (known.time, known.revision) >= (entry.time, entry.revision) { continue }
-                result[key] = entry
-            }
+    /// The newest audit entry of a flag across `environments` (one indexed look-up each); `nil`
+    /// when it has none or the store cannot say (the grid's column stays empty).
+    func lastChange(of key: String, in environments: [String]) async -> AuditEntry? {
+        var newest: AuditEntry?
+        for environment in environments {
+            guard let entry = try? await admin.store.audit(environment: environment, key: key, limit: 1).first else { continue }
+            if let known = newest, (known.time, known.revision) >= (entry.time, entry.revision) { continue }
+            newest = entry
         }
-        return result
+        return newest
     }
 
     /// A time as the grid shows it: `2026-11-26 11:02` (UTC).

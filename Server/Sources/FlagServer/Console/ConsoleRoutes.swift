@@ -19,6 +19,8 @@ struct ConsoleRoutes: Sendable {
     /// Bounds sign-in attempts per account, per client address and in total.
     let signInLimiter: SignInLimiter
     let now: @Sendable () -> Date
+    /// The flags grid's filter choices and last changes, kept while the revisions stay.
+    let gridCache = FlagGridCache()
 
     static let sessionCookie = "flag_console_session"
     static let loginCookie = "flag_console_login"

@@ -95,44 +95,46 @@ struct FlagGrid: Sendable {
             if !query.due.isEmpty, !AppVersion.isDue(removalTarget: metadata.removalTarget, at: query.due) { return false }
             return true
         }
-        let sorted = matching.sorted { lhs, rhs in
-            let order = Self.order(lhs, rhs, by: query.sort)
-            // Ties (and the key column itself) fall back to the key, ascending, so pages are stable.
-            if order == .orderedSame { return lhs.key < rhs.key }
-            return query.descending ? order == .orderedDescending : order == .orderedAscending
-        }
+        let sorted = Self.sorted(matching, by: query.sort, descending: query.descending)
         total = sorted.count
         pageCount = max(1, (sorted.count + Self.pageSize - 1) / Self.pageSize)
         page = min(query.page, pageCount)
         flags = Array(sorted.dropFirst((page - 1) * Self.pageSize).prefix(Self.pageSize))
     }
 
-    /// How two flags compare by a column; flags without a value sort after those with one.
-    static func order(_ lhs: FlagRecord, _ rhs: FlagRecord, by sort: Sort) -> ComparisonResult {
-        func compare<T: Comparable>(_ left: T?, _ right: T?) -> ComparisonResult {
-            switch (left, right) {
-            case (nil, nil): return .orderedSame
-            case (nil, _): return .orderedDescending
-            case (_, nil): return .orderedAscending
-            case (let left?, let right?): return left < right ? .orderedAscending : (left == right ? .orderedSame : .orderedDescending)
+    /// `flags` sorted by a column, ties by key ascending so that pages are stable; flags without
+    /// a value in the column come last. Each flag's sort value is computed once (a removal target
+    /// is parsed as a version once, not at every comparison).
+    static func sorted(_ flags: [FlagRecord], by sort: Sort, descending: Bool) -> [FlagRecord] {
+        if sort == .key {
+            let ascending = flags.sorted { $0.key < $1.key }
+            return descending ? ascending.reversed() : ascending
+        }
+        struct Value {
+            var flag: FlagRecord
+            var text: String?
+            var version: [Int]?
+        }
+        let values = flags.map { flag -> Value in
+            switch sort {
+            case .key: Value(flag: flag, text: flag.key)
+            case .owner: Value(flag: flag, text: flag.metadata.owner?.lowercased())
+            case .phase: Value(flag: flag, version: flag.metadata.phase.map { [$0] })
+            case .type: Value(flag: flag, text: flag.type.rawValue)
+            case .removal: Value(flag: flag, version: flag.metadata.removalTarget.flatMap(AppVersion.components))
             }
         }
-        switch sort {
-        case .key: return compare(lhs.key, rhs.key)
-        case .owner: return compare(lhs.metadata.owner?.lowercased(), rhs.metadata.owner?.lowercased())
-        case .phase: return compare(lhs.metadata.phase, rhs.metadata.phase)
-        case .type: return compare(lhs.type.rawValue, rhs.type.rawValue)
-        case .removal:
-            let left = lhs.metadata.removalTarget.flatMap(AppVersion.components)
-            let right = rhs.metadata.removalTarget.flatMap(AppVersion.components)
-            switch (left, right) {
-            case (nil, nil): return .orderedSame
-            case (nil, _): return .orderedDescending
-            case (_, nil): return .orderedAscending
-            case (let left?, let right?):
-                return left.lexicographicallyPrecedes(right) ? .orderedAscending : (left == right ? .orderedSame : .orderedDescending)
+        func before(_ lhs: Value, _ rhs: Value) -> Bool? {
+            if let left = lhs.text, let right = rhs.text, left != right { return descending ? left > right : left < right }
+            if let left = lhs.version, let right = rhs.version, left != right {
+                return descending ? right.lexicographicallyPrecedes(left) : left.lexicographicallyPrecedes(right)
             }
+            let leftMissing = lhs.text == nil && lhs.version == nil
+            let rightMissing = rhs.text == nil && rhs.version == nil
+            if leftMissing != rightMissing { return rightMissing }
+            return nil
         }
+        return values.sorted { lhs, rhs in before(lhs, rhs) ?? (lhs.flag.key < rhs.flag.key) }.map(\.flag)
     }
 
     /// The metadata key whose comma-separated value holds a flag's tags: the server's model has
