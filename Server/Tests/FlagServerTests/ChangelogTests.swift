@@ -79,4 +79,17 @@ struct ChangelogTests {
             environments: Self.environments)
         #expect(log.changes.map(\.summary) == ["changed the definition of checkout (owner)"])
     }
+
+    @Test
+    func segmentsAndEnvironmentsSayWhatChangedAndWhere() {
+        func entry(_ subject: AuditEntry.Subject, _ environment: String, _ key: String, before: JSONValue?) -> AuditEntry {
+            AuditEntry(
+                environment: environment, revision: 1, time: Date(timeIntervalSince1970: 5), actor: "ana", reason: nil, subject: subject,
+                key: key, before: before, after: ["rule": true])
+        }
+        let log = Changelog([entry(.environment, "staging", "staging", before: nil)], environments: Self.environments)
+        #expect(log.changes.map(\.summary) == ["created environment staging"])
+        let segment = Changelog([entry(.segment, "production", "beta", before: ["rule": false])], environments: Self.environments)
+        #expect(segment.changes.map(\.summary) == ["changed segment beta in production"])
+    }
 }

@@ -65,10 +65,12 @@ struct Changelog: Sendable {
         case .flag: return flagSummary(entries, key: key, environments: environments)
         case .segment, .environment, .user:
             let noun = entries[0].subject.rawValue
-            let where_ = place(entries.map(\.environment), environments: environments)
-            if entries.allSatisfy({ $0.before == nil }) { return "created \(noun) \(key) \(where_)" }
-            if entries.allSatisfy({ $0.after == nil }) { return "deleted \(noun) \(key) \(where_)" }
-            return "changed \(noun) \(key) \(where_)"
+            // An environment's own change needs no "in": it is the place.
+            let names = entries.map(\.environment)
+            let where_ = entries[0].subject == .environment && names == [key] ? "" : " " + place(names, environments: environments)
+            if entries.allSatisfy({ $0.before == nil }) { return "created \(noun) \(key)\(where_)" }
+            if entries.allSatisfy({ $0.after == nil }) { return "deleted \(noun) \(key)\(where_)" }
+            return "changed \(noun) \(key)\(where_)"
         }
     }
 
