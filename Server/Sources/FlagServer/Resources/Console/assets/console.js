@@ -88,9 +88,22 @@ function setUpKeys() {
   });
 }
 
+// A table wider than the screen scrolls sideways; one without a link or a button inside gets
+// into the tab order, so that the keyboard can scroll it too.
+function makeScrollingTablesFocusable() {
+  for (const table of document.querySelectorAll("main table")) {
+    const scrolls = table.scrollWidth > table.clientWidth + 1 && getComputedStyle(table).overflowX !== "visible";
+    const reachable = table.querySelector("a[href], button:not([disabled]), input, select, textarea, [tabindex]");
+    if (scrolls && !reachable) table.tabIndex = 0;
+    else if (!scrolls && table.getAttribute("tabindex") === "0") table.removeAttribute("tabindex");
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   setUpSwitches();
   setUpKeys();
+  makeScrollingTablesFocusable();
+  window.addEventListener("resize", makeScrollingTablesFocusable);
 
   const variants = document.querySelector("textarea[data-examples]");
   const type = document.getElementById("type");
