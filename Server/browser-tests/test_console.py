@@ -2,17 +2,24 @@
 """Browser tests of the flag server's web console: headless Chromium driven by Selenium.
 
 Starts the real `flag-server` binary on a free port with a temporary data directory, then walks
-the console as an admin (sign in, create a flag, turn it on, roll it out to 10 %, kill it with a
-reason, find the change in history with its diff, revert it) checking every step through OFREP,
-as a viewer (sees everything, can change nothing), and through the new-flag form's type switch. Screenshots of each page go to
-Server/.build/console-screenshots/ (CI keeps them as artifacts).
+the console as an admin (sign in, create a flag, turn it on from the grid's switch with the reason
+asked in a dialog, roll it out to 10 %, kill it, find the change in the history with its diff,
+revert it) checking every step through OFREP, as a viewer (sees everything, can change nothing),
+through the new-flag form's type switch, with the keyboard (`/`, j/k and arrows, Enter), without
+JavaScript (the switch asks its reason on a page), and finally every page through axe-core (no
+serious or critical violation) in the light and the dark theme at laptop (1366×900) and phone
+(390×844) widths, with a full-page screenshot of each: Server/.build/console-screenshots/
+(CI keeps them as artifacts).
 
 Needs: chromium and chromedriver (Debian: apt-get install -y chromium chromium-driver), selenium
-(pip install selenium), and a built server (swift build --package-path Server). Missing pieces
-FAIL the run with a message saying what to install; nothing is skipped.
+and axe-core's script (pip install selenium; pip install --no-deps axe-playwright-python, which
+ships axe.min.js: the tests inject it through Selenium, Playwright is not needed), and
+a built server (swift build --package-path Server). Missing pieces FAIL the run with a message
+saying what to install; nothing is skipped.
 
 Run: python3 -m unittest discover -s Server/browser-tests -v
 """
+import base64
 import json
 import os
 import re
@@ -51,17 +58,36 @@ def find_browser():
         import selenium  # noqa: F401
     except ImportError as error:
         raise AssertionError("selenium is missing: python3 -m pip install selenium") from error
+    axe_script()
     return chromium, driver
+
+
+def axe_script():
+    """axe-core's script, as the PyPI package axe-playwright-python ships it (installed without its
+    Playwright dependency: the script is injected through Selenium here)."""
+    import importlib.util
+    spec = importlib.util.find_spec("axe_playwright_python")
+    path = spec and os.path.join(os.path.dirname(spec.origin), "axe.min.js")
+    if not path or not os.path.exists(path):
+        raise AssertionError(
+            "axe-core is missing: python3 -m pip install --no-deps axe-playwright-python (it ships axe.min.js)")
+    with open(path, encoding="utf-8") as file:
+        return file.read()
+
+
+# The page sizes every page is checked and photographed at: (name, width, height, mobile).
+VIEWPORTS = (("laptop", 1366, 900, False), ("phone", 390, 844, True))
+THEMES = ("light", "dark")
 
 
 class Server:
     """The real binary on a free port (port 0, read back from its log) with its own data."""
 
-    def __init__(self):
+    def __init__(self, arguments=()):
         self.binary = find_binary()
         self.data = tempfile.mkdtemp(prefix="flag-server-browser-")
         self.process = subprocess.Popen(
-            [self.binary, "serve", "--port", "0", "--data-directory", self.data, "--log-level", "info"],
+            [self.binary, "serve", "--port", "0", "--data-directory", self.data, "--log-level", "info", *arguments],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         secrets = []
         self.port = None
@@ -186,12 +212,57 @@ class ConsoleBrowserTests(unittest.TestCase):
         self.assertIn("/console/login", self.browser.current_url)
 
     def switch(self, environment, reason):
+        """Flips the flag's switch in the grid and gives the reason in the dialog it opens."""
+        from selenium.webdriver.support.ui import WebDriverWait
         self.open("/console/flags")
-        cell = "switch-%s-%s" % (FLAG, environment)
-        self.find("#" + cell).click()
-        self.find("#%s-reason" % cell).send_keys(reason)
-        self.navigate(self.find("#%s-confirm" % cell))
+        self.find("#switch-%s-%s" % (FLAG, environment)).click()
+        WebDriverWait(self.browser, 10).until(lambda _: self.find("#switch-dialog").get_attribute("open") is not None)
+        self.assertEqual(self.browser.switch_to.active_element, self.find("#switch-reason"))
+        self.find("#switch-reason").send_keys(reason)
+        self.navigate(self.find("#switch-confirm"))
         self.assertIn("Saved: the flag was switched.", self.find("main").text)
+
+    def open_details(self, element, css):
+        """Opens the `<details>` under `element` matched by `css` (its summary clicked)."""
+        details = element.find_element("css selector", css)
+        if details.get_attribute("open") is None:
+            details.find_element("css selector", "summary").click()
+        return details
+
+    def check_page(self, name):
+        """Runs axe-core on the page in both themes at both widths (failing on any serious or
+        critical violation) and saves a full-page screenshot of each: NAME-THEME-WIDTH.png."""
+        script = axe_script()
+        try:
+            for theme in THEMES:
+                self.browser.execute_cdp_cmd(
+                    "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": theme}]})
+                for label, width, height, mobile in VIEWPORTS:
+                    self.browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+                    # Injected through WebDriver, so the page's Content-Security-Policy does not apply to it.
+                    self.browser.execute_script(script)
+                    results = self.browser.execute_async_script(
+                        "const done = arguments[arguments.length - 1];"
+                        "axe.run(document).then(done, (error) => done({error: String(error)}));")
+                    self.assertNotIn("error", results, results.get("error"))
+                    bad = [violation for violation in results["violations"] if violation["impact"] in ("serious", "critical")]
+                    self.assertEqual(bad, [], "%s (%s, %s): axe-core %s found:\n%s" % (
+                        name, theme, label, results["testEngine"]["version"], "\n".join(
+                            "%s (%s): %s at %s" % (violation["id"], violation["impact"], violation["help"],
+                                                    ", ".join(str(node["target"]) + " " + node.get("failureSummary", "")
+                                                              for node in violation["nodes"][:5]))
+                            for violation in bad)))
+                    page_height = self.browser.execute_script(
+                        "return Math.max(document.documentElement.scrollHeight, document.body.scrollHeight)")
+                    shot = self.browser.execute_cdp_cmd("Page.captureScreenshot", {
+                        "format": "png", "captureBeyondViewport": True,
+                        "clip": {"x": 0, "y": 0, "width": width, "height": min(max(page_height, height), 6000), "scale": 1}})
+                    with open(os.path.join(SCREENSHOTS, "%s-%s-%s.png" % (name, theme, label)), "wb") as file:
+                        file.write(base64.b64decode(shot["data"]))
+        finally:
+            self.browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+            self.browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     def evaluate(self, targeting_key):
         status, body = self.server.api(
@@ -244,6 +315,9 @@ class ConsoleBrowserTests(unittest.TestCase):
         self.navigate(self.find("#save-rollout"))
         self.assertIn("Saved.", self.find("main").text)
         self.assertIn("rollout off 90% · on 10%", self.find("main").text)
+        self.open("/console/flags")
+        self.assertEqual(self.find("#flag-%s td[data-environment=production] .words" % FLAG).text, "on: 10 % rollout of on")
+        self.open("/console/flags/%s?environment=production" % FLAG)
         self.shot("05-flag-rolled-out")
         # (90 users: the client token's rate limit allows a burst of 100 requests.)
         served = [self.evaluate("user-%d" % number) for number in range(90)]
@@ -273,13 +347,26 @@ class ConsoleBrowserTests(unittest.TestCase):
         entries = self.find_all("li.entry")
         kill = [entry for entry in entries if "Reason: incident 42" in entry.text]
         self.assertEqual(len(kill), 1)
-        self.assertIn("settings.enabled true false", kill[0].find_element("css selector", "table.diff").text)
-        self.assertIn("admin", kill[0].find_element("css selector", ".actor").text)
+        # Words first; the field diff on demand.
+        self.assertEqual("admin turned %s off in production" % FLAG, kill[0].find_element("css selector", ".what").text)
+        diff = kill[0].find_element("css selector", "table.diff")
+        self.assertFalse(diff.is_displayed())
+        self.open_details(kill[0], "details.fields")
+        self.assertIn("settings.enabled true false", diff.text)
+        created = [entry for entry in entries if "created %s, off everywhere" % FLAG in entry.text]
+        self.assertEqual(len(created), 1, "the creation is one entry across the environments")
         self.shot("08-history")
         rollout = [entry for entry in entries if "Reason: 10 % rollout" in entry.text]
         self.assertEqual(len(rollout), 1)
+        self.assertIn("changed %s in production: now 10 %% rollout of on" % FLAG, rollout[0].text)
+        self.open_details(rollout[0], "details.revert-box")
         self.navigate(rollout[0].find_element("css selector", "button[id$='-revert']"))
         self.assertIn("Reverted", self.find("main").text)
+        # The filter stays; the revert is marked as one.
+        self.assertEqual(self.find("#flag").get_attribute("value"), FLAG)
+        newest = self.find_all("li.entry")[0]
+        self.assertIn("revert", newest.find_element("css selector", ".badge.revert").text)
+        self.assertIn("reverted %s to revision" % FLAG, newest.text)
         self.shot("09-history-reverted")
         self.assertTrue(self.production_settings()["enabled"])
         self.assertEqual(self.evaluate("user-1")["reason"], "TARGETING_MATCH")
@@ -290,10 +377,12 @@ class ConsoleBrowserTests(unittest.TestCase):
         before = self.production_settings()
         self.sign_in("vera", password)
         self.assertIn("you can see everything and change nothing", self.find("#viewer-note").text)
-        self.assertEqual(self.find_all("details.switch"), [])
+        self.assertEqual(self.find_all("form.switch-form"), [])
+        self.assertEqual(self.find_all("#switch-dialog"), [])
         disabled = self.find_all("td.cell button[disabled]")
         self.assertTrue(disabled)
         self.shot("10-viewer-flags")
+        self.check_page("viewer-flags")
 
         self.open("/console/flags/%s?environment=production" % FLAG)
         self.assertEqual(self.find_all("#save-rollout"), [])
@@ -339,6 +428,7 @@ class ConsoleBrowserTests(unittest.TestCase):
         WebDriverWait(self.browser, 20).until(lambda _: self.find_all("#refusal"))
         self.assertIn("Your role (viewer) cannot change anything here", self.find("#refusal").text)
         self.shot("16-viewer-refused")
+        self.check_page("refused")
         self.assertEqual(self.production_settings(), before)
 
     def test_3_the_new_flag_form_proposes_variants_of_the_chosen_type(self):
@@ -370,6 +460,129 @@ class ConsoleBrowserTests(unittest.TestCase):
         Select(self.find("#type")).select_by_visible_text("integer")
         self.assertEqual(variants.get_attribute("value"), '{"a": true}')
         self.assertIn("every value must be of type integer", self.find("#variants-status").text)
+        self.sign_out()
+
+    def test_4_the_grid_works_from_the_keyboard(self):
+        from selenium.webdriver.common.action_chains import ActionChains
+        from selenium.webdriver.common.keys import Keys
+        self.sign_in("admin", self.server.admin_password)
+        self.open("/console/flags")
+        keys = [link.text for link in self.find_all("#flags-grid tbody a.key")]
+        self.assertEqual(keys, sorted(keys))
+        self.assertGreaterEqual(len(keys), 2)
+        active = lambda: self.browser.switch_to.active_element
+        # "/" focuses the search; Escape leaves it.
+        ActionChains(self.browser).send_keys("/").perform()
+        self.assertEqual(active().get_attribute("id"), "q")
+        ActionChains(self.browser).send_keys(Keys.ESCAPE).perform()
+        self.assertNotEqual(active().get_attribute("id"), "q")
+        # j and k, then the arrows, move through the rows; focus is visible on each.
+        ActionChains(self.browser).send_keys("j").perform()
+        self.assertEqual(active().text, keys[0])
+        self.assertNotEqual(active().value_of_css_property("outline-style"), "none")
+        ActionChains(self.browser).send_keys("j").perform()
+        self.assertEqual(active().text, keys[1])
+        ActionChains(self.browser).send_keys("k").perform()
+        self.assertEqual(active().text, keys[0])
+        ActionChains(self.browser).send_keys(Keys.ARROW_DOWN).perform()
+        self.assertEqual(active().text, keys[1])
+        ActionChains(self.browser).send_keys(Keys.ARROW_UP).perform()
+        self.assertEqual(active().text, keys[0])
+        # Enter opens the flag.
+        page = self.find("html")
+        ActionChains(self.browser).send_keys(Keys.ENTER).perform()
+        from selenium.webdriver.support.ui import WebDriverWait
+        WebDriverWait(self.browser, 20).until(lambda _: "/console/flags/%s" % keys[0] in self.browser.current_url)
+        del page
+        # "/" then typing searches, and the search stays in the field.
+        self.open("/console/flags")
+        ActionChains(self.browser).send_keys("/").perform()
+        ActionChains(self.browser).send_keys("copy" + Keys.ENTER).perform()
+        WebDriverWait(self.browser, 20).until(lambda _: "q=copy" in self.browser.current_url)
+        self.assertEqual([link.text for link in self.find_all("#flags-grid tbody a.key")], ["browser-copy"])
+        self.assertEqual(self.find("#q").get_attribute("value"), "copy")
+        self.sign_out()
+
+    def test_5_the_switch_dialog_cancels_and_the_switch_works_without_javascript(self):
+        from selenium.webdriver.common.keys import Keys
+        from selenium.webdriver.support.ui import WebDriverWait
+        self.sign_in("admin", self.server.admin_password)
+        before = self.production_settings()
+        self.open("/console/flags?q=browser")
+        button = self.find("#switch-%s-production" % FLAG)
+        button.click()
+        dialog = self.find("#switch-dialog")
+        WebDriverWait(self.browser, 10).until(lambda _: dialog.get_attribute("open") is not None)
+        self.assertIn("Turn off %s in production" % FLAG, self.find("#switch-dialog-title").text)
+        self.check_page("flags-switch-dialog")
+        # Confirming without a reason is refused by the dialog itself.
+        self.find("#switch-confirm").click()
+        self.assertIsNotNone(dialog.get_attribute("open"))
+        self.find("#switch-cancel").click()
+        self.assertIsNone(dialog.get_attribute("open"))
+        self.assertEqual(self.browser.switch_to.active_element, button)
+        button.click()
+        self.find("#switch-reason").send_keys(Keys.ESCAPE)
+        self.assertIsNone(dialog.get_attribute("open"))
+        self.assertEqual(self.production_settings(), before)
+
+        # Without JavaScript the switch posts alone and the server asks the reason on a page;
+        # afterwards the grid comes back with its search.
+        self.browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+        try:
+            self.open("/console/flags?q=browser")
+            self.navigate(self.find("#switch-%s-production" % FLAG))
+        finally:
+            self.browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+        self.assertEqual(self.find("h1").text, "Turn off %s in production" % FLAG)
+        self.assertEqual(self.production_settings(), before)
+        self.check_page("switch-without-javascript")  # (axe needs script: the page stays as loaded without it)
+        self.find("#switch-reason").send_keys("no script")
+        self.navigate(self.find("#switch-confirm"))
+        self.assertIn("q=browser", self.browser.current_url)
+        self.assertIn("Saved: the flag was switched.", self.find("main").text)
+        self.assertFalse(self.production_settings()["enabled"])
+        self.switch("production", "back on after the no-script check")
+        self.assertTrue(self.production_settings()["enabled"])
+        self.sign_out()
+
+    def test_6_every_page_passes_axe_in_both_themes_at_laptop_and_phone_widths(self):
+        self.browser.delete_all_cookies()
+        self.open("/console/login")
+        self.check_page("login")
+        self.sign_in("admin", self.server.admin_password)
+        # A flag with tags and a removal target that is due, so the grid shows them.
+        status, body = self.server.api("PUT", "/admin/v1/flags/browser-tagged", self.server.admin_token, {
+            "type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off",
+            "metadata": {"owner": "web", "removalTarget": "2.9", "custom": {"x-tags": "checkout, web"}}})
+        self.assertEqual(status, 200, body)
+        pages = [
+            ("flags", "/console/flags"),
+            ("flags-due", "/console/flags?due=3.0&tag=checkout"),
+            ("flags-empty-search", "/console/flags?q=nothing-matches-this"),
+            ("flag", "/console/flags/%s?environment=production" % FLAG),
+            ("new-flag", "/console/new-flag"),
+            ("history", "/console/history"),
+            ("evaluate", "/console/evaluate?environment=production&targetingKey=user-1&attributes=%7B%7D"),
+            ("environments", "/console/environments?left=staging&right=production"),
+            ("tokens", "/console/tokens"),
+            ("users", "/console/users"),
+        ]
+        for name, path in pages:
+            self.open(path)
+            self.check_page(name)
+        self.open("/console/flags?due=3.0&tag=checkout")
+        self.assertEqual([link.text for link in self.find_all("#flags-grid tbody a.key")], ["browser-tagged"])
+        self.assertEqual(self.find("#flag-browser-tagged .badge.due").text, "due")
+        self.assertEqual([tag.text for tag in self.find_all("#flag-browser-tagged .tag")], ["checkout", "web"])
+        # A tag is a link to the flags with that tag.
+        self.open("/console/flags")
+        self.navigate(self.find("#flag-browser-tagged .tag"))
+        self.assertIn("tag=checkout", self.browser.current_url)
+        self.open("/console/history")
+        self.open_details(self.find_all("li.entry")[0], "details.fields")
+        self.open_details(self.find_all("li.entry")[0], "details.revert-box")
+        self.check_page("history-open")
         self.sign_out()
 
 

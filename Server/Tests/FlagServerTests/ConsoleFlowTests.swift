@@ -89,7 +89,8 @@ struct ConsoleFlowTests {
             #expect(last.first?.reason == "revert \"new-checkout\" to revision \(revision)")
             #expect(last.first?.revertedTo == revision)
             let shown = try await client.get("/console/history?flag=new-checkout&environment=production")
-            #expect(shown.body.contains("reverted to revision \(revision) in <strong>production</strong>"))
+            #expect(shown.body.contains("reverted new-checkout to revision \(revision) in production: on: 10 % rollout of on"))
+            #expect(shown.body.contains(#"<span class="badge revert">revert</span>"#))
 
             // "Revert to this" on the newest entry: nothing to revert, nothing written.
             let newest = try await client.post(

@@ -23,9 +23,9 @@ struct ConsoleServingTests {
                 #expect(!page.body.contains("Optional("), "\(path) prints a Swift optional")
             }
             let grid = try await client.get("/console/flags")
-            #expect(grid.body.contains("serves on"))
-            // The search flag is off in production: its cell says so before what it will serve.
-            #expect(grid.body.contains("off: apps use their code default; once on, rollout off 90% · on 10%"))
+            #expect(grid.body.contains(#"<span class="words">on: serves on</span>"#))
+            // The search flag is off in production: its cell says so, then what it will serve.
+            #expect(grid.body.contains(#"<span class="words">off</span><span class="then">once on: 10 % rollout of on</span>"#))
             let page = try await client.get("/console/flags/search?environment=production")
             #expect(!page.body.contains("<td>rollout off 90% · on 10%</td>"))
             #expect(page.body.contains("<td>off: apps use their code default; once on, rollout off 90% · on 10%</td>"))

@@ -13,7 +13,9 @@ extension ConsoleRoutes {
 
     func registerFlagPages(on router: Router<BasicRequestContext>) {
         router.get("/console/flags") { request, _ in
-            try await page(request) { visitor in await flagsPage(request, visitor) }
+            try await page(request) { visitor in
+                await flagsPage(visitor, query: FlagGrid.Query(Self.query(of: request)), notice: Self.query(of: request)["done"])
+            }
         }
         router.get("/console/new-flag") { request, _ in
             try await page(request) { visitor in
@@ -112,64 +114,96 @@ extension ConsoleRoutes {
     // MARK: - The flags table
 
     func flagsPage(
-        _ request: Request, _ visitor: Visitor, error: String? = nil, status: HTTPResponse.Status = .ok
+        _ visitor: Visitor, query: FlagGrid.Query, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok
     ) async -> Response {
         let state = await admin.state
-        let query = Self.query(of: request)
-        func parameter(_ name: String) -> String {
-            (query[name] ?? "").trimmingCharacters(in: .whitespaces)
-        }
-        let search = parameter("q").lowercased()
-        let owner = parameter("owner")
-        let phase = parameter("phase")
-        let type = parameter("type")
-        let due = parameter("due")
         let environments = state.orderedEnvironmentKeys
-        let flags = state.flags.values.sorted { $0.key < $1.key }.filter { flag in
-            let metadata = flag.metadata
-            if !search.isEmpty {
-                let fields = [flag.key, metadata.displayName, metadata.owner, metadata.description].compactMap { $0?.lowercased() }
-                guard fields.contains(where: { $0.contains(search) }) else { return false }
-            }
-            if !owner.isEmpty, metadata.owner != owner { return false }
-            if !phase.isEmpty, metadata.phase.map(String.init) != phase { return false }
-            if !type.isEmpty, flag.type.rawValue != type { return false }
-            if !due.isEmpty, !AppVersion.isDue(removalTarget: metadata.removalTarget, at: due) { return false }
-            return true
+        let grid = FlagGrid(flags: state.flags.values, query: query)
+        let back = query.queryString
+        let changed = await gridCache.lastChanges(of: grid.flags.map(\.key), in: state) { key in
+            await lastChange(of: key, in: environments)
         }
-        let rows: [[String: Any]] = flags.map { flag in
-            Self.omittingEmpty([
+        let formatter = ISO8601DateFormatter()
+        let rows: [[String: Any]] = grid.flags.map { flag in
+            let tags = FlagGrid.tags(of: flag)
+            var row = Self.omittingEmpty([
                 "key": flag.key, "path": Self.escaped(flag.key), "name": flag.metadata.displayName ?? "",
                 "owner": flag.metadata.owner ?? "", "phase": flag.metadata.phase.map(String.init) ?? "",
                 "type": flag.type.rawValue, "removalTarget": flag.metadata.removalTarget ?? "",
                 "description": flag.metadata.description ?? "",
-                "due": !due.isEmpty,
+                "due": !query.due.isEmpty,
+                "tags": tags.map { name in ["tag": name, "href": query.link { $0.tag = name; $0.page = 1 }] as [String: Any] },
                 "cells": environments.map { environment -> [String: Any] in
                     let settings = state.environments[environment]?.settings[flag.key]
                     let enabled = settings?.enabled ?? false
-                    return [
+                    let words = settings.map { ServingWords(flag: flag, settings: $0) }
+                    var cell: [String: Any] = [
                         "environment": environment, "environmentPath": Self.escaped(environment), "enabled": enabled,
-                        "state": enabled ? "on" : "off", "serving": settings.map { Self.serving(flag, $0) } ?? "",
-                        "action": enabled ? "Kill" : "Turn on", "next": enabled ? "false" : "true",
-                        "id": "switch-\(flag.key)-\(environment)",
+                        "checked": enabled ? "true" : "false", "state": enabled ? "on" : "off", "kind": words?.kind.rawValue ?? "off",
+                        "words": words?.text ?? "off",
+                        "action": enabled ? "Turn off" : "Turn on", "next": enabled ? "false" : "true",
+                        "id": "switch-\(flag.key)-\(environment)", "back": back,
                     ]
+                    if let words, !enabled { cell["then"] = "once on: " + words.plan }
+                    return cell
                 },
-            ], ["name", "description"])
+            ], ["name", "description", "owner", "phase", "removalTarget"])
+            row["tagged"] = !tags.isEmpty
+            if let last = changed[flag.key] {
+                row["changed"] = [
+                    "time": formatter.string(from: last.time), "day": Self.shortTime(last.time), "actor": last.actor,
+                    "environment": last.environment, "reason": last.reason ?? "",
+                ] as [String: Any]
+            }
+            return row
         }
-        let owners = Set(state.flags.values.compactMap(\.metadata.owner)).sorted()
-        let phases = Set(state.flags.values.compactMap(\.metadata.phase)).sorted()
+        let facets = gridCache.facets(of: state)
+        let (owners, phases, tags) = (facets.owners, facets.phases, facets.tags)
         var context = layout(visitor, title: "Flags", section: "flags")
         context["environments"] = environments
         context["rows"] = rows
         context["empty"] = rows.isEmpty
-        context["q"] = parameter("q")
-        context["due"] = due
-        context["owners"] = owners.map { ["value": $0, "selected": $0 == owner] as [String: Any] }
-        context["phases"] = phases.map { ["value": String($0), "selected": String($0) == phase] as [String: Any] }
-        context["types"] = FlagType.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == type] as [String: Any] }
+        context["q"] = query.search
+        context["due"] = query.due
+        context["owners"] = owners.map { ["value": $0, "selected": $0 == query.owner] as [String: Any] }
+        context["phases"] = phases.map { ["value": String($0), "selected": String($0) == query.phase] as [String: Any] }
+        context["types"] = FlagType.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == query.type] as [String: Any] }
+        context["tags"] = tags.map { ["value": $0, "selected": $0 == query.tag] as [String: Any] }
+        context["hasTags"] = !tags.isEmpty
+        context["filtered"] = query.fields.contains { !["sort", "page"].contains($0.0) }
+        let sortKey = (query.descending ? "-" : "") + query.sort.rawValue
+        context["sorts"] = [
+            ("key", "key, A to Z"), ("-key", "key, Z to A"), ("owner", "owner"), ("phase", "phase"),
+            ("removal", "removal target, soonest first"), ("type", "type"),
+        ].map { value, label in ["value": value, "label": label, "selected": value == sortKey] as [String: Any] }
+        let first = grid.total == 0 ? 0 : (grid.page - 1) * FlagGrid.pageSize + 1
+        context["range"] = grid.total == 0 ? "No flags" : "\(first)–\(first + grid.flags.count - 1) of \(grid.total) flags"
+        context["page"] = grid.page
+        context["pageCount"] = grid.pageCount
+        if grid.page > 1 { context["previous"] = query.link { $0.page = grid.page - 1 } }
+        if grid.page < grid.pageCount { context["next"] = query.link { $0.page = grid.page + 1 } }
+        context["paged"] = grid.pageCount > 1
         context["error"] = error
-        context["notice"] = query["done"].flatMap { Self.notices[$0] }
+        context["notice"] = notice.flatMap { Self.notices[$0] }
         return renderer.page("flags", context, status: status)
+    }
+
+    /// The newest audit entry of a flag across `environments` (one indexed look-up each); `nil`
+    /// when it has none or the store cannot say (the grid's column stays empty).
+    func lastChange(of key: String, in environments: [String]) async -> AuditEntry? {
+        var newest: AuditEntry?
+        for environment in environments {
+            guard let entry = try? await admin.store.audit(environment: environment, key: key, limit: 1).first else { continue }
+            if let known = newest, (known.time, known.revision) >= (entry.time, entry.revision) { continue }
+            newest = entry
+        }
+        return newest
+    }
+
+    /// A time as the grid shows it: `2026-11-26 11:02` (UTC).
+    static func shortTime(_ time: Date) -> String {
+        let text = ISO8601DateFormatter.string(from: time, timeZone: .gmt, formatOptions: [.withFullDate, .withTime, .withColonSeparatorInTime])
+        return String(text.replacingOccurrences(of: "T", with: " ").prefix(16)) + " UTC"
     }
 
     /// What a flag serves in an environment, in words. A flag that is off serves nothing of its
@@ -190,13 +224,31 @@ extension ConsoleRoutes {
         return "rule, else \(fallback)"
     }
 
+    /// Switches a flag on or off in one environment, with the reason the grid's dialog asked.
+    /// Without a reason (a browser without JavaScript posts the switch alone) it answers with a
+    /// page that asks for one; afterwards it returns to the grid as the visitor left it.
     func switchFlag(_ request: Request, _ visitor: Visitor, _ form: ConsoleForm, key: String, environment: String) async throws -> Response {
         let enabled = form["enabled"] == "true"
         let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let back = FlagGrid.Query(ConsoleForm(parsing: form["back"] ?? ""))
         guard !reason.isEmpty else {
-            return await flagsPage(
-                request, visitor, error: "Say why you turn \"\(key)\" \(enabled ? "on" : "off") in \"\(environment)\": the reason is required.",
-                status: .badRequest)
+            let state = await admin.state
+            guard let flag = state.flags[key], let settings = state.environments[environment]?.settings[key] else {
+                return await flagsPage(
+                    visitor, query: back, error: "flag \"\(key)\" in environment \"\(environment)\" does not exist", status: .notFound)
+            }
+            var context = layout(visitor, title: "Switch \(key)", section: "flags")
+            if form["reason"] != nil {
+                context["error"] = "Say why you turn \"\(key)\" \(enabled ? "on" : "off") in \"\(environment)\": the reason is required."
+            }
+            let words = ServingWords(flag: flag, settings: settings)
+            context["switch"] = [
+                "key": flag.key, "path": Self.escaped(flag.key), "environment": environment, "environmentPath": Self.escaped(environment),
+                "enabled": enabled, "next": enabled ? "true" : "false", "action": enabled ? "Turn on" : "Turn off",
+                "now": words.text, "kind": words.kind.rawValue, "then": enabled ? words.plan : "apps use their code default",
+                "back": back.queryString, "cancel": back.link { _ in },
+            ] as [String: Any]
+            return renderer.page("switch", context, status: form["reason"] != nil ? .badRequest : .ok)
         }
         let error = await write(visitor, reason: reason) { state throws(AdminError) in
             guard var settings = state.environments[environment]?.settings[key] else {
@@ -205,8 +257,9 @@ extension ConsoleRoutes {
             settings.enabled = enabled
             return [.putSettings(environment: environment, flag: key, settings)]
         }
-        if let error { return await flagsPage(request, visitor, error: error.description, status: APIError(error).status) }
-        return Self.redirect("/console/flags?done=switched")
+        if let error { return await flagsPage(visitor, query: back, error: error.description, status: APIError(error).status) }
+        let grid = back.link { _ in }
+        return Self.redirect(grid + (grid.contains("?") ? "&" : "?") + "done=switched#flag-\(Self.escaped(key))")
     }
 
     /// Writes through ``FlagAdmin`` as the visitor; the refusal, if any.

@@ -21,6 +21,8 @@ struct ConsoleRoutes: Sendable {
     let now: @Sendable () -> Date
     /// Sign-in through an OpenID provider, when configured (``ConsoleOptions/singleSignOn``).
     var singleSignOn: OIDCSignIn? = nil
+    /// The flags grid's filter choices and last changes, kept while the revisions stay.
+    let gridCache = FlagGridCache()
 
     static let sessionCookie = "flag_console_session"
     static let loginCookie = "flag_console_login"

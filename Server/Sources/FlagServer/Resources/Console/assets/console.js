@@ -1,10 +1,110 @@
 // flag-server console: small enhancements over pages that work without JavaScript.
 // - the targeting rule is checked by the server's own validator as you type;
 // - the rollout form shows whether the percentages add up to 100;
-// - the new-flag form proposes variants of the chosen type.
+// - the new-flag form proposes variants of the chosen type;
+// - the flags grid asks a switch's reason in a dialog (without script, the server asks on a page);
+// - keys: "/" focuses the search, j/k or the arrow keys move through the grid's rows, Enter opens.
 "use strict";
 
+// Whether a key press belongs to a text field (where "/" and "j" are text).
+function typing(target) {
+  return target instanceof HTMLElement &&
+    (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+}
+
+function setUpSwitches() {
+  const dialog = document.getElementById("switch-dialog");
+  if (!dialog || typeof dialog.showModal !== "function") return;
+  const title = document.getElementById("switch-dialog-title");
+  const now = document.getElementById("switch-dialog-now");
+  const reason = document.getElementById("switch-reason");
+  const confirm = document.getElementById("switch-confirm");
+  let pending = null;
+  let opener = null;
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.classList.contains("switch-form")) return;
+    if (form.elements.namedItem("reason")) return;
+    event.preventDefault();
+    pending = form;
+    opener = form.querySelector("button.switch");
+    const action = form.dataset.action;
+    title.textContent = action + " " + form.dataset.flag + " in " + form.dataset.environment;
+    now.textContent = "Now: " + form.dataset.words + ".";
+    confirm.textContent = action;
+    confirm.className = action === "Turn off" ? "danger" : "";
+    reason.value = "";
+    dialog.showModal();
+    reason.focus();
+  });
+  document.getElementById("switch-dialog-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!pending || !reason.value.trim()) { reason.focus(); return; }
+    const field = document.createElement("input");
+    field.type = "hidden";
+    field.name = "reason";
+    field.value = reason.value;
+    pending.appendChild(field);
+    confirm.disabled = true;
+    pending.submit();
+  });
+  document.getElementById("switch-cancel").addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => {
+    if (opener && !confirm.disabled) opener.focus();
+  });
+}
+
+function setUpKeys() {
+  const search = document.getElementById("q");
+  const grid = document.getElementById("flags-grid");
+  const rows = grid ? Array.from(grid.tBodies[0].rows) : [];
+  const links = rows.map((row) => row.querySelector("a.key"));
+  const current = () => rows.findIndex((row) => row.contains(document.activeElement));
+  const move = (step) => {
+    if (!links.length) return false;
+    const index = current();
+    const next = index < 0 ? (step > 0 ? 0 : links.length - 1) : Math.min(links.length - 1, Math.max(0, index + step));
+    links[next].focus();
+    links[next].scrollIntoView({ block: "nearest" });
+    return true;
+  };
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (document.querySelector("dialog[open]")) return;
+    if (event.key === "Escape" && event.target === search) { search.blur(); return; }
+    if (typing(event.target)) return;
+    if (event.key === "/" && search) {
+      event.preventDefault();
+      search.focus();
+      search.select();
+      return;
+    }
+    // Arrows move only from inside the grid (elsewhere they scroll the page); j and k from anywhere.
+    const inGrid = grid && grid.contains(event.target);
+    let step = 0;
+    if (event.key === "j" || (event.key === "ArrowDown" && inGrid)) step = 1;
+    if (event.key === "k" || (event.key === "ArrowUp" && inGrid)) step = -1;
+    if (step && move(step)) event.preventDefault();
+  });
+}
+
+// A table wider than the screen scrolls sideways; one without a link or a button inside gets
+// into the tab order, so that the keyboard can scroll it too.
+function makeScrollingTablesFocusable() {
+  for (const table of document.querySelectorAll("main table")) {
+    const scrolls = table.scrollWidth > table.clientWidth + 1 && getComputedStyle(table).overflowX !== "visible";
+    const reachable = table.querySelector("a[href], button:not([disabled]), input, select, textarea, [tabindex]");
+    if (scrolls && !reachable) table.tabIndex = 0;
+    else if (!scrolls && table.getAttribute("tabindex") === "0") table.removeAttribute("tabindex");
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  setUpSwitches();
+  setUpKeys();
+  makeScrollingTablesFocusable();
+  window.addEventListener("resize", makeScrollingTablesFocusable);
+
   const variants = document.querySelector("textarea[data-examples]");
   const type = document.getElementById("type");
   if (variants && type) {
