@@ -126,6 +126,8 @@ public final class FlagServer: Sendable {
     ///   - revisionCheck: How often a replica compares its revisions with the database's, in case a
     ///     notification was lost.
     ///   - reconnectDelay: The pause before a replica listens again after its connection failed.
+    ///   - heartbeat: How a replica proves its listening connection alive (see
+    ///     ``ReplicaSynchronizer/Heartbeat``).
     ///   - eventStreamKeepAlive: How often an event stream without events sends the comment
     ///     `: keep-alive`, so that proxies do not cut it as idle (15 s).
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
@@ -141,6 +143,7 @@ public final class FlagServer: Sendable {
         consoleAccounts: ConsoleAccounts? = nil, consoleOptions: ConsoleOptions = ConsoleOptions(),
         logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init,
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1),
+        heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         eventStreamKeepAlive: Duration = .seconds(15),
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
@@ -222,7 +225,8 @@ public final class FlagServer: Sendable {
         let readiness = Readiness(stateLoaded: true)
         let synchronizer = (store as? any ReplicatedFlagStore).map {
             ReplicaSynchronizer(
-                admin: admin, store: $0, schedule: revisionCheck, reconnectDelay: reconnectDelay, readiness: readiness,
+                admin: admin, store: $0, schedule: revisionCheck, reconnectDelay: reconnectDelay, heartbeat: heartbeat,
+                readiness: readiness,
                 metrics: metrics, logger: logger)
         }
         let server = FlagServer(
