@@ -264,6 +264,24 @@ public final class FlagServer: Sendable {
         EventStreamRoutes(
             authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive, tickets: streamTickets
         ).register(on: router)
+        // What a relay of one environment follows (see ``FlagRelay``).
+        let (admin, publisher) = (self.admin, self.publisher)
+        RelayFeedRoutes(authenticator: authenticator) { key in
+            let state = await admin.state
+            let serving = publisher.current
+            let compiled = serving.environments[key]
+            guard let revision = state.environments[key]?.revision else { return nil }
+            let tokens = RelayFeed.deliveryTokens(of: key, in: serving.tokens.values)
+            return (
+                RelayFeed.etag(environment: key, revision: revision, tokens: tokens),
+                {
+                    let feed = RelayFeed(
+                        state: state, environment: key, lastModified: compiled?.revision == revision ? compiled?.lastModified : nil,
+                        bucketing: publisher.bucketing, tokens: tokens)
+                    return (try? JSONEncoder().encode(feed)) ?? Data()
+                }
+            )
+        }.register(on: router)
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
         ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
         if let consoleAccounts, let console {
