@@ -7,7 +7,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_relay_support import EventStream, request, start  # noqa: E402
+from bench_relay_support import EventStream, production_revision, request, start  # noqa: E402
 
 EXECUTABLE, URL, SCHEMA = sys.argv[1], sys.argv[2], sys.argv[3]
 ROUNDS = int(os.environ.get("FLAG_SERVER_BENCH_ROUNDS", "10"))
@@ -46,7 +46,7 @@ def main():
                 os.kill(pid, signal.SIGSTOP)
             status, reply = request(a_port, "PUT", "/admin/v1/environments/production/flags/bench/settings", admin,
                                     {"enabled": round_number % 2 == 0, "defaultVariant": "on"})
-            revision = reply["revision"]
+            revision = production_revision(a_port, admin)
             seen_unready = None
             while True:
                 code = request(b_port, "GET", "/health/ready")[0]

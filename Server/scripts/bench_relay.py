@@ -8,16 +8,12 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_relay_support import EventStream, request, start  # noqa: E402
+from bench_relay_support import EventStream, production_revision, request, start  # noqa: E402
 
 EXECUTABLE = sys.argv[1]
 CHANGES = int(os.environ.get("FLAG_SERVER_BENCH_CHANGES", "100"))
 FLAGS = int(os.environ.get("FLAG_SERVER_BENCH_FLAGS", "10000"))
 processes = []
-
-
-def production_revision(port, admin):
-    return next(e["revision"] for e in request(port, "GET", "/admin/v1/environments", admin)[1] if e["key"] == "production")
 
 
 def rss_mib(process):
@@ -42,7 +38,7 @@ def summary(values):
 def main():
     data = tempfile.mkdtemp(prefix="bench-relay-")
     server, server_port, admin = start(
-        "server", EXECUTABLE, ["serve", "--port", "0", "--data-directory", data, "--rate-limit-per-second", "0", "--log-level", "info"], processes)
+        "server", EXECUTABLE, ["serve", "--port", "0", "--data-directory", data, "--rate-limit-per-second", "0", "--write-timeout-seconds", "600", "--log-level", "info"], processes)
     status, created = request(server_port, "POST", "/admin/v1/tokens", admin,
                               {"name": "bench-client", "environment": "production", "role": "client"})
     client = created["token"]
@@ -72,9 +68,7 @@ def main():
         if status != 200:
             sys.exit(f"change {change} failed: {status} {reply}")
         done = time.perf_counter()
-        revision = reply["revision"] if isinstance(reply, dict) and "revision" in reply else None
-        if revision is None:
-            revision = production_revision(server_port, admin)
+        revision = production_revision(server_port, admin)
         server_seen = at_server.wait(revision)
         relay_seen = at_relay.wait(revision)
         if server_seen is None or relay_seen is None:

@@ -70,3 +70,8 @@ class EventStream:
         with self.condition:
             self.condition.wait_for(lambda: any(r >= revision for r in self.arrivals), timeout)
             return min((t for r, t in self.arrivals.items() if r >= revision), default=None)
+
+
+def production_revision(port, admin):
+    """The production environment's revision, through the admin API."""
+    return next(e["revision"] for e in request(port, "GET", "/admin/v1/environments", admin)[1] if e["key"] == "production")

@@ -221,3 +221,30 @@ struct RelayTests {
         #expect(throws: RelayFeed.Refusal.self) { try reader.append(ByteBuffer(string: "ta: 0123456789")) }
     }
 }
+
+/// `flag-server relay` run as a process: what it refuses before it starts, without echoing the
+/// token.
+struct RelayCommandTests {
+    @Test(.enabled(if: CommandLineTests.built))
+    func theRelayCommandSaysWhatIsMissingOrWrong() throws {
+        let missing = try CommandLineTests.run(["relay"])
+        #expect(missing.status != 0)
+        #expect(missing.output.contains("the relay needs --upstream"), "\(missing.output)")
+
+        let directory = TemporaryDirectory()
+        let tokenFile = directory.path + "/token"
+        let token = "ffs_0123456789ab_" + String(repeating: "7", count: 64)
+        try (token + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let credentials = try CommandLineTests.run(
+            ["relay", "--upstream", "https://relay:hunter2@flags.example.com", "--token-file", tokenFile])
+        #expect(credentials.status != 0)
+        #expect(credentials.output.contains("must not carry credentials"), "\(credentials.output)")
+        #expect(!credentials.output.contains(token) && !credentials.output.contains("hunter2"))
+
+        let bucketing = try CommandLineTests.run(
+            ["relay", "--upstream", "https://flags.example.com", "--token-file", tokenFile, "--fractional-bucketing", "v9"])
+        #expect(bucketing.status != 0)
+        #expect(bucketing.output.contains("--fractional-bucketing must be one of"), "\(bucketing.output)")
+        #expect(!bucketing.output.contains(token))
+    }
+}

@@ -33,7 +33,8 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
     private let migrationLock: Int64
 
     /// Connects (lazily, through a pool of at most `maximumConnections`) to the database of
-    /// `configuration`. One connection stays open for `LISTEN` while a ``ReplicaSynchronizer`` runs.
+    /// `configuration`. While a ``ReplicaSynchronizer`` runs, one more connection, outside the
+    /// pool, stays open for `LISTEN`.
     ///
     /// - Parameter now: The clock stamped into announcements (the start of the propagation delay).
     public init(
