@@ -261,7 +261,8 @@ public final class RelayFollower: Service, Sendable {
     func apply(_ feed: RelayFeed, body: Data) throws(RelayFeed.Refusal) {
         guard feed.fractionalBucketing == publisher.bucketing.rawValue else {
             throw RelayFeed.Refusal(
-                description: "the upstream buckets fractional splits as \"\(feed.fractionalBucketing)\" and this relay as \"\(publisher.bucketing.rawValue)\": start the relay with --fractional-bucketing \(feed.fractionalBucketing)")
+                description: "the upstream buckets fractional splits as \"\(feed.fractionalBucketing)\" and this relay as "
+                    + "\"\(publisher.bucketing.rawValue)\": start the relay with --fractional-bucketing \(feed.fractionalBucketing)")
         }
         let key = feed.environment.key
         if let previous = served.withLock({ $0 }), previous.environment != key {
