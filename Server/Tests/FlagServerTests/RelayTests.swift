@@ -203,6 +203,26 @@ struct RelayTests {
     }
 
     @Test
+    func aFeedThatCannotBeServedLeavesTheServedStateAsItWas() throws {
+        let options = try RelayFollower.Options(upstream: try #require(URL(string: "http://127.0.0.1:1")), token: "t")
+        let relay = FlagRelay(options: options, rateLimiter: nil)
+        func feed(_ key: String, revision: Int, bucketing: FractionalBucketing = .current) -> RelayFeed {
+            RelayFeed(
+                environment: EnvironmentState(key: key, revision: revision), flags: [:], lastModified: nil,
+                fractionalBucketing: bucketing, tokens: [])
+        }
+        try relay.follower.apply(feed("production", revision: 3), body: Data("{}".utf8))
+        #expect(relay.follower.revision == 3)
+        #expect(relay.readiness.isReady)
+        // Another bucketing would answer splits differently; another environment is another relay.
+        #expect(throws: RelayFeed.Refusal.self) { try relay.follower.apply(feed("production", revision: 4, bucketing: .legacy), body: Data()) }
+        #expect(throws: RelayFeed.Refusal.self) { try relay.follower.apply(feed("staging", revision: 5), body: Data()) }
+        #expect(relay.follower.revision == 3)
+        #expect(relay.publisher.current.environments.keys.sorted() == ["production"])
+        #expect(relay.publisher.current.environments["production"]?.revision == 3)
+    }
+
+    @Test
     func theFollowerRefusesWhatItCannotServe() throws {
         #expect(throws: RelayFeed.Refusal.self) {
             try RelayFollower.Options(upstream: try #require(URL(string: "https://user:secret@flags.example.com")), token: "t")
