@@ -62,6 +62,7 @@ package.targets = [
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ],
         resources: [.copy("Resources/openapi.json"), .copy("Resources/Console")]
     ),

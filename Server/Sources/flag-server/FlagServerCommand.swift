@@ -8,7 +8,7 @@ struct FlagServerCommand: AsyncParsableCommand {
         abstract: "A feature-flag server: OFREP, app_config and flagd delivery, and a JSON admin API.",
         version: "flag-server \(FlagServer.version)",
         subcommands: [
-            ServeCommand.self, AddUserCommand.self, SetUserCommand.self, ResetPasswordCommand.self, AddTokenCommand.self,
+            ServeCommand.self, RelayCommand.self, AddUserCommand.self, SetUserCommand.self, ResetPasswordCommand.self, AddTokenCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -104,6 +104,13 @@ struct DeliveryTests {
 
 extension TestServer {
     func openStream(token: String, lastEventID: String? = nil, headers: [(String, String)] = []) async throws -> HTTPClientResponse {
+        try await Self.openStream(baseURL: baseURL, token: token, lastEventID: lastEventID, headers: headers)
+    }
+
+    /// Opens the event stream of the server at `baseURL` (a server or a relay).
+    static func openStream(
+        baseURL: String, token: String, lastEventID: String? = nil, headers: [(String, String)] = []
+    ) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: baseURL + "/ofrep/v1/events")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }

@@ -124,6 +124,7 @@ final class DeafStore: ReplicatedFlagStore {
         for await _ in never {}
     }
 
+    func announce(_ announcement: RevisionAnnouncement) async throws(StoreError) { try await base.announce(announcement) }
     func migrate() async throws(StoreError) { try await base.migrate() }
     func schemaVersion() async throws(StoreError) -> Int { try await base.schemaVersion() }
     func load() async throws(StoreError) -> ServerState { try await base.load() }

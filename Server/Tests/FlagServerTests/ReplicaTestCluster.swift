@@ -18,6 +18,7 @@ struct ReplicaTestCluster {
         replicas count: Int, schema: String = PostgresTestDatabase.freshSchema(),
         configuration: PostgresConfiguration? = nil, reconnectDelay: Duration = .milliseconds(100),
         revisionCheck: ReplicaSynchronizer.Schedule = .manual,
+        heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         _ body: (ReplicaTestCluster) async throws -> T
     ) async throws -> T {
         var configuration = try configuration ?? PostgresTestDatabase.configuration(schema: schema)
@@ -29,7 +30,7 @@ struct ReplicaTestCluster {
             stores.append(store)
             let (server, bootstrap) = try await FlagServer.start(
                 store: store, limits: .forTests, rateLimiter: nil, logger: Logger(label: "replica-\(index)"), revisionCheck: revisionCheck,
-                reconnectDelay: reconnectDelay)
+                reconnectDelay: reconnectDelay, heartbeat: heartbeat)
             servers.append((server, bootstrap?.adminToken))
         }
         let adminToken = servers.compactMap(\.1).first ?? ""

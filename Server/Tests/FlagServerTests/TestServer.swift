@@ -71,6 +71,14 @@ struct TestServer {
     func request(
         _ method: HTTPMethod, _ path: String, token: String? = nil, body: String? = nil, headers: [(String, String)] = []
     ) async throws -> Reply {
+        try await Self.request(baseURL: baseURL, method, path, token: token, body: body, headers: headers)
+    }
+
+    /// Sends a request to the server at `baseURL` (a server or a relay) and collects the whole reply.
+    static func request(
+        baseURL: String, _ method: HTTPMethod, _ path: String, token: String? = nil, body: String? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }

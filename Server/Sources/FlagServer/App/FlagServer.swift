@@ -134,6 +134,8 @@ public final class FlagServer: Sendable {
     ///   - revisionCheck: How often a replica compares its revisions with the database's, in case a
     ///     notification was lost.
     ///   - reconnectDelay: The pause before a replica listens again after its connection failed.
+    ///   - heartbeat: How a replica proves its listening connection alive (see
+    ///     ``ReplicaSynchronizer/Heartbeat``).
     ///   - eventStreamKeepAlive: How often an event stream without events sends the comment
     ///     `: keep-alive`, so that proxies do not cut it as idle (15 s).
     ///   - delivery: The trusted proxies, and the refetch spread events advertise.
@@ -150,6 +152,7 @@ public final class FlagServer: Sendable {
         consoleAccounts: ConsoleAccounts? = nil, consoleOptions: ConsoleOptions = ConsoleOptions(),
         logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init,
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1),
+        heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
@@ -231,7 +234,8 @@ public final class FlagServer: Sendable {
         let readiness = Readiness(stateLoaded: true)
         let synchronizer = (store as? any ReplicatedFlagStore).map {
             ReplicaSynchronizer(
-                admin: admin, store: $0, schedule: revisionCheck, reconnectDelay: reconnectDelay, readiness: readiness,
+                admin: admin, store: $0, schedule: revisionCheck, reconnectDelay: reconnectDelay, heartbeat: heartbeat,
+                readiness: readiness,
                 metrics: metrics, logger: logger)
         }
         let server = FlagServer(
@@ -271,6 +275,24 @@ public final class FlagServer: Sendable {
             authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive, tickets: streamTickets,
             revisionEvents: revisionEvents
         ).register(on: router)
+        // What a relay of one environment follows (see ``FlagRelay``).
+        let (admin, publisher) = (self.admin, self.publisher)
+        RelayFeedRoutes(authenticator: authenticator) { key in
+            let state = await admin.state
+            let serving = publisher.current
+            let compiled = serving.environments[key]
+            guard let revision = state.environments[key]?.revision else { return nil }
+            let tokens = RelayFeed.deliveryTokens(of: key, in: serving.tokens.values)
+            return (
+                RelayFeed.etag(environment: key, revision: revision, tokens: tokens),
+                {
+                    let feed = RelayFeed(
+                        state: state, environment: key, lastModified: compiled?.revision == revision ? compiled?.lastModified : nil,
+                        bucketing: publisher.bucketing, tokens: tokens)
+                    return (try? JSONEncoder().encode(feed)) ?? Data()
+                }
+            )
+        }.register(on: router)
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
         ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
         if let consoleAccounts, let console {

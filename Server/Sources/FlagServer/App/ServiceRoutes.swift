@@ -22,7 +22,16 @@ struct ServiceRoutes: Sendable {
         // Readiness: the state is loaded and the database was reachable at the last contact. A
         // replica that is not ready still serves its last state; a load balancer may prefer others.
         router.get("/health/ready") { _, _ in
-            guard let problem = readiness.problem else { return JSONBody.response(["status": "ready"]) }
+            guard let problem = readiness.problem else {
+                // A relay that lost its upstream still serves its last state: ready, and says so.
+                if let since = readiness.staleSince {
+                    return JSONBody.response([
+                        "status": "stale",
+                        "problem": "the upstream is unreachable since \(since.formatted(.iso8601)); serving the last state received",
+                    ])
+                }
+                return JSONBody.response(["status": "ready"])
+            }
             return JSONBody.response(["status": "not ready", "problem": problem], status: .serviceUnavailable)
         }
         router.get("/metrics") { _, _ in

@@ -19,6 +19,11 @@ public protocol ReplicatedFlagStore: FlagStore {
         onListening: @Sendable () async -> Void,
         onAnnouncement: @Sendable (RevisionAnnouncement?) async -> Void
     ) async throws(StoreError)
+
+    /// Sends `announcement` to every listener, outside any write: a replica's heartbeat
+    /// (``RevisionAnnouncement/heartbeat``), which must come back through its own listening
+    /// connection to prove that connection still receives.
+    func announce(_ announcement: RevisionAnnouncement) async throws(StoreError)
 }
 
 /// What a replica compares to know whether it serves the newest state.
@@ -43,11 +48,16 @@ public struct RevisionAnnouncement: Sendable, Hashable, Codable {
     /// When the writer committed (seconds since 1970, the writer's clock): the start of the
     /// propagation delay.
     public var committedAt: Double
+    /// Set on a heartbeat, not a commit: the sending replica's identifier. A heartbeat names no
+    /// revision and no token change, so a replica that does not know the field ignores it as an
+    /// announcement of nothing new.
+    public var heartbeat: String?
 
-    public init(revisions: [String: Int], tokens: Bool = false, committedAt: Double) {
+    public init(revisions: [String: Int], tokens: Bool = false, committedAt: Double, heartbeat: String? = nil) {
         self.revisions = revisions
         self.tokens = tokens
         self.committedAt = committedAt
+        self.heartbeat = heartbeat
     }
 
     /// The announcement's wire form (well below PostgreSQL's 8000-byte payload limit for any

@@ -1,6 +1,7 @@
 import FlagEvaluation
 public import Foundation
 public import Logging
+import NIOCore
 import NIOSSL
 import PostgresNIO
 import Synchronization
@@ -32,7 +33,8 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
     private let migrationLock: Int64
 
     /// Connects (lazily, through a pool of at most `maximumConnections`) to the database of
-    /// `configuration`. One connection stays open for `LISTEN` while a ``ReplicaSynchronizer`` runs.
+    /// `configuration`. While a ``ReplicaSynchronizer`` runs, one more connection, outside the
+    /// pool, stays open for `LISTEN`.
     ///
     /// - Parameter now: The clock stamped into announcements (the start of the propagation delay).
     public init(
@@ -296,16 +298,66 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         onListening: @Sendable () async -> Void,
         onAnnouncement: @Sendable (RevisionAnnouncement?) async -> Void
     ) async throws(StoreError) {
-        try await run { [channel] in
-            try await client.withConnection { connection in
-                try await connection.listen(on: channel) { notifications in
-                    await onListening()
-                    for try await notification in notifications {
-                        await onAnnouncement(RevisionAnnouncement(payload: notification.payload))
+        try await run { [channel, logger, self] in
+            // A connection of its own, outside the pool: when it goes silent it is closed and
+            // dropped, never handed back to the pool (it might hang whatever ran on it next).
+            let connection = try await PostgresConnection.connect(
+                configuration: try listeningConfiguration(), id: Self.listeningConnectionIDs.add(1, ordering: .relaxed).newValue,
+                logger: logger)
+            do {
+                // Cancelled (a heartbeat did not come back, or shutdown): close at once, without
+                // waiting for a backend that may never answer.
+                try await withTaskCancellationHandler {
+                    try await connection.listen(on: channel) { notifications in
+                        await onListening()
+                        for try await notification in notifications {
+                            await onAnnouncement(RevisionAnnouncement(payload: notification.payload))
+                        }
                     }
+                } onCancel: {
+                    let closed: EventLoopFuture<Void> = connection.close()
+                    _ = closed
                 }
+            } catch {
+                // Closing ends at once (it does not wait for the backend); a connection must be
+                // closed before it is released.
+                try? await connection.close()
+                throw error
             }
+            try? await connection.close()
             throw StoreError.database("the notification connection ended")
+        }
+    }
+
+    /// Numbers the listening connections (for postgres-nio's logs).
+    private static let listeningConnectionIDs = Atomic<Int>(0)
+
+    /// The configuration of a listening connection: the pool's, one connection.
+    private func listeningConfiguration() throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS =
+            switch configuration.tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        var options = PostgresConnection.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: tls)
+        options.options.connectTimeout = .seconds(5)
+        if let schema = configuration.schema {
+            options.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        return options
+    }
+
+    public func announce(_ announcement: RevisionAnnouncement) async throws(StoreError) {
+        try await run { [channel, logger] in
+            try await client.withConnection { connection in
+                // Read to the end, so the statement (and its implicit transaction) has completed
+                // when this returns.
+                let payload = announcement.payload
+                for try await _ in try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger) {}
+            }
         }
     }
 
