@@ -556,6 +556,9 @@ class ConsoleBrowserTests(unittest.TestCase):
             "type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off",
             "metadata": {"owner": "web", "removalTarget": "2.9", "custom": {"x-tags": "checkout, web"}}})
         self.assertEqual(status, 200, body)
+        status, body = self.server.api("PUT", "/admin/v1/environments/production/segments/browser-staff", self.server.admin_token, {
+            "rule": {"ends_with": [{"var": "email"}, "@example.com"]}})
+        self.assertEqual(status, 200, body)
         pages = [
             ("flags", "/console/flags"),
             ("flags-due", "/console/flags?due=3.0&tag=checkout"),
@@ -567,6 +570,8 @@ class ConsoleBrowserTests(unittest.TestCase):
             ("environments", "/console/environments?left=staging&right=production"),
             ("tokens", "/console/tokens"),
             ("users", "/console/users"),
+            ("segments", "/console/segments?environment=production"),
+            ("segment", "/console/segments/production/browser-staff"),
         ]
         for name, path in pages:
             self.open(path)
