@@ -1,3 +1,4 @@
+import FlagEvaluation
 import FlagServer
 import FlagStatistics
 import Foundation
