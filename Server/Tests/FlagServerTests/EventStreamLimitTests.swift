@@ -20,6 +20,29 @@ struct EventStreamLimitTests {
     }
 
     @Test
+    func theHubSendsRevisionsToTheirEnvironmentAndKeepAlivesToEveryStream() async throws {
+        let hub = EventHub()
+        let production = try hub.subscribe(environment: "production", owner: "a")
+        let staging = try hub.subscribe(environment: "staging", owner: "a")
+        hub.publish(environment: "production", revision: 2)
+        hub.sendKeepAlive()
+        hub.publish(environment: "production", revision: 3)
+        hub.finishAll()
+        #expect(await production.reduce(into: []) { $0.append($1) } == [.revision(2), .keepAlive, .revision(3)])
+        #expect(await staging.reduce(into: []) { $0.append($1) } == [.keepAlive])
+    }
+
+    @Test
+    func aStreamItsConsumerDropsFreesItsPlaceAtOnce() throws {
+        let hub = EventHub(maximumStreams: 1, maximumStreamsPerOwner: 1)
+        _ = try hub.subscribe(environment: "production", owner: "a")
+        #expect(hub.subscriberCount == 0)
+        let kept = try hub.subscribe(environment: "production", owner: "a")
+        #expect(throws: EventHub.Refusal(perOwner: false, limit: 1)) { try hub.subscribe(environment: "staging", owner: "b") }
+        _ = kept
+    }
+
+    @Test
     func aStreamPastTheTokensCapIs429AndPastTheProcesssCapIs503WithRetryAfter() async throws {
         var perToken = ServerLimits()
         perToken.maximumEventStreamsPerToken = 0

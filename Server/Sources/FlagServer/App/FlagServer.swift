@@ -258,7 +258,7 @@ public final class FlagServer: Sendable {
         OFREPRoutes(authenticator: authenticator, limits: limits, now: now, catchUp: catchUp).register(on: router)
         DocumentRoutes(authenticator: authenticator).register(on: router)
         EventStreamRoutes(
-            authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive, tickets: streamTickets
+            authenticator: authenticator, events: events, tickets: streamTickets
         ).register(on: router)
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
         ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
@@ -277,26 +277,44 @@ public final class FlagServer: Sendable {
     public func application(
         host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
+        // Never accept connections until the descriptors run out (the runtime traps then): keep
+        // some free below the limit, and answer connections past the cap 503.
+        let descriptors = DescriptorLimit.current()
+        let cap = limits.connectionCap(descriptorLimit: descriptors)
+        let reserve = descriptors.map { DescriptorLimit.reserved(below: $0.soft) } ?? 256
+        let connections = OpenConnections(cap: cap, refusing: min(64, reserve / 4))
+        if cap < limits.maximumConnections, let descriptors {
+            logger.notice(
+                "serving at most \(cap) connections (not \(limits.maximumConnections)): the descriptor limit is \(descriptors.soft), and \(reserve) stay free",
+                metadata: ["descriptorLimit": "\(descriptors)"])
+        }
+        return Application(
             router: router(),
-            server: ConnectionGuard.server(limits: limits),
+            server: ConnectionGuard.server(limits: limits, connections: connections),
             configuration: .init(
-                address: .hostname(host, port: port), serverName: "flag-server",
-                availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
-            services: [EventStreamShutdown(events: events)] + (synchronizer.map { [$0] } ?? []),
+                address: .hostname(host, port: port), serverName: "flag-server", backlog: limits.listenBacklog,
+                availableConnectionsDelegate: MaximumAvailableConnections(connections.acceptLimit, logger: logger)),
+            services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive)] + (synchronizer.map { [$0] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )
     }
 }
 
-/// Ends open event streams when a graceful shutdown begins, so that shutdown does not wait for
-/// clients that never disconnect.
-struct EventStreamShutdown: Service {
+/// Sends every open event stream a keep-alive comment every `keepAlive` (one timer for all
+/// streams, not one per stream), and ends the streams when a graceful shutdown begins, so that
+/// shutdown does not wait for clients that never disconnect.
+struct EventStreamService: Service {
     let events: EventHub
+    let keepAlive: Duration
 
     func run() async throws {
-        try? await gracefulShutdown()
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: keepAlive) } catch { break }
+                events.sendKeepAlive()
+            }
+        }
         events.finishAll()
     }
 }

@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ServiceLifecycle
 
 /// `GET /ofrep/v1/events`: a server-sent-events stream of the token's environment.
 ///
@@ -20,13 +19,13 @@ import ServiceLifecycle
 /// current revision at once (refetch: it missed something); an up-to-date client gets nothing
 /// until the next write.
 ///
-/// Between events the stream sends the comment `: keep-alive` every `keepAlive` (15 s by
-/// default), so proxies and load balancers that cut idle connections (often after 60 s) keep it
+/// Between events the stream sends the comment `: keep-alive` every
+/// ``FlagServer/eventStreamKeepAlive`` (15 s by default; one timer for all streams, see
+/// `EventStreamService`), so proxies and load balancers that cut idle connections (often after 60 s) keep it
 /// open; SSE clients ignore comment lines.
 struct EventStreamRoutes: Sendable {
     let authenticator: RequestAuthenticator
     let events: EventHub
-    let keepAlive: Duration
     let tickets: StreamTickets
 
     /// The answer to `POST /ofrep/v1/events/tickets`.
@@ -35,12 +34,6 @@ struct EventStreamRoutes: Sendable {
         var expiresInSeconds: Int
         /// The stream's URL with the ticket, for `new EventSource(…)`.
         var eventStream: String
-    }
-
-    /// What the stream writes next: an event for a revision, or a keep-alive comment.
-    enum Output: Sendable {
-        case revision(Int)
-        case keepAlive
     }
 
     func register(on router: Router<BasicRequestContext>) {
@@ -66,9 +59,9 @@ struct EventStreamRoutes: Sendable {
             }
             let environment = try authenticator.environment(of: token)
             // Subscribe before reading the revision, so no write falls between the two.
-            let revisions: AsyncStream<Int>
+            let signals: AsyncStream<EventHub.Signal>
             do {
-                revisions = try events.subscribe(environment: environment.key, owner: token.id)
+                signals = try events.subscribe(environment: environment.key, owner: token.id)
             } catch let error as EventHub.Refusal {
                 throw APIError(
                     error.perOwner ? .tooManyRequests : .serviceUnavailable, code: "too_many_streams",
@@ -77,30 +70,24 @@ struct EventStreamRoutes: Sendable {
             let current = authenticator.publisher.current.environments[environment.key]?.revision ?? environment.revision
             let lastSeen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             let missed = request.headers[.lastEventID] != nil && lastSeen != current
+            // The connection's own task writes the stream: no task, timer or buffer per stream
+            // beyond the subscription. Keep-alives and the end at a graceful shutdown come
+            // through the hub (`EventStreamService`); a closed connection ends the loop at the
+            // next write.
             let body = ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": environment \(environment.key) at revision \(current)\nretry: 2000\n\n"))
                 var sent = current
                 if missed { try await writer.write(event(environment.key, revision: current)) }
-                // The server waits for open requests when it shuts down gracefully: end the stream
-                // then, or shutdown would wait for clients that never disconnect.
-                try await withGracefulShutdownHandler {
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        let outputs = Self.merging(revisions, keepAlive: keepAlive, in: &group)
-                        for await output in outputs {
-                            switch output {
-                            case .revision(let revision) where revision > sent:
-                                sent = revision
-                                try await writer.write(event(environment.key, revision: revision))
-                            case .revision:
-                                break
-                            case .keepAlive:
-                                try await writer.write(Self.keepAliveComment)
-                            }
-                        }
-                        group.cancelAll()
+                for await signal in signals {
+                    switch signal {
+                    case .revision(let revision) where revision > sent:
+                        sent = revision
+                        try await writer.write(event(environment.key, revision: revision))
+                    case .revision:
+                        break
+                    case .keepAlive:
+                        try await writer.write(Self.keepAliveComment)
                     }
-                } onGracefulShutdown: {
-                    events.finishAll()
                 }
                 try await writer.finish(nil)
             }
@@ -115,25 +102,6 @@ struct EventStreamRoutes: Sendable {
     static let refusedRetryAfterSeconds = 30
 
     static let keepAliveComment = ByteBuffer(string: ": keep-alive\n\n")
-
-    /// The revisions, with `.keepAlive` every `keepAlive` in between, as one sequence that ends
-    /// when `revisions` ends. The two feeding tasks run in `group`; cancel it when done reading.
-    static func merging(
-        _ revisions: AsyncStream<Int>, keepAlive: Duration, in group: inout ThrowingTaskGroup<Void, any Error>
-    ) -> AsyncStream<Output> {
-        let (outputs, continuation) = AsyncStream.makeStream(of: Output.self, bufferingPolicy: .bufferingNewest(16))
-        group.addTask {
-            for await revision in revisions { continuation.yield(.revision(revision)) }
-            continuation.finish()
-        }
-        group.addTask {
-            while true {
-                try await Task.sleep(for: keepAlive)
-                continuation.yield(.keepAlive)
-            }
-        }
-        return outputs
-    }
 
     /// The event for `revision` of `environment`, with its commit time when this server serves
     /// that revision (a newer one follows at once otherwise).
