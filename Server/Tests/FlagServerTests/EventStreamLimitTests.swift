@@ -42,6 +42,26 @@ struct EventStreamLimitTests {
         _ = kept
     }
 
+    /// Hummingbird shuts its server down before the application's services and waits for open
+    /// requests: each stream must end itself when the graceful shutdown begins (with only the
+    /// service ending them, this shutdown never finished).
+    @Test
+    func aGracefulShutdownEndsTheOpenStreams() async throws {
+        let stream = try await TestServer.with { server in
+            let (token, _) = try await server.server.admin.createToken(name: "streams", environment: "production", role: .client)
+            let port = server.port
+            return try await RawConnection.offPool {
+                let connection = try RawConnection(port: port)
+                try connection.send("GET /ofrep/v1/events HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer \(token)\r\n\r\n")
+                _ = connection.read(until: "retry: 2000\n\n")
+                return connection
+            }
+        }
+        // The shutdown finished; the stream ended with the last chunk.
+        let rest = try await RawConnection.offPool { stream.read(until: "0\r\n\r\n") }
+        #expect(rest?.hasSuffix("0\r\n\r\n") == true, "\(rest ?? "nothing")")
+    }
+
     @Test
     func aStreamPastTheTokensCapIs429AndPastTheProcesssCapIs503WithRetryAfter() async throws {
         var perToken = ServerLimits()

@@ -302,8 +302,9 @@ public final class FlagServer: Sendable {
 }
 
 /// Sends every open event stream a keep-alive comment every `keepAlive` (one timer for all
-/// streams, not one per stream), and ends the streams when a graceful shutdown begins, so that
-/// shutdown does not wait for clients that never disconnect.
+/// streams, not one per stream). Hummingbird shuts its server down before its services, so the
+/// streams end at a graceful shutdown through their own handler (``EventStreamRoutes``); this
+/// service ends any left when it stops.
 struct EventStreamService: Service {
     let events: EventHub
     let keepAlive: Duration

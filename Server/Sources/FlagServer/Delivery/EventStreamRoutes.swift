@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// `GET /ofrep/v1/events`: a server-sent-events stream of the token's environment.
 ///
@@ -71,23 +72,29 @@ struct EventStreamRoutes: Sendable {
             let lastSeen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             let missed = request.headers[.lastEventID] != nil && lastSeen != current
             // The connection's own task writes the stream: no task, timer or buffer per stream
-            // beyond the subscription. Keep-alives and the end at a graceful shutdown come
-            // through the hub (`EventStreamService`); a closed connection ends the loop at the
-            // next write.
+            // beyond the subscription. Keep-alives come through the hub (`EventStreamService`);
+            // a closed connection ends the loop at the next write.
             let body = ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": environment \(environment.key) at revision \(current)\nretry: 2000\n\n"))
                 var sent = current
                 if missed { try await writer.write(event(environment.key, revision: current)) }
-                for await signal in signals {
-                    switch signal {
-                    case .revision(let revision) where revision > sent:
-                        sent = revision
-                        try await writer.write(event(environment.key, revision: revision))
-                    case .revision:
-                        break
-                    case .keepAlive:
-                        try await writer.write(Self.keepAliveComment)
+                // The server waits for open requests when it shuts down gracefully, and it is shut
+                // down before the services (`EventStreamService`): end the streams then, or
+                // shutdown would wait for clients that never disconnect.
+                try await withGracefulShutdownHandler {
+                    for await signal in signals {
+                        switch signal {
+                        case .revision(let revision) where revision > sent:
+                            sent = revision
+                            try await writer.write(event(environment.key, revision: revision))
+                        case .revision:
+                            break
+                        case .keepAlive:
+                            try await writer.write(Self.keepAliveComment)
+                        }
                     }
+                } onGracefulShutdown: {
+                    events.finishAll()
                 }
                 try await writer.finish(nil)
             }

@@ -99,9 +99,17 @@ public final class EventHub: Sendable {
     /// The number of open streams (for `/metrics` and tests).
     public var subscriberCount: Int { registry.withLock { $0.count } }
 
-    /// Ends every stream, so that a graceful shutdown does not wait for clients.
+    /// Ends every stream, so that a graceful shutdown does not wait for clients. The streams leave
+    /// the hub at once, so calling it again (every stream's shutdown handler does) costs nothing.
     public func finishAll() {
-        for continuation in allContinuations() { continuation.finish() }
+        let all = registry.withLock { registry in
+            let all = registry.streams.values.flatMap(\.values)
+            registry.streams = [:]
+            registry.perOwner = [:]
+            registry.count = 0
+            return all
+        }
+        for continuation in all { continuation.finish() }
     }
 
     private func allContinuations() -> [AsyncStream<Signal>.Continuation] {
