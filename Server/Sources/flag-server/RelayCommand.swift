@@ -98,6 +98,10 @@ struct RelayCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "flag-server.relay")
+        // Every client connection is a descriptor: raise the soft limit to the hard limit, as serve does.
+        if let limit = DescriptorLimit.raise() {
+            logger.info("open-file limit \(limit.soft) (hard limit \(limit.hard))")
+        }
         let relay = FlagRelay(
             options: options, limits: limits, ttlSeconds: ttl,
             rateLimiter: rate == 0 ? nil : RateLimiter(perSecond: Double(rate), burst: 2 * rate), metrics: registry, logger: logger)

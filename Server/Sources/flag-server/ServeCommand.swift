@@ -45,9 +45,13 @@ struct ServeCommand: AsyncParsableCommand {
     var bodyTimeoutSeconds: Int?
     @Option(help: "Largest request head in bytes, larger is answered 431 (FLAG_SERVER_MAXIMUM_HEADER_BYTES, default 32768).")
     var maximumHeaderBytes: Int?
-    @Option(help: "Connections open at once (FLAG_SERVER_MAXIMUM_CONNECTIONS, default 10000).")
+    @Option(help: "Connections open at once, more are answered 503; lowered to fit the descriptor limit (FLAG_SERVER_MAXIMUM_CONNECTIONS, default 100000).")
     var maximumConnections: Int?
-    @Option(help: "Event streams open at once, more are refused 503 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS, default 4096).")
+    @Option(help: "Connections the kernel queues before the server accepts them, capped by net.core.somaxconn (FLAG_SERVER_LISTEN_BACKLOG, default 4096).")
+    var listenBacklog: Int?
+    @Option(help: "Open-file soft limit to set at start, at most the hard limit; 0 raises it to the hard limit (FLAG_SERVER_DESCRIPTOR_LIMIT, default 0).")
+    var descriptorLimit: Int?
+    @Option(help: "Event streams open at once, more are refused 503 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS, default 100000).")
     var maximumEventStreams: Int?
     @Option(help: "Event streams open at once per client of a token, more are refused 429 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN, default 64).")
     var maximumEventStreamsPerToken: Int?
@@ -65,7 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
                 bodyTimeoutSeconds: bodyTimeoutSeconds, maximumHeaderBytes: maximumHeaderBytes,
                 maximumConnections: maximumConnections, maximumEventStreams: maximumEventStreams,
                 maximumEventStreamsPerToken: maximumEventStreamsPerToken, trustedProxies: trustedProxies,
-                refetchesPerSecond: refetchesPerSecond, environment: ProcessInfo.processInfo.environment)
+                refetchesPerSecond: refetchesPerSecond, listenBacklog: listenBacklog, descriptorLimit: descriptorLimit,
+                environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ArgumentParser.ValidationError(error.description)
         }
@@ -84,6 +89,12 @@ struct ServeCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "flag-server")
+        // Every connection is a descriptor: raise the soft limit (to the hard limit by default).
+        let before = DescriptorLimit.current()
+        if let after = DescriptorLimit.raise(to: configuration.descriptorLimit) {
+            logger.info(
+                "open-file limit \(after.soft) (hard limit \(after.hard)\(before.map { $0.soft == after.soft ? "" : ", raised from \($0.soft)" } ?? ""))")
+        }
 
         let store: any FlagStore
         let location: String

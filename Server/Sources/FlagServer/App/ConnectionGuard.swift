@@ -5,6 +5,7 @@ import HummingbirdCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import Synchronization
 
 /// Bounds every connection's request reading, where Hummingbird 2.28 has no setting of its own:
 ///
@@ -19,9 +20,15 @@ import NIOHTTPTypes
 /// ``HTTPField/Name/flagServerClientAddress`` field (replacing any such field the client sent),
 /// so that routes can limit work per client address.
 ///
+/// It counts the process's connections in ``OpenConnections``: a connection past the cap is
+/// answered 503 (`Retry-After`) at its first request head and closed, and the connections
+/// already open are served as before. Hummingbird's `MaximumAvailableConnections` stops
+/// accepting a little past the cap (``OpenConnections/acceptLimit``), so that a flood of
+/// connections waits in the listen backlog instead of using the descriptors kept free.
+///
 /// Idle connections and slow headers are Hummingbird's (``ServerLimits/idleTimeout``, given to
-/// `HTTP1Channel`), the header size is NIO's decoder limit, the connection count Hummingbird's
-/// `MaximumAvailableConnections`; ``server(limits:)`` sets all of them.
+/// `HTTP1Channel`), the header size is NIO's decoder limit; ``server(limits:connections:)`` sets
+/// all of them.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -34,18 +41,30 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var bodyTimer: Scheduled<Void>?
     /// Set once the connection is refused: what the client still sends is dropped.
     private var refused = false
+    /// The process's connections; `nil` when not counted.
+    let connections: OpenConnections?
+    /// Whether this connection is counted in ``connections``, and within its cap.
+    private var counted = false
+    private var withinCap = true
+    /// Whether the connection's request opened an event stream, which a client never half-closes:
+    /// when its side closes, the client is gone.
+    private var isEventStream = false
 
-    init(maximumBodyBytes: Int, bodyTimeout: Duration) {
+    init(maximumBodyBytes: Int, bodyTimeout: Duration, connections: OpenConnections? = nil) {
         self.maximumBodyBytes = maximumBodyBytes
         self.bodyTimeout = TimeAmount(bodyTimeout)
+        self.connections = connections
     }
 
-    /// The HTTP/1 server of ``FlagServer/application(host:port:onServerRunning:)``, with `limits`.
-    static func server(limits: ServerLimits) -> HTTPServerBuilder {
+    /// The HTTP/1 server of ``FlagServer/application(host:port:onServerRunning:)``, with `limits`,
+    /// counting its connections in `connections`.
+    static func server(limits: ServerLimits, connections: OpenConnections? = nil) -> HTTPServerBuilder {
         let maximumBodyBytes = limits.maximumRequestBytes
         let bodyTimeout = limits.bodyTimeout
         return .http1(configuration: HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGuard(maximumBodyBytes: maximumBodyBytes, bodyTimeout: bodyTimeout)],
+            additionalChannelHandlers: [
+                ConnectionGuard(maximumBodyBytes: maximumBodyBytes, bodyTimeout: bodyTimeout, connections: connections)
+            ],
             idleTimeout: TimeAmount(limits.idleTimeout),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.maximumHeaderBytes, maxHeaderListSize: limits.maximumHeaderBytes,
@@ -56,6 +75,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !refused else { return }
         switch unwrapInboundIn(data) {
         case .head(var head):
+            if !withinCap, let connections {
+                refuse(
+                    context, status: .serviceUnavailable,
+                    message: "the server holds as many connections as it allows (\(connections.cap)); retry later")
+                return
+            }
             if let declared = head.headerFields[.contentLength], let length = Int(declared), length > maximumBodyBytes {
                 refuse(
                     context, status: .contentTooLarge,
@@ -63,6 +88,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             head.headerFields[.flagServerClientAddress] = context.channel.remoteAddress?.ipAddress ?? "unknown"
+            isEventStream = head.method == .get && (head.path == "/ofrep/v1/events" || head.path?.hasPrefix("/ofrep/v1/events?") == true)
             bodyBytes = 0
             scheduleBodyTimer(context)
             context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -95,8 +121,29 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// A stream's client that closed its side is gone: close the connection now, freeing its
+    /// descriptor and its place under the cap, rather than at the stream's next write (up to a
+    /// keep-alive interval later; the server allows half-closed connections otherwise).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if isEventStream, let event = event as? ChannelEvent, event == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard let connections, !counted else { return }
+        counted = true
+        withinCap = connections.open()
+    }
+
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelBodyTimer()
+        if counted {
+            counted = false
+            connections?.close()
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -127,13 +174,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func refuse(_ context: ChannelHandlerContext, status: HTTPResponse.Status, message: String) {
         refused = true
         cancelBodyTimer()
-        let code = status.code == 413 ? "too_large" : status.code == 431 ? "header_too_large" : "bad_request"
+        let code = switch status.code {
+        case 413: "too_large"
+        case 431: "header_too_large"
+        case 503: "unavailable"
+        default: "bad_request"
+        }
         let body = ByteBuffer(string: JSONValue.object([
             "error": .object(["code": .string(code), "message": .string(message), "problems": .array([])]),
         ]).serialized())
-        let head = HTTPResponse(status: status, headerFields: [
+        var head = HTTPResponse(status: status, headerFields: [
             .contentType: "application/json", .contentLength: String(body.readableBytes), .connection: "close",
         ])
+        if status == .serviceUnavailable { head.headerFields[.retryAfter] = String(Self.refusedRetryAfterSeconds) }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let written = context.eventLoop.makePromise(of: Void.self)
@@ -141,6 +194,37 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let channel = context.channel
         written.futureResult.whenComplete { _ in channel.close(promise: nil) }
     }
+}
+
+extension ConnectionGuard {
+    /// The `Retry-After` of a connection refused at the cap.
+    static let refusedRetryAfterSeconds = 5
+}
+
+/// The connections open in the process, counted by every connection's ``ConnectionGuard``.
+final class OpenConnections: Sendable {
+    /// The most connections served at once; one more is answered 503 and closed.
+    let cap: Int
+    /// The most connections accepted at once, `cap` and those being refused: past it, new
+    /// connections wait in the listen backlog (Hummingbird's `MaximumAvailableConnections`).
+    let acceptLimit: Int
+    private let count = Atomic<Int>(0)
+
+    /// - Parameter refusing: How many connections past `cap` may be open at once while they are
+    ///   answered 503.
+    init(cap: Int, refusing: Int) {
+        self.cap = cap
+        self.acceptLimit = cap + max(1, refusing)
+    }
+
+    /// Counts a connection that opened; whether it is within the cap.
+    func open() -> Bool { count.add(1, ordering: .relaxed).newValue <= cap }
+
+    /// Counts a connection that closed.
+    func close() { count.subtract(1, ordering: .relaxed) }
+
+    /// The connections open now.
+    var current: Int { count.load(ordering: .relaxed) }
 }
 
 extension HTTPField.Name {

@@ -272,8 +272,7 @@ public final class FlagServer: Sendable {
         OFREPRoutes(authenticator: authenticator, limits: limits, now: now, catchUp: catchUp).register(on: router)
         DocumentRoutes(authenticator: authenticator).register(on: router)
         EventStreamRoutes(
-            authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive, tickets: streamTickets,
-            revisionEvents: revisionEvents
+            authenticator: authenticator, events: events, tickets: streamTickets, revisionEvents: revisionEvents
         ).register(on: router)
         // What a relay of one environment follows (see ``FlagRelay``).
         let (admin, publisher) = (self.admin, self.publisher)
@@ -313,26 +312,56 @@ public final class FlagServer: Sendable {
     public func application(
         host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
-            router: router(),
-            server: ConnectionGuard.server(limits: limits),
+        Self.guardedApplication(
+            router: router(), serverName: "flag-server", host: host, port: port, limits: limits, logger: logger,
+            services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive)] + (synchronizer.map { [$0] } ?? []),
+            onServerRunning: onServerRunning)
+    }
+
+    /// An application serving `router` within the connection limits: it never accepts connections
+    /// until the descriptors run out (the runtime traps then), keeping some free below the limit,
+    /// and answers connections past the cap 503. The server and the relay serve through it.
+    static func guardedApplication(
+        router: Router<BasicRequestContext>, serverName: String, host: String, port: Int, limits: ServerLimits,
+        logger: Logger, services: [any Service], onServerRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let descriptors = DescriptorLimit.current()
+        let cap = limits.connectionCap(descriptorLimit: descriptors)
+        let reserve = descriptors.map { DescriptorLimit.reserved(below: $0.soft) } ?? 256
+        let connections = OpenConnections(cap: cap, refusing: min(64, reserve / 4))
+        if cap < limits.maximumConnections, let descriptors {
+            logger.notice(
+                "serving at most \(cap) connections (not \(limits.maximumConnections)): the descriptor limit is \(descriptors.soft), and \(reserve) stay free",
+                metadata: ["descriptorLimit": "\(descriptors)"])
+        }
+        return Application(
+            router: router,
+            server: ConnectionGuard.server(limits: limits, connections: connections),
             configuration: .init(
-                address: .hostname(host, port: port), serverName: "flag-server",
-                availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
-            services: [EventStreamShutdown(events: events)] + (synchronizer.map { [$0] } ?? []),
+                address: .hostname(host, port: port), serverName: serverName, backlog: limits.listenBacklog,
+                availableConnectionsDelegate: MaximumAvailableConnections(connections.acceptLimit, logger: logger)),
+            services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )
     }
 }
 
-/// Ends open event streams when a graceful shutdown begins, so that shutdown does not wait for
-/// clients that never disconnect.
-struct EventStreamShutdown: Service {
+/// Sends every open event stream a keep-alive comment every `keepAlive` (one timer for all
+/// streams, not one per stream). Hummingbird shuts its server down before its services, so the
+/// streams end at a graceful shutdown through their own handler (``EventStreamRoutes``); this
+/// service ends any left when it stops.
+struct EventStreamService: Service {
     let events: EventHub
+    let keepAlive: Duration
 
     func run() async throws {
-        try? await gracefulShutdown()
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: keepAlive) } catch { break }
+                events.sendKeepAlive()
+            }
+        }
         events.finishAll()
     }
 }

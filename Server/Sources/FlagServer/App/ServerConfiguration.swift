@@ -24,8 +24,10 @@ public import Logging
 /// | `--idle-timeout-seconds` | `FLAG_SERVER_IDLE_TIMEOUT_SECONDS` | `30`: an idle connection, or one sending its headers slower, is closed |
 /// | `--body-timeout-seconds` | `FLAG_SERVER_BODY_TIMEOUT_SECONDS` | `10`: the longest pause inside a request body |
 /// | `--maximum-header-bytes` | `FLAG_SERVER_MAXIMUM_HEADER_BYTES` | `32768`: a larger request head is answered 431 |
-/// | `--maximum-connections` | `FLAG_SERVER_MAXIMUM_CONNECTIONS` | `10000` open at once |
-/// | `--maximum-event-streams` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS` | `4096` open at once in the process (then 503) |
+/// | `--maximum-connections` | `FLAG_SERVER_MAXIMUM_CONNECTIONS` | `100000` open at once (then 503), lowered to fit the descriptor limit |
+/// | `--listen-backlog` | `FLAG_SERVER_LISTEN_BACKLOG` | `4096` connections queued by the kernel before they are accepted |
+/// | `--descriptor-limit` | `FLAG_SERVER_DESCRIPTOR_LIMIT` | `0`: raise the open-file soft limit to the hard limit at start; a number sets it (at most the hard limit) |
+/// | `--maximum-event-streams` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS` | `100000` open at once in the process (then 503) |
 /// | `--maximum-event-streams-per-token` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN` | `64` open at once per client of a token (see `--trusted-proxies`; then 429) |
 public struct ServerConfiguration: Sendable, Hashable {
     public var host: String
@@ -55,6 +57,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var fractionalBucketing: FractionalBucketing
     /// Timeouts and caps on connections, requests, writes and event streams.
     public var limits = ServerLimits()
+    /// The open-file soft limit `flag-server serve` sets at start; `nil` raises it to the hard
+    /// limit (every connection is a descriptor).
+    public var descriptorLimit: Int?
 
     /// The SQLite file inside ``dataDirectory``.
     public var databasePath: String { dataDirectory + "/flags.sqlite" }
@@ -69,7 +74,8 @@ public struct ServerConfiguration: Sendable, Hashable {
         fractionalBucketing: String? = nil, writeTimeoutSeconds: Int? = nil, idleTimeoutSeconds: Int? = nil,
         bodyTimeoutSeconds: Int? = nil, maximumHeaderBytes: Int? = nil, maximumConnections: Int? = nil,
         maximumEventStreams: Int? = nil, maximumEventStreamsPerToken: Int? = nil, trustedProxies: String? = nil,
-        refetchesPerSecond: Int? = nil, environment: [String: String]
+        refetchesPerSecond: Int? = nil, listenBacklog: Int? = nil, descriptorLimit: Int? = nil,
+        environment: [String: String]
     ) throws(ConfigurationError) {
         func integer(_ option: Int?, _ variable: String, default value: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
             let resolved: Int
@@ -126,9 +132,12 @@ public struct ServerConfiguration: Sendable, Hashable {
         limits.maximumHeaderBytes = try integer(
             maximumHeaderBytes, "FLAG_SERVER_MAXIMUM_HEADER_BYTES", default: 32 * 1024, range: 1024...1024 * 1024)
         limits.maximumConnections = try integer(
-            maximumConnections, "FLAG_SERVER_MAXIMUM_CONNECTIONS", default: 10_000, range: 1...1_000_000)
+            maximumConnections, "FLAG_SERVER_MAXIMUM_CONNECTIONS", default: 100_000, range: 1...10_000_000)
+        limits.listenBacklog = try integer(listenBacklog, "FLAG_SERVER_LISTEN_BACKLOG", default: 4096, range: 1...1_000_000)
+        let descriptors = try integer(descriptorLimit, "FLAG_SERVER_DESCRIPTOR_LIMIT", default: 0, range: 0...100_000_000)
+        self.descriptorLimit = descriptors == 0 ? nil : descriptors
         limits.maximumEventStreams = try integer(
-            maximumEventStreams, "FLAG_SERVER_MAXIMUM_EVENT_STREAMS", default: 4096, range: 0...1_000_000)
+            maximumEventStreams, "FLAG_SERVER_MAXIMUM_EVENT_STREAMS", default: 100_000, range: 0...10_000_000)
         limits.maximumEventStreamsPerToken = try integer(
             maximumEventStreamsPerToken, "FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN", default: 64, range: 0...1_000_000)
         delivery.trustedProxies = try TrustedProxies(parsing: trustedProxies ?? environment["FLAG_SERVER_TRUSTED_PROXIES"] ?? "")

@@ -7,8 +7,8 @@ public struct ServerLimits: Sendable, Hashable {
     /// Largest import document. Default 8 MiB.
     public var maximumImportBytes: Int
     /// Event streams open at once in the process; one more is refused 503 with `Retry-After`.
-    /// Default 4,096.
-    public var maximumEventStreams: Int = 4096
+    /// Default 100,000 (each idle stream costs a few KiB; see `Docs/Scale.md`).
+    public var maximumEventStreams: Int = 100_000
     /// Event streams open at once per token; one more is refused 429 with `Retry-After`. Default 64.
     public var maximumEventStreamsPerToken: Int = 64
     /// The longest a write may take (waiting for other writes and for a database connection
@@ -24,8 +24,22 @@ public struct ServerLimits: Sendable, Hashable {
     /// Largest request head (request line and headers); a larger one is answered 431 and the
     /// connection closed. Default 32 KiB.
     public var maximumHeaderBytes: Int = 32 * 1024
-    /// Connections open at once; past it, new connections wait in the listen backlog. Default 10,000.
-    public var maximumConnections: Int = 10_000
+    /// Connections open at once; one more is answered 503 with `Retry-After` and closed. Default
+    /// 100,000, lowered at start to what the process's descriptor limit allows
+    /// (``connectionCap(descriptorLimit:)``).
+    public var maximumConnections: Int = 100_000
+    /// Connections the kernel queues for the server to accept (the `listen` backlog); Linux caps it
+    /// at `net.core.somaxconn`. Default 4,096.
+    public var listenBacklog: Int = 4096
+
+    /// The connections the process holds at once: ``maximumConnections``, lowered so that
+    /// ``DescriptorLimit/reserved(below:)`` descriptors stay free below the soft limit (for the
+    /// database, the runtime, and refusing connections past the cap): a process that runs out
+    /// of descriptors crashes (see ``DescriptorLimit``).
+    public func connectionCap(descriptorLimit: DescriptorLimit?) -> Int {
+        guard let soft = descriptorLimit?.soft, soft < Int.max else { return maximumConnections }
+        return max(1, min(maximumConnections, soft - DescriptorLimit.reserved(below: soft)))
+    }
 
     /// The largest body any route accepts: a request declaring more (`Content-Length`) is answered
     /// 413 before its body is read, and the connection closed.

@@ -22,13 +22,13 @@ import ServiceLifecycle
 /// current revision at once (refetch: it missed something); an up-to-date client gets nothing
 /// until the next write.
 ///
-/// Between events the stream sends the comment `: keep-alive` every `keepAlive` (15 s by
-/// default), so proxies and load balancers that cut idle connections (often after 60 s) keep it
+/// Between events the stream sends the comment `: keep-alive` every
+/// ``FlagServer/eventStreamKeepAlive`` (15 s by default; one timer for all streams, see
+/// `EventStreamService`), so proxies and load balancers that cut idle connections (often after 60 s) keep it
 /// open; SSE clients ignore comment lines.
 struct EventStreamRoutes: Sendable {
     let authenticator: RequestAuthenticator
     let events: EventHub
-    let keepAlive: Duration
     let tickets: StreamTickets
     /// Each revision's event, built once.
     let revisionEvents: RevisionEvents
@@ -39,12 +39,6 @@ struct EventStreamRoutes: Sendable {
         var expiresInSeconds: Int
         /// The stream's URL with the ticket, for `new EventSource(…)`.
         var eventStream: String
-    }
-
-    /// What the stream writes next: an event for a revision, or a keep-alive comment.
-    enum Output: Sendable {
-        case revision(Int)
-        case keepAlive
     }
 
     func register(on router: Router<BasicRequestContext>) {
@@ -70,10 +64,10 @@ struct EventStreamRoutes: Sendable {
             }
             let environment = try authenticator.environment(of: token)
             // Subscribe before reading the revision, so no write falls between the two.
-            let revisions: AsyncStream<Int>
+            let signals: AsyncStream<EventHub.Signal>
             do {
                 // Counted per client, like the rate limit: a fleet of phones shares one token.
-                revisions = try events.subscribe(
+                signals = try events.subscribe(
                     environment: environment.key, owner: authenticator.rateLimitKey(token, request: request))
             } catch let error as EventHub.Refusal {
                 throw APIError(
@@ -85,27 +79,27 @@ struct EventStreamRoutes: Sendable {
             let current = served.revision
             let lastSeen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             let missed = request.headers[.lastEventID] != nil && lastSeen != current
+            // The connection's own task writes the stream: no task, timer or buffer per stream
+            // beyond the subscription. Keep-alives come through the hub (`EventStreamService`);
+            // a closed connection ends the loop at the next write.
             let body = ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": environment \(environment.key) at revision \(current)\nretry: 2000\n\n"))
                 var sent = current
                 if missed { try await writer.write(event(environment.key, revision: current)) }
-                // The server waits for open requests when it shuts down gracefully: end the stream
-                // then, or shutdown would wait for clients that never disconnect.
+                // The server waits for open requests when it shuts down gracefully, and it is shut
+                // down before the services (`EventStreamService`): end the streams then, or
+                // shutdown would wait for clients that never disconnect.
                 try await withGracefulShutdownHandler {
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        let outputs = Self.merging(revisions, keepAlive: keepAlive, in: &group)
-                        for await output in outputs {
-                            switch output {
-                            case .revision(let revision) where revision > sent:
-                                sent = revision
-                                try await writer.write(event(environment.key, revision: revision))
-                            case .revision:
-                                break
-                            case .keepAlive:
-                                try await writer.write(Self.keepAliveComment)
-                            }
+                    for await signal in signals {
+                        switch signal {
+                        case .revision(let revision) where revision > sent:
+                            sent = revision
+                            try await writer.write(event(environment.key, revision: revision))
+                        case .revision:
+                            break
+                        case .keepAlive:
+                            try await writer.write(Self.keepAliveComment)
                         }
-                        group.cancelAll()
                     }
                 } onGracefulShutdown: {
                     events.finishAll()
@@ -123,25 +117,6 @@ struct EventStreamRoutes: Sendable {
     static let refusedRetryAfterSeconds = 30
 
     static let keepAliveComment = ByteBuffer(string: ": keep-alive\n\n")
-
-    /// The revisions, with `.keepAlive` every `keepAlive` in between, as one sequence that ends
-    /// when `revisions` ends. The two feeding tasks run in `group`; cancel it when done reading.
-    static func merging(
-        _ revisions: AsyncStream<Int>, keepAlive: Duration, in group: inout ThrowingTaskGroup<Void, any Error>
-    ) -> AsyncStream<Output> {
-        let (outputs, continuation) = AsyncStream.makeStream(of: Output.self, bufferingPolicy: .bufferingNewest(16))
-        group.addTask {
-            for await revision in revisions { continuation.yield(.revision(revision)) }
-            continuation.finish()
-        }
-        group.addTask {
-            while true {
-                try await Task.sleep(for: keepAlive)
-                continuation.yield(.keepAlive)
-            }
-        }
-        return outputs
-    }
 
     /// The event for `revision` of `environment`: built once per revision when this server
     /// serves that revision, else a plain refetch request (a newer one follows at once).

@@ -81,8 +81,7 @@ public final class FlagRelay: Sendable {
         OFREPRoutes(authenticator: authenticator, limits: limits, now: now).register(on: router)
         DocumentRoutes(authenticator: authenticator).register(on: router)
         EventStreamRoutes(
-            authenticator: authenticator, events: events, keepAlive: eventStreamKeepAlive, tickets: streamTickets,
-            revisionEvents: revisionEvents
+            authenticator: authenticator, events: events, tickets: streamTickets, revisionEvents: revisionEvents
         ).register(on: router)
         let follower = self.follower
         RelayFeedRoutes(authenticator: authenticator) { follower.feed(for: $0) }.register(on: router)
@@ -95,15 +94,9 @@ public final class FlagRelay: Sendable {
     public func application(
         host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
-            router: router(),
-            server: ConnectionGuard.server(limits: limits),
-            configuration: .init(
-                address: .hostname(host, port: port), serverName: "flag-server relay",
-                availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
-            services: [EventStreamShutdown(events: events), follower],
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
-            logger: logger
-        )
+        FlagServer.guardedApplication(
+            router: router(), serverName: "flag-server relay", host: host, port: port, limits: limits, logger: logger,
+            services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive), follower],
+            onServerRunning: onServerRunning)
     }
 }

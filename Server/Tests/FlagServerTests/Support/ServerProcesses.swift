@@ -20,8 +20,10 @@ func runPythonScript(_ name: String, _ arguments: [String]) throws -> (Int32, St
 ///
 /// - Returns: The process, its port, the first admin token if this start printed one, and the
 ///   pipe its output goes to (still open: drain it or let the caller read more).
-func launchFlagServer(_ arguments: [String]) async throws -> (process: Process, port: Int, firstToken: String?, output: Pipe) {
-    let (process, output) = try startFlagServerProcess(arguments)
+func launchFlagServer(
+    _ arguments: [String], executable: URL = CrashRecoveryTests.executable
+) async throws -> (process: Process, port: Int, firstToken: String?, output: Pipe) {
+    let (process, output) = try startFlagServerProcess(arguments, executable: executable)
     // Read the output until the server says where it listens (and, on first start, the token).
     let text = try await outputUntilListening(output)
     guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix(while: \.isNumber),
@@ -44,10 +46,13 @@ func outputUntilListening(_ output: Pipe) async throws -> String {
     }.value
 }
 
-/// Starts the built `flag-server` with `arguments`, its standard output and error in one pipe.
-func startFlagServerProcess(_ arguments: [String]) throws -> (process: Process, output: Pipe) {
+/// Starts the built `flag-server` (or `executable`, such as a wrapper that runs it) with
+/// `arguments`, its standard output and error in one pipe.
+func startFlagServerProcess(
+    _ arguments: [String], executable: URL = CrashRecoveryTests.executable
+) throws -> (process: Process, output: Pipe) {
     let process = Process()
-    process.executableURL = CrashRecoveryTests.executable
+    process.executableURL = executable
     process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
