@@ -267,9 +267,9 @@ struct AdminRoutes: Sendable {
             let drafts: [AuditDraft]
             let problems: [ValidationError]
             do {
-                let (next, audit) = try state.applying(changes)
-                drafts = audit
-                problems = StateValidator.problems(in: next)
+                let transition = try state.transition(applying: changes)
+                drafts = transition.audit
+                problems = StateValidator.problems(in: transition.state, changedBy: transition.delta)
             } catch let error as StoreError {
                 throw APIError(AdminError(store: error))
             }

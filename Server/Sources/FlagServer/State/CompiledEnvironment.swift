@@ -41,6 +41,11 @@ public struct CompiledEnvironment: Sendable {
     /// The flagd flag-definition file and its ETag.
     public let flagd: (body: Data, etag: String)
 
+    /// Where each flag's member (`"key": {…}` with the newline before it) lies in ``flagd``'s body.
+    let flagdRanges: [String: Range<Int>]
+    /// Where each served flag's member (`"key":value`) lies in ``appConfig``'s body.
+    let appConfigRanges: [String: Range<Int>]
+
     /// Compiles `environment` of `state`.
     ///
     /// - Parameters:
@@ -51,34 +56,89 @@ public struct CompiledEnvironment: Sendable {
         state: ServerState, environment key: String, ttlSeconds: Int, bucketing: FractionalBucketing = .current,
         lastModified: Date? = nil
     ) {
-        guard let environment = state.environments[key],
-            case .object(var evaluated)? = state.flagdDocument(environment: key, forEvaluation: true),
-            case .object(let allFlags)? = evaluated["flags"]
-        else {
-            return nil
+        self.init(
+            previous: nil, recompiling: [], state: state, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing,
+            lastModified: lastModified)
+    }
+
+    /// Compiles the environment of `previous` at its revision in `state`, after a write that
+    /// touched `flags` there (and its segments, if `segmentsChanged`): only those flags (and,
+    /// when segments changed, the flags whose rules use segments) are compiled and encoded again;
+    /// every other flag's compiled definition and encoded pieces are taken from `previous`. The
+    /// result is the one ``init(state:environment:ttlSeconds:bucketing:lastModified:)`` gives.
+    public init?(
+        updating previous: CompiledEnvironment, state: ServerState, flags: Set<String>, segmentsChanged: Bool,
+        ttlSeconds: Int, bucketing: FractionalBucketing = .current, lastModified: Date? = nil
+    ) {
+        var recompiling = flags
+        if segmentsChanged, let environment = state.environments[previous.key] {
+            for (flag, settings) in environment.settings where settings.targeting.map(StateValidator.usesSegments) == true {
+                recompiling.insert(flag)
+            }
         }
+        self.init(
+            previous: previous, recompiling: recompiling, state: state, environment: previous.key, ttlSeconds: ttlSeconds,
+            bucketing: bucketing, lastModified: lastModified)
+    }
+
+    /// Compiles every flag (no `previous`), or the flags of `recompiling` and copies the others from `previous`.
+    private init?(
+        previous: CompiledEnvironment?, recompiling: Set<String>, state: ServerState, environment key: String,
+        ttlSeconds: Int, bucketing: FractionalBucketing, lastModified: Date?
+    ) {
+        guard let environment = state.environments[key] else { return nil }
+        func isFresh(_ flag: String) -> Bool { previous == nil || recompiling.contains(flag) }
         self.key = key
         revision = environment.revision
         self.lastModified = lastModified
-        types = state.flags.mapValues(\.type)
-        sortedKeys = state.flags.keys.sorted()
-        // flagd clients get the document OFREP evaluates: the same flags, rules and metadata.
-        flagd = (Data(JSONValue.object(evaluated).serialized(prettyPrinted: true).utf8), "\"\(key)-\(environment.revision)-flagd\"")
+
+        // The flag keys stay as they were unless a touched flag was added or deleted.
+        if let previous, previous.types.count == state.flags.count,
+            recompiling.allSatisfy({ (previous.types[$0] == nil) == (state.flags[$0] == nil) })
+        {
+            var types = previous.types
+            for flag in recompiling { types[flag] = state.flags[flag]?.type }
+            self.types = types
+            sortedKeys = previous.sortedKeys
+        } else {
+            types = state.flags.mapValues(\.type)
+            sortedKeys = state.flags.keys.sorted()
+        }
 
         // Targeted flags go to the evaluator; the others are evaluated once, here, and encoded.
-        var targeted: [String: JSONValue] = [:]
-        var fixed: [String: JSONValue] = [:]
-        for (flagKey, entry) in allFlags {
-            let settings = environment.settings[flagKey]
-            if settings?.enabled == true, settings?.targeting != nil { targeted[flagKey] = entry } else { fixed[flagKey] = entry }
+        var targeted: Set<String> = []
+        var freshTargeted: [String: JSONValue] = [:]
+        var freshFixed: [String: JSONValue] = [:]
+        var freshFlagd: [String: JSONValue] = [:]
+        for flagKey in sortedKeys {
+            guard let flag = state.flags[flagKey], let settings = environment.settings[flagKey] else { continue }
+            let isTargeted = settings.enabled && settings.targeting != nil
+            if isTargeted { targeted.insert(flagKey) }
+            guard isFresh(flagKey) else { continue }
+            let entry = state.flagdEntry(flag, settings, forEvaluation: true)
+            freshFlagd[flagKey] = entry
+            if isTargeted { freshTargeted[flagKey] = entry } else { freshFixed[flagKey] = entry }
         }
-        evaluated["flags"] = .object(targeted)
-        evaluator = Self.evaluator(JSONValue.object(evaluated), name: key, bucketing: bucketing)
-        let fixedEvaluator = Self.evaluator(["flags": .object(fixed)], name: key, bucketing: bucketing)
+        var targetedDocument: [String: JSONValue] = [
+            "$schema": "https://flagd.dev/schema/v0/flags.json", "flags": .object(freshTargeted),
+        ]
+        if !environment.segments.isEmpty { targetedDocument["$evaluators"] = .object(environment.segments) }
+        let compiled = Self.evaluator(.object(targetedDocument), name: key, bucketing: bucketing)
+        if let previous {
+            evaluator = FlagEvaluator(
+                definitions: previous.evaluator.definitions.merging(compiled.definitions, removing: recompiling),
+                bucketing: bucketing)
+        } else {
+            evaluator = compiled
+        }
+        let fixedEvaluator = Self.evaluator(["flags": .object(freshFixed)], name: key, bucketing: bucketing)
 
+        // The bulk body: untargeted entries copied from `previous` or encoded now.
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(previous?.bulkBytes.count ?? 0)
         var pieces: [BulkPiece] = []
         var entries: [String: (range: Range<Int>, isError: Bool)] = [:]
+        entries.reserveCapacity(sortedKeys.count)
         var runStart = 0
         let head: JSONValue = [
             ["type": "sse", "endpoint": ["requestUri": "/ofrep/v1/events"], "inactivityDelaySec": 120]
@@ -88,10 +148,14 @@ public struct CompiledEnvironment: Sendable {
         for (index, flagKey) in sortedKeys.enumerated() {
             guard let type = types[flagKey] else { continue }
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            if targeted[flagKey] != nil {
+            if targeted.contains(flagKey) {
                 pieces.append(.bytes(runStart..<bytes.count))
                 pieces.append(.evaluate(key: flagKey, type: type))
                 runStart = bytes.count
+            } else if !isFresh(flagKey), let previous, let encoded = previous.encodedEntries[flagKey] {
+                let start = bytes.count
+                bytes += previous.bulkBytes[encoded.range]
+                entries[flagKey] = (start..<bytes.count, encoded.isError)
             } else {
                 let entry = OFREPBodies.entry(flagKey, type: type, context: .object([:]), evaluator: fixedEvaluator, now: now)
                 let start = bytes.count
@@ -106,18 +170,73 @@ public struct CompiledEnvironment: Sendable {
         bulkPieces = pieces.filter { if case .bytes(let range) = $0 { !range.isEmpty } else { true } }
         encodedEntries = entries
 
-        var flags: [String: JSONValue] = [:]
-        var config: [String: JSONValue] = [:]
-        for (flagKey, settings) in environment.settings where settings.enabled {
-            guard let flag = state.flags[flagKey], let variant = settings.defaultVariant, let value = flag.variants[variant] else {
-                continue
+        // flagd clients get the document OFREP evaluates: the same flags, rules and metadata,
+        // written as `JSONValue.serialized(prettyPrinted: true)` writes the whole document.
+        var documentHead: [String: JSONValue] = ["$schema": "https://flagd.dev/schema/v0/flags.json", "flags": .object([:])]
+        if !environment.segments.isEmpty { documentHead["$evaluators"] = .object(environment.segments) }
+        var flagdBytes = Array(JSONValue.object(documentHead).serialized(prettyPrinted: true).utf8)
+        var flagdRanges: [String: Range<Int>] = [:]
+        flagdRanges.reserveCapacity(sortedKeys.count)
+        let members = sortedKeys.filter { environment.settings[$0] != nil && state.flags[$0] != nil }
+        if !members.isEmpty {
+            // `"flags": {}\n}` ends the head: open the object again and close it after the members.
+            flagdBytes.removeLast(Array("{}\n}".utf8).count)
+            flagdBytes.append(UInt8(ascii: "{"))
+            for (index, flagKey) in members.enumerated() {
+                if index > 0 { flagdBytes.append(UInt8(ascii: ",")) }
+                let start = flagdBytes.count
+                if !isFresh(flagKey), let previous, let range = previous.flagdRanges[flagKey] {
+                    flagdBytes += previous.flagd.body[range]
+                } else if let entry = freshFlagd[flagKey] {
+                    flagdBytes += Self.flagdMember(flagKey, entry)
+                }
+                flagdRanges[flagKey] = start..<flagdBytes.count
             }
-            if flag.type == .boolean { flags[flagKey] = value } else { config[flagKey] = value }
+            flagdBytes += Array("\n  }\n}".utf8)
         }
-        let body: JSONValue = [
-            "schemaVersion": 1, "flags": .object(flags), "config": .object(config), "ttlSeconds": .int(ttlSeconds),
-        ]
-        appConfig = (Data(body.serialized().utf8), "\"\(key)-\(environment.revision)-app_config\"")
+        flagd = (Data(flagdBytes), "\"\(key)-\(environment.revision)-flagd\"")
+        self.flagdRanges = flagdRanges
+
+        // app_config: the enabled flags' default values, Booleans under `flags`, others under `config`.
+        var booleans: [String] = []
+        var values: [String] = []
+        for flagKey in members {
+            guard let settings = environment.settings[flagKey], settings.enabled, let flag = state.flags[flagKey],
+                let variant = settings.defaultVariant, flag.variants[variant] != nil
+            else { continue }
+            if flag.type == .boolean { booleans.append(flagKey) } else { values.append(flagKey) }
+        }
+        var configBytes: [UInt8] = Array(#"{"config":{"#.utf8)
+        var appConfigRanges: [String: Range<Int>] = [:]
+        func appendMembers(_ keys: [String]) {
+            for (index, flagKey) in keys.enumerated() {
+                if index > 0 { configBytes.append(UInt8(ascii: ",")) }
+                let start = configBytes.count
+                if !isFresh(flagKey), let previous, let range = previous.appConfigRanges[flagKey] {
+                    configBytes += previous.appConfig.body[range]
+                } else if let flag = state.flags[flagKey], let variant = environment.settings[flagKey]?.defaultVariant,
+                    let value = flag.variants[variant]
+                {
+                    configBytes += Array(JSONValue.object([flagKey: value]).serialized().utf8.dropFirst().dropLast())
+                }
+                appConfigRanges[flagKey] = start..<configBytes.count
+            }
+        }
+        appendMembers(values)
+        configBytes += Array(#"},"flags":{"#.utf8)
+        appendMembers(booleans)
+        configBytes += Array(#"},"schemaVersion":1,"ttlSeconds":\#(ttlSeconds)}"#.utf8)
+        appConfig = (Data(configBytes), "\"\(key)-\(environment.revision)-app_config\"")
+        self.appConfigRanges = appConfigRanges
+    }
+
+    /// One flag's member of the pretty-printed flagd document (`\n    "key": {…}`), cut out of a
+    /// document holding only it, so that it is indented as in the whole document.
+    static func flagdMember(_ key: String, _ entry: JSONValue) -> [UInt8] {
+        let text = Array(JSONValue.object(["flags": .object([key: entry])]).serialized(prettyPrinted: true).utf8)
+        let prefix = Array("{\n  \"flags\": {".utf8).count
+        let suffix = Array("\n  }\n}".utf8).count
+        return Array(text[prefix..<(text.count - suffix)])
     }
 
     /// An evaluator of every flag of `environment` (the console's explanations and previews,
