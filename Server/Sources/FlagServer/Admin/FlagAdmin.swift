@@ -228,11 +228,16 @@ public actor FlagAdmin {
         defer { writing.unlock() }
         do {
             try await store.insertToken(record)
-            try await reload()
+            try await publishTokens()
         } catch {
             throw AdminError(store: error)
         }
         return (token, record)
+    }
+
+    /// Publishes the stored tokens beside the served environments (a token write changes no flag).
+    private func publishTokens() async throws(StoreError) {
+        publisher.publish(state, delta: StateDelta(), modified: [:], tokens: try await store.tokens())
     }
 
     /// Whether a token of `role` for `environment` can be used: delivery (client and server
@@ -256,7 +261,7 @@ public actor FlagAdmin {
         defer { writing.unlock() }
         do {
             try await store.revokeToken(id: id, at: now())
-            try await reload()
+            try await publishTokens()
         } catch {
             throw AdminError(store: error)
         }

@@ -34,17 +34,37 @@ public struct CompiledEnvironment: Sendable {
     let bulkBytes: [UInt8]
     /// The bulk body in order: runs of ``bulkBytes`` and the targeted flags between them.
     let bulkPieces: [BulkPiece]
-    /// Where each untargeted flag's entry lies in ``bulkBytes``, and whether it is an error.
-    let encodedEntries: [String: (range: Range<Int>, isError: Bool)]
     /// The `app_config` body and its ETag.
     public let appConfig: (body: Data, etag: String)
     /// The flagd flag-definition file and its ETag.
     public let flagd: (body: Data, etag: String)
 
-    /// Where each flag's member (`"key": {…}` with the newline before it) lies in ``flagd``'s body.
-    let flagdRanges: [String: Range<Int>]
-    /// Where each served flag's member (`"key":value`) lies in ``appConfig``'s body.
-    let appConfigRanges: [String: Range<Int>]
+    // Per flag, by its position in ``sortedKeys``: what the next revision copies when the flag did
+    // not change, so that a write touching one flag neither hashes nor copies the others.
+    /// The position of each key in ``sortedKeys``.
+    let positions: [String: Int]
+    /// Whether the flag is on with a rule (evaluated per request).
+    let targeted: [Bool]
+    /// Where the flag's entry lies in ``bulkBytes`` (empty for a targeted flag), and whether it is an error.
+    let entries: [(range: Range<Int>, isError: Bool)]
+    /// Where the flag's member (`"key": {…}` with the newline before it) lies in ``flagd``'s body.
+    let flagdRanges: [Range<Int>?]
+    /// Where the flag's member (`"key":value`) lies in ``appConfig``'s body, for a served flag,
+    /// and whether it is under `flags` (Booleans) rather than `config`.
+    let appConfigMembers: [(range: Range<Int>, isBoolean: Bool)?]
+
+    /// The encoded entry of an untargeted flag, and whether it is an error.
+    func encodedEntry(_ key: String) -> (range: Range<Int>, isError: Bool)? {
+        guard let position = positions[key], !targeted[position] else { return nil }
+        return entries[position]
+    }
+
+    /// Every untargeted flag's encoded entry by key.
+    var encodedEntries: [String: (range: Range<Int>, isError: Bool)] {
+        var result: [String: (range: Range<Int>, isError: Bool)] = [:]
+        for (position, key) in sortedKeys.enumerated() where !targeted[position] { result[key] = entries[position] }
+        return result
+    }
 
     /// Compiles `environment` of `state`.
     ///
@@ -64,7 +84,7 @@ public struct CompiledEnvironment: Sendable {
     /// Compiles the environment of `previous` at its revision in `state`, after a write that
     /// touched `flags` there (and its segments, if `segmentsChanged`): only those flags (and,
     /// when segments changed, the flags whose rules use segments) are compiled and encoded again;
-    /// every other flag's compiled definition and encoded pieces are taken from `previous`. The
+    /// every other flag's compiled definition and encoded pieces are copied from `previous`. The
     /// result is the one ``init(state:environment:ttlSeconds:bucketing:lastModified:)`` gives.
     public init?(
         updating previous: CompiledEnvironment, state: ServerState, flags: Set<String>, segmentsChanged: Bool,
@@ -87,46 +107,70 @@ public struct CompiledEnvironment: Sendable {
         ttlSeconds: Int, bucketing: FractionalBucketing, lastModified: Date?
     ) {
         guard let environment = state.environments[key] else { return nil }
-        func isFresh(_ flag: String) -> Bool { previous == nil || recompiling.contains(flag) }
         self.key = key
         revision = environment.revision
         self.lastModified = lastModified
 
         // The flag keys stay as they were unless a touched flag was added or deleted.
-        if let previous, previous.types.count == state.flags.count,
-            recompiling.allSatisfy({ (previous.types[$0] == nil) == (state.flags[$0] == nil) })
-        {
+        let keysUnchanged =
+            previous.map { previous in
+                previous.types.count == state.flags.count
+                    && recompiling.allSatisfy { (previous.types[$0] == nil) == (state.flags[$0] == nil) }
+            } ?? false
+        if let previous, keysUnchanged {
             var types = previous.types
-            for flag in recompiling { types[flag] = state.flags[flag]?.type }
+            for flag in recompiling where state.flags[flag] != nil { types[flag] = state.flags[flag]?.type }
             self.types = types
             sortedKeys = previous.sortedKeys
+            positions = previous.positions
         } else {
             types = state.flags.mapValues(\.type)
             sortedKeys = state.flags.keys.sorted()
+            positions = Dictionary(uniqueKeysWithValues: sortedKeys.enumerated().map { ($1, $0) })
+        }
+        let count = sortedKeys.count
+        // Per position, where the flag was in `previous` when it is copied from there (nil: compile it).
+        var old: [Int?]
+        if previous != nil, keysUnchanged {
+            old = Array(0..<count)
+            for flag in recompiling { if let position = positions[flag] { old[position] = nil } }
+        } else if let previous {
+            old = sortedKeys.map { recompiling.contains($0) ? nil : previous.positions[$0] }
+        } else {
+            old = Array(repeating: nil, count: count)
         }
 
         // Targeted flags go to the evaluator; the others are evaluated once, here, and encoded.
-        var targeted: Set<String> = []
+        var targeted = [Bool](repeating: false, count: count)
         var freshTargeted: [String: JSONValue] = [:]
         var freshFixed: [String: JSONValue] = [:]
         var freshFlagd: [String: JSONValue] = [:]
-        for flagKey in sortedKeys {
+        for position in 0..<count {
+            if let previous, let from = old[position] {
+                targeted[position] = previous.targeted[from]
+                continue
+            }
+            let flagKey = sortedKeys[position]
             guard let flag = state.flags[flagKey], let settings = environment.settings[flagKey] else { continue }
-            let isTargeted = settings.enabled && settings.targeting != nil
-            if isTargeted { targeted.insert(flagKey) }
-            guard isFresh(flagKey) else { continue }
             let entry = state.flagdEntry(flag, settings, forEvaluation: true)
             freshFlagd[flagKey] = entry
-            if isTargeted { freshTargeted[flagKey] = entry } else { freshFixed[flagKey] = entry }
+            if settings.enabled && settings.targeting != nil {
+                targeted[position] = true
+                freshTargeted[flagKey] = entry
+            } else {
+                freshFixed[flagKey] = entry
+            }
         }
+        self.targeted = targeted
         var targetedDocument: [String: JSONValue] = [
             "$schema": "https://flagd.dev/schema/v0/flags.json", "flags": .object(freshTargeted),
         ]
         if !environment.segments.isEmpty { targetedDocument["$evaluators"] = .object(environment.segments) }
         let compiled = Self.evaluator(.object(targetedDocument), name: key, bucketing: bucketing)
         if let previous {
+            let replaced = keysUnchanged ? recompiling : Set(previous.sortedKeys).subtracting(sortedKeys).union(recompiling)
             evaluator = FlagEvaluator(
-                definitions: previous.evaluator.definitions.merging(compiled.definitions, removing: recompiling),
+                definitions: previous.evaluator.definitions.merging(compiled.definitions, removing: replaced),
                 bucketing: bucketing)
         } else {
             evaluator = compiled
@@ -137,30 +181,39 @@ public struct CompiledEnvironment: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(previous?.bulkBytes.count ?? 0)
         var pieces: [BulkPiece] = []
-        var entries: [String: (range: Range<Int>, isError: Bool)] = [:]
-        entries.reserveCapacity(sortedKeys.count)
+        var entries: [(range: Range<Int>, isError: Bool)] = []
+        entries.reserveCapacity(count)
         var runStart = 0
         let head: JSONValue = [
             ["type": "sse", "endpoint": ["requestUri": "/ofrep/v1/events"], "inactivityDelaySec": 120]
         ]
         bytes += Array(#"{"eventStreams":"#.utf8) + Array(head.serialized().utf8) + Array(#","flags":["#.utf8)
         let now = Date()
-        for (index, flagKey) in sortedKeys.enumerated() {
-            guard let type = types[flagKey] else { continue }
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            if targeted.contains(flagKey) {
-                pieces.append(.bytes(runStart..<bytes.count))
-                pieces.append(.evaluate(key: flagKey, type: type))
-                runStart = bytes.count
-            } else if !isFresh(flagKey), let previous, let encoded = previous.encodedEntries[flagKey] {
-                let start = bytes.count
-                bytes += previous.bulkBytes[encoded.range]
-                entries[flagKey] = (start..<bytes.count, encoded.isError)
-            } else {
-                let entry = OFREPBodies.entry(flagKey, type: type, context: .object([:]), evaluator: fixedEvaluator, now: now)
-                let start = bytes.count
-                bytes += Array(entry.serialized().utf8)
-                entries[flagKey] = (start..<bytes.count, entry["errorCode"] != nil)
+        // The closures below read these, not `self`, which is not initialized yet.
+        let keys = sortedKeys, typeOf = types
+        let previousBulk = previous?.bulkBytes ?? []
+        previousBulk.withUnsafeBufferPointer { previousBytes in
+            for position in 0..<count {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                if targeted[position] {
+                    let flagKey = keys[position]
+                    pieces.append(.bytes(runStart..<bytes.count))
+                    pieces.append(.evaluate(key: flagKey, type: typeOf[flagKey] ?? .object))
+                    runStart = bytes.count
+                    entries.append((bytes.count..<bytes.count, false))
+                } else if let previous, let from = old[position] {
+                    let encoded = previous.entries[from]
+                    let start = bytes.count
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: previousBytes[encoded.range]))
+                    entries.append((start..<bytes.count, encoded.isError))
+                } else {
+                    let flagKey = keys[position]
+                    let entry = OFREPBodies.entry(
+                        flagKey, type: typeOf[flagKey] ?? .object, context: .object([:]), evaluator: fixedEvaluator, now: now)
+                    let start = bytes.count
+                    bytes += Array(entry.serialized().utf8)
+                    entries.append((start..<bytes.count, entry["errorCode"] != nil))
+                }
             }
         }
         let metadata: JSONValue = ["version": .string(String(environment.revision)), "environment": .string(key)]
@@ -168,66 +221,89 @@ public struct CompiledEnvironment: Sendable {
         pieces.append(.bytes(runStart..<bytes.count))
         bulkBytes = bytes
         bulkPieces = pieces.filter { if case .bytes(let range) = $0 { !range.isEmpty } else { true } }
-        encodedEntries = entries
+        self.entries = entries
 
         // flagd clients get the document OFREP evaluates: the same flags, rules and metadata,
         // written as `JSONValue.serialized(prettyPrinted: true)` writes the whole document.
         var documentHead: [String: JSONValue] = ["$schema": "https://flagd.dev/schema/v0/flags.json", "flags": .object([:])]
         if !environment.segments.isEmpty { documentHead["$evaluators"] = .object(environment.segments) }
         var flagdBytes = Array(JSONValue.object(documentHead).serialized(prettyPrinted: true).utf8)
-        var flagdRanges: [String: Range<Int>] = [:]
-        flagdRanges.reserveCapacity(sortedKeys.count)
-        let members = sortedKeys.filter { environment.settings[$0] != nil && state.flags[$0] != nil }
-        if !members.isEmpty {
-            // `"flags": {}\n}` ends the head: open the object again and close it after the members.
-            flagdBytes.removeLast(Array("{}\n}".utf8).count)
-            flagdBytes.append(UInt8(ascii: "{"))
-            for (index, flagKey) in members.enumerated() {
-                if index > 0 { flagdBytes.append(UInt8(ascii: ",")) }
-                let start = flagdBytes.count
-                if !isFresh(flagKey), let previous, let range = previous.flagdRanges[flagKey] {
-                    flagdBytes += previous.flagd.body[range]
-                } else if let entry = freshFlagd[flagKey] {
-                    flagdBytes += Self.flagdMember(flagKey, entry)
+        flagdBytes.reserveCapacity(previous?.flagd.body.count ?? 0)
+        var flagdRanges = [Range<Int>?](repeating: nil, count: count)
+        // `"flags": {}\n}` ends the head: open the object again, and close it after the members.
+        let emptyEnd = Array("{}\n}".utf8)
+        flagdBytes.removeLast(emptyEnd.count)
+        flagdBytes.append(UInt8(ascii: "{"))
+        var wroteMember = false
+        (previous?.flagd.body ?? Data()).withUnsafeBytes { raw in
+            let previousBytes = raw.assumingMemoryBound(to: UInt8.self)
+            for position in 0..<count {
+                let member: UnsafeBufferPointer<UInt8>?
+                var fresh: [UInt8] = []
+                if let previous, let from = old[position] {
+                    member = previous.flagdRanges[from].map { UnsafeBufferPointer(rebasing: previousBytes[$0]) }
+                } else if let entry = freshFlagd[keys[position]] {
+                    fresh = Self.flagdMember(keys[position], entry)
+                    member = nil
+                } else {
+                    continue
                 }
-                flagdRanges[flagKey] = start..<flagdBytes.count
+                guard member != nil || !fresh.isEmpty else { continue }
+                if wroteMember { flagdBytes.append(UInt8(ascii: ",")) }
+                wroteMember = true
+                let start = flagdBytes.count
+                if let member { flagdBytes.append(contentsOf: member) } else { flagdBytes += fresh }
+                flagdRanges[position] = start..<flagdBytes.count
             }
+        }
+        if wroteMember {
             flagdBytes += Array("\n  }\n}".utf8)
+        } else {
+            flagdBytes.removeLast()
+            flagdBytes += emptyEnd
         }
         flagd = (Data(flagdBytes), "\"\(key)-\(environment.revision)-flagd\"")
         self.flagdRanges = flagdRanges
 
         // app_config: the enabled flags' default values, Booleans under `flags`, others under `config`.
-        var booleans: [String] = []
-        var values: [String] = []
-        for flagKey in members {
+        var freshMembers: [Int: (bytes: [UInt8], isBoolean: Bool)] = [:]
+        for position in 0..<count where old[position] == nil {
+            let flagKey = keys[position]
             guard let settings = environment.settings[flagKey], settings.enabled, let flag = state.flags[flagKey],
-                let variant = settings.defaultVariant, flag.variants[variant] != nil
+                let variant = settings.defaultVariant, let value = flag.variants[variant]
             else { continue }
-            if flag.type == .boolean { booleans.append(flagKey) } else { values.append(flagKey) }
+            freshMembers[position] = (Array(JSONValue.object([flagKey: value]).serialized().utf8.dropFirst().dropLast()), flag.type == .boolean)
         }
         var configBytes: [UInt8] = Array(#"{"config":{"#.utf8)
-        var appConfigRanges: [String: Range<Int>] = [:]
-        func appendMembers(_ keys: [String]) {
-            for (index, flagKey) in keys.enumerated() {
-                if index > 0 { configBytes.append(UInt8(ascii: ",")) }
-                let start = configBytes.count
-                if !isFresh(flagKey), let previous, let range = previous.appConfigRanges[flagKey] {
-                    configBytes += previous.appConfig.body[range]
-                } else if let flag = state.flags[flagKey], let variant = environment.settings[flagKey]?.defaultVariant,
-                    let value = flag.variants[variant]
-                {
-                    configBytes += Array(JSONValue.object([flagKey: value]).serialized().utf8.dropFirst().dropLast())
+        configBytes.reserveCapacity(previous?.appConfig.body.count ?? 0)
+        var appConfigMembers = [(range: Range<Int>, isBoolean: Bool)?](repeating: nil, count: count)
+        (previous?.appConfig.body ?? Data()).withUnsafeBytes { raw in
+            let previousBytes = raw.assumingMemoryBound(to: UInt8.self)
+            for booleans in [false, true] {
+                if booleans { configBytes += Array(#"},"flags":{"#.utf8) }
+                var wrote = false
+                for position in 0..<count {
+                    if let previous, let from = old[position] {
+                        guard let member = previous.appConfigMembers[from], member.isBoolean == booleans else { continue }
+                        if wrote { configBytes.append(UInt8(ascii: ",")) }
+                        let start = configBytes.count
+                        configBytes.append(contentsOf: UnsafeBufferPointer(rebasing: previousBytes[member.range]))
+                        appConfigMembers[position] = (start..<configBytes.count, booleans)
+                    } else if let member = freshMembers[position], member.isBoolean == booleans {
+                        if wrote { configBytes.append(UInt8(ascii: ",")) }
+                        let start = configBytes.count
+                        configBytes += member.bytes
+                        appConfigMembers[position] = (start..<configBytes.count, booleans)
+                    } else {
+                        continue
+                    }
+                    wrote = true
                 }
-                appConfigRanges[flagKey] = start..<configBytes.count
             }
         }
-        appendMembers(values)
-        configBytes += Array(#"},"flags":{"#.utf8)
-        appendMembers(booleans)
         configBytes += Array(#"},"schemaVersion":1,"ttlSeconds":\#(ttlSeconds)}"#.utf8)
         appConfig = (Data(configBytes), "\"\(key)-\(environment.revision)-app_config\"")
-        self.appConfigRanges = appConfigRanges
+        self.appConfigMembers = appConfigMembers
     }
 
     /// One flag's member of the pretty-printed flagd document (`\n    "key": {…}`), cut out of a
