@@ -269,7 +269,8 @@ struct AdminRoutes: Sendable {
             do {
                 let transition = try state.transition(applying: changes)
                 drafts = transition.audit
-                problems = StateValidator.problems(in: transition.state, changedBy: transition.delta)
+                // A real import is validated by the write itself (and refused whole with its problems).
+                problems = dryRun ? StateValidator.problems(in: transition.state, changedBy: transition.delta) : []
             } catch let error as StoreError {
                 throw APIError(AdminError(store: error))
             }
