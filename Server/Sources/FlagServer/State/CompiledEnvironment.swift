@@ -140,14 +140,21 @@ public struct CompiledEnvironment: Sendable {
             old = Array(repeating: nil, count: count)
         }
 
+        // The loops below read `previous` through these (binding the optional there would copy
+        // the whole struct, each of its references retained, once per flag).
+        let previousTargeted = previous?.targeted ?? []
+        let previousEntries = previous?.entries ?? []
+        let previousFlagdRanges = previous?.flagdRanges ?? []
+        let previousAppConfigMembers = previous?.appConfigMembers ?? []
+
         // Targeted flags go to the evaluator; the others are evaluated once, here, and encoded.
         var targeted = [Bool](repeating: false, count: count)
         var freshTargeted: [String: JSONValue] = [:]
         var freshFixed: [String: JSONValue] = [:]
         var freshFlagd: [String: JSONValue] = [:]
         for position in 0..<count {
-            if let previous, let from = old[position] {
-                targeted[position] = previous.targeted[from]
+            if let from = old[position] {
+                targeted[position] = previousTargeted[from]
                 continue
             }
             let flagKey = sortedKeys[position]
@@ -201,8 +208,8 @@ public struct CompiledEnvironment: Sendable {
                     pieces.append(.evaluate(key: flagKey, type: typeOf[flagKey] ?? .object))
                     runStart = bytes.count
                     entries.append((bytes.count..<bytes.count, false))
-                } else if let previous, let from = old[position] {
-                    let encoded = previous.entries[from]
+                } else if let from = old[position] {
+                    let encoded = previousEntries[from]
                     let start = bytes.count
                     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: previousBytes[encoded.range]))
                     entries.append((start..<bytes.count, encoded.isError))
@@ -240,8 +247,8 @@ public struct CompiledEnvironment: Sendable {
             for position in 0..<count {
                 let member: UnsafeBufferPointer<UInt8>?
                 var fresh: [UInt8] = []
-                if let previous, let from = old[position] {
-                    member = previous.flagdRanges[from].map { UnsafeBufferPointer(rebasing: previousBytes[$0]) }
+                if let from = old[position] {
+                    member = previousFlagdRanges[from].map { UnsafeBufferPointer(rebasing: previousBytes[$0]) }
                 } else if let entry = freshFlagd[keys[position]] {
                     fresh = Self.flagdMember(keys[position], entry)
                     member = nil
@@ -283,8 +290,8 @@ public struct CompiledEnvironment: Sendable {
                 if booleans { configBytes += Array(#"},"flags":{"#.utf8) }
                 var wrote = false
                 for position in 0..<count {
-                    if let previous, let from = old[position] {
-                        guard let member = previous.appConfigMembers[from], member.isBoolean == booleans else { continue }
+                    if let from = old[position] {
+                        guard let member = previousAppConfigMembers[from], member.isBoolean == booleans else { continue }
                         if wrote { configBytes.append(UInt8(ascii: ",")) }
                         let start = configBytes.count
                         configBytes.append(contentsOf: UnsafeBufferPointer(rebasing: previousBytes[member.range]))
