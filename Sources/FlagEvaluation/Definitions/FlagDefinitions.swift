@@ -37,6 +37,21 @@ public struct FlagDefinitions: Sendable {
         return nil
     }
 
+    /// These definitions without the flags of `removed`, then with every flag of `other` added
+    /// (replacing one of the same key), nothing compiled again: a server that recompiles only the
+    /// flags a change touched merges them into the definitions it already has.
+    ///
+    /// ```swift
+    /// let (changed, _) = FlagDefinitions.load([FlagSource(name: "change", json: changedFlags)])
+    /// let updated = current.merging(changed, removing: ["deleted-flag"])
+    /// ```
+    public func merging(_ other: FlagDefinitions, removing removed: some Sequence<String>) -> FlagDefinitions {
+        var flags = self.flags
+        for key in removed { flags[key] = nil }
+        flags.merge(other.flags) { _, new in new }
+        return FlagDefinitions(flags: flags)
+    }
+
     /// The flag keys, sorted.
     public var keys: [String] { flags.keys.sorted() }
 

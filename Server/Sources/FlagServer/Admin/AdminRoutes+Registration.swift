@@ -60,11 +60,11 @@ extension AdminRoutes {
             let planned: [AdminResponses.ImportResult.Change]
             let planProblems: [ValidationError]
             do {
-                let (next, drafts) = try state.applying(makeChanges(state))
-                planned = drafts.map {
+                let transition = try state.transition(applying: makeChanges(state))
+                planned = transition.audit.map {
                     .init(environment: $0.environment, subject: $0.subject, key: $0.key, before: $0.before, after: $0.after)
                 }
-                planProblems = StateValidator.problems(in: next)
+                planProblems = StateValidator.problems(in: transition.state, changedBy: transition.delta)
             } catch let error as StoreError {
                 throw APIError(AdminError(store: error))
             }

@@ -1,9 +1,11 @@
+import FlagEvaluation
 public import Foundation
 import Logging
 import Prometheus
 
-/// The one write path: every change is validated as the whole state it produces, committed as a
-/// revision with its audit, then compiled, published and announced.
+/// The one write path: every change is validated as the state it produces (what it touched and
+/// what depends on that), committed as a revision with its audit, then applied to the state in
+/// memory, compiled (the touched flags only), published and announced.
 public actor FlagAdmin {
     nonisolated public let store: any FlagStore
     public let publisher: StatePublisher
@@ -13,7 +15,7 @@ public actor FlagAdmin {
     private let writes: Counter?
     /// Writes one at a time: the actor is reentrant while a write awaits the store.
     private let writing = AsyncLock()
-    /// The state as last loaded from the store.
+    /// The state as last loaded from the store, with every write of this admin applied since.
     public private(set) var state = ServerState()
 
     /// How long a write may take, waiting for the write lock and the database included, before it
@@ -53,11 +55,94 @@ public actor FlagAdmin {
         }
     }
 
-    /// Reloads from the store between writes: a replica catching up with another replica's commit.
-    public func refresh() async throws(StoreError) {
+    /// Makes a committed transition the current state (with the revisions the store gave it),
+    /// publishes it, recompiling only the touched flags of the changed environments, and
+    /// announces the changed environments: no read from the store.
+    private func apply(_ transition: StateTransition, revisions: [String: Int], at time: Date) {
+        var next = transition.state
+        for (key, revision) in revisions { next.environments[key]?.revision = revision }
+        state = next
+        let changed = publisher.publish(next, delta: transition.delta, modified: revisions.mapValues { _ in time })
+        // A large write (an import) freed a lot; a small one leaves nothing worth a trim.
+        if transition.delta.flags.count > 256 { FreedMemory.release() }
+        for environment in changed {
+            events.publish(environment: environment, revision: next.environments[environment]?.revision ?? 0)
+        }
+    }
+
+    /// Catches up with the store between writes: a replica catching up with another replica's
+    /// commits. On a ``ReplicatedFlagStore`` it reads the audit entries of the revisions it has
+    /// not served and applies them (each holds the subject's new state), recompiling only what
+    /// they touched; it reloads everything when that is not possible (an environment created,
+    /// more than ``catchUpEntryLimit`` entries in an environment, a revision without entries).
+    ///
+    /// - Parameter version: The stored version, when the caller just read it.
+    public func refresh(knowing version: StoreVersion? = nil) async throws(StoreError) {
         await writing.lock()
         defer { writing.unlock() }
+        if let replicated = store as? any ReplicatedFlagStore, try await catchUpFromAudit(replicated, version: version) { return }
         try await reload()
+    }
+
+    /// Most audit entries of one environment that ``refresh()`` applies; past it, it reloads.
+    public static let catchUpEntryLimit = 2048
+
+    /// Applies the audit entries of the stored revisions newer than the served ones; `false` when
+    /// they cannot give the stored state (the caller reloads then).
+    private func catchUpFromAudit(_ replicated: any ReplicatedFlagStore, version: StoreVersion?) async throws(StoreError) -> Bool {
+        let known = version
+        let version: StoreVersion
+        if let known { version = known } else { version = try await replicated.currentVersion() }
+        guard Set(version.revisions.keys) == Set(state.environments.keys) else { return false }
+        var next = state
+        var delta = StateDelta()
+        var modified: [String: Date] = [:]
+        for (key, stored) in version.revisions.sorted(by: { $0.key < $1.key }) {
+            let served = state.environments[key]?.revision ?? 0
+            guard stored >= served else { return false }
+            guard stored > served else { continue }
+            let page = try await store.audit(environment: key, key: nil, limit: Self.catchUpEntryLimit)
+            // Newest first: the page must reach back past the served revision.
+            guard page.count < Self.catchUpEntryLimit || (page.last?.revision ?? 0) <= served else { return false }
+            let entries = page.filter { $0.revision > served && $0.revision <= stored }.reversed()
+            guard Set(entries.map(\.revision)) == Set((served + 1)...stored) else { return false }
+            for entry in entries {
+                switch entry.subject {
+                case .flag:
+                    if let after = entry.after {
+                        guard let flag = try? after["flag"]?.decoded(as: FlagRecord.self),
+                            let settings = try? after["settings"]?.decoded(as: FlagSettings.self)
+                        else { return false }
+                        next.flags[entry.key] = flag
+                        next.environments[key]?.settings[entry.key] = settings
+                    } else {
+                        // A deleted flag has an entry in every environment.
+                        next.flags[entry.key] = nil
+                        next.environments[key]?.settings[entry.key] = nil
+                    }
+                    delta.flags.insert(entry.key)
+                    delta.settings[key, default: []].insert(entry.key)
+                case .segment:
+                    next.environments[key]?.segments[entry.key] = entry.after
+                    delta.segments[key, default: []].insert(entry.key)
+                case .environment:
+                    guard let position = entry.after?["position"]?.intValue else { return false }
+                    next.environments[key]?.position = position
+                    delta.environments.insert(key)
+                case .user:
+                    continue
+                }
+            }
+            next.environments[key]?.revision = stored
+            modified[key] = entries.last?.time
+        }
+        state = next
+        let changed = publisher.publish(next, delta: delta, modified: modified, tokens: try await store.tokens())
+        if delta.flags.count > 256 { FreedMemory.release() }
+        for environment in changed {
+            events.publish(environment: environment, revision: next.environments[environment]?.revision ?? 0)
+        }
+        return true
     }
 
     /// Computes changes from the current state with `makeChanges`, validates and commits them.
@@ -88,27 +173,34 @@ public actor FlagAdmin {
         while true {
             attempts += 1
             let changes = try makeChanges(state)
-            let next: ServerState
-            let drafts: [AuditDraft]
+            let transition: StateTransition
             do {
-                (next, drafts) = try state.applying(changes)
+                transition = try state.transition(applying: changes)
             } catch {
                 throw AdminError(store: error)
             }
-            guard !drafts.isEmpty else { return [:] }
-            let problems = StateValidator.problems(in: next)
+            guard !transition.audit.isEmpty else { return [:] }
+            // The state before was valid: only what the changes touched can be wrong now.
+            let problems = StateValidator.problems(in: transition.state, changedBy: transition.delta)
             guard problems.isEmpty else { throw .invalid(problems) }
             do {
+                let time = now()
                 let revisions = try await store.commit(
                     ChangeSet(
                         actor: actor, reason: reason, changes: changes, basedOn: state.revisions, revert: revert,
                         deadline: deadline),
-                    at: now())
+                    at: time)
                 writes?.increment()
                 logger.info("committed", metadata: ["actor": "\(actor)", "revisions": "\(revisions)"])
-                // Committed: a failing reload (the database went away just now) must not turn the
-                // answer into a failure; the replica synchronizer catches up later.
-                do { try await reload() } catch { logger.warning("reload after a commit failed", metadata: ["error": "\(error)"]) }
+                if Set(revisions.keys) == Set(transition.audit.map(\.environment)) {
+                    apply(transition, revisions: revisions, at: time)
+                } else {
+                    // The store saw another change than this state predicts: read what it holds.
+                    // Committed: a failing reload (the database went away just now) must not turn
+                    // the answer into a failure; the replica synchronizer catches up later.
+                    logger.warning("the committed revisions differ from the predicted ones; reloading")
+                    do { try await reload() } catch { logger.warning("reload after a commit failed", metadata: ["error": "\(error)"]) }
+                }
                 return revisions
             } catch {
                 guard case .staleRevision = error else { throw AdminError(store: error) }
@@ -136,11 +228,16 @@ public actor FlagAdmin {
         defer { writing.unlock() }
         do {
             try await store.insertToken(record)
-            try await reload()
+            try await publishTokens()
         } catch {
             throw AdminError(store: error)
         }
         return (token, record)
+    }
+
+    /// Publishes the stored tokens beside the served environments (a token write changes no flag).
+    private func publishTokens() async throws(StoreError) {
+        publisher.publish(state, delta: StateDelta(), modified: [:], tokens: try await store.tokens())
     }
 
     /// Whether a token of `role` for `environment` can be used: delivery (client and server
@@ -164,7 +261,7 @@ public actor FlagAdmin {
         defer { writing.unlock() }
         do {
             try await store.revokeToken(id: id, at: now())
-            try await reload()
+            try await publishTokens()
         } catch {
             throw AdminError(store: error)
         }

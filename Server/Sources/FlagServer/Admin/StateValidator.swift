@@ -23,6 +23,63 @@ public enum StateValidator {
         return problems
     }
 
+    /// The problems a write that touched `delta` can have brought into `state` (the state after
+    /// the write), when the state before it was valid: the same problems, in the same order, as
+    /// ``problems(in:)`` finds, at a cost proportional to the touched subjects and what depends
+    /// on them rather than to the environment.
+    ///
+    /// What it checks: the keys of created environments; the definitions of put flags and of
+    /// flags naming a deleted flag in `requires` or `conflicts`; `requires` cycles when a touched
+    /// flag requires anything; in each environment, every segment when one was touched, and the
+    /// settings of touched flags and of flags whose targeting uses a touched environment's
+    /// segments, compiled as served.
+    public static func problems(in state: ServerState, changedBy delta: StateDelta) -> [ValidationError] {
+        var problems: [ValidationError] = []
+        for key in delta.environments.sorted() where state.environments[key] != nil {
+            if let problem = keyProblem(key) { problems.append(ValidationError(key: key, field: "key", problem: problem)) }
+        }
+        var definitions = delta.flags.filter { state.flags[$0] != nil }
+        let deleted = delta.flags.filter { state.flags[$0] == nil }
+        if !deleted.isEmpty {
+            // Only a deletion can break another flag's reference.
+            for flag in state.flags.values
+            where !flag.metadata.requires.isEmpty || !flag.metadata.conflicts.isEmpty {
+                if flag.metadata.requires.contains(where: deleted.contains) || flag.metadata.conflicts.contains(where: deleted.contains) {
+                    definitions.insert(flag.key)
+                }
+            }
+        }
+        for key in definitions.sorted() {
+            problems += definitionProblems(state.flags[key]!, in: state)
+        }
+        // A new cycle goes through a touched flag that requires something.
+        if delta.flags.contains(where: { state.flags[$0]?.metadata.requires.isEmpty == false }) {
+            problems += cycleProblems(in: state)
+        }
+        let environments = Set(delta.settings.keys).union(delta.segments.keys)
+        for key in environments.sorted() {
+            guard let environment = state.environments[key] else { continue }
+            var flags = (delta.settings[key] ?? []).filter { environment.settings[$0] != nil && state.flags[$0] != nil }
+            let segmentsTouched = !(delta.segments[key] ?? []).isEmpty
+            if segmentsTouched {
+                for (flag, settings) in environment.settings where settings.targeting.map(usesSegments) == true {
+                    flags.insert(flag)
+                }
+            }
+            problems += environmentProblems(environment, in: state, flags: flags, checkingSegments: segmentsTouched)
+        }
+        return problems
+    }
+
+    /// Whether `rule` refers to a segment (`{"$ref": …}`) anywhere.
+    static func usesSegments(_ rule: JSONValue) -> Bool {
+        switch rule {
+        case .object(let members): members["$ref"] != nil || members.values.contains(where: usesSegments)
+        case .array(let items): items.contains(where: usesSegments)
+        default: false
+        }
+    }
+
     /// The metadata keys the manifest encoding uses for registry fields; flagd metadata of a
     /// flag (``FlagMetadata/custom``) may not use them.
     static let registryMetadataKeys: Set<String> = [
@@ -187,8 +244,22 @@ public enum StateValidator {
     }
 
     static func environmentProblems(_ environment: EnvironmentState, in state: ServerState) -> [ValidationError] {
+        environmentProblems(environment, in: state, flags: nil, checkingSegments: true)
+    }
+
+    /// The problems of `environment`'s segments (if `checkingSegments`) and of the settings of
+    /// `flags` (every flag when `nil`), its rules compiled as served.
+    static func environmentProblems(
+        _ environment: EnvironmentState, in state: ServerState, flags: Set<String>?, checkingSegments: Bool
+    ) -> [ValidationError] {
         var problems: [ValidationError] = []
-        for (key, rule) in environment.segments.sorted(by: { $0.key < $1.key }) {
+        let settings: [(key: String, value: FlagSettings)] =
+            if let flags {
+                flags.compactMap { key in environment.settings[key].map { (key: key, value: $0) } }.sorted { $0.key < $1.key }
+            } else {
+                environment.settings.sorted(by: { $0.key < $1.key })
+            }
+        for (key, rule) in checkingSegments ? environment.segments.sorted(by: { $0.key < $1.key }) : [] {
             if let problem = keyProblem(key) {
                 problems.append(ValidationError(environment: environment.key, key: key, field: "key", problem: problem))
             }
@@ -203,7 +274,7 @@ public enum StateValidator {
                 problems.append(ValidationError(environment: environment.key, key: key, field: "rule", problem: error.description))
             }
         }
-        for (key, settings) in environment.settings.sorted(by: { $0.key < $1.key }) {
+        for (key, settings) in settings {
             // No default variant is allowed, as in flagd: the caller's code default is served then.
             guard let flag = state.flags[key], let defaultVariant = settings.defaultVariant else { continue }
             if flag.variants[defaultVariant] == nil {
@@ -212,12 +283,12 @@ public enum StateValidator {
                     problem: "\"\(defaultVariant)\" is not one of the variants (\(flag.variants.keys.sorted().joined(separator: ", ")))"))
             }
         }
-        for (key, settings) in environment.settings.sorted(by: { $0.key < $1.key }) {
+        for (key, settings) in settings {
             guard let flag = state.flags[key], let targeting = settings.targeting else { continue }
             problems += variantProblems(of: targeting, flag: flag, in: environment)
         }
         // The rules and segments compile with FlagEvaluation's own loader, exactly as served.
-        guard let document = state.flagdDocument(environment: environment.key) else { return problems }
+        guard let document = state.flagdDocument(environment: environment.key, only: flags) else { return problems }
         let source = FlagSource(name: "environment \"\(environment.key)\"", data: Data(document.serialized().utf8))
         let (_, errors) = FlagDefinitions.load([source])
         for error in errors where error.effect != .nonConforming {

@@ -38,7 +38,7 @@ package enum OFREPBodies {
     package static func single(
         _ key: String, context: @autoclosure () -> JSONValue, in environment: CompiledEnvironment, now: Date
     ) -> (body: ByteBuffer, isError: Bool)? {
-        if let encoded = environment.encodedEntries[key] {
+        if let encoded = environment.encodedEntry(key) {
             return (ByteBuffer(bytes: environment.bulkBytes[encoded.range]), encoded.isError)
         }
         guard let type = environment.types[key] else { return nil }

@@ -13,19 +13,18 @@ extension ServerState {
     ///   (OFREP and `/flagd/v1/flags.json`): each flag's metadata is then only its flagd metadata
     ///   (``FlagMetadata/custom``), so an OFREP client and a flagd client see the same metadata,
     ///   what the flag's author wrote. The registry fields travel in the export (`false`).
-    public func flagdDocument(environment key: String, forEvaluation: Bool = false) -> JSONValue? {
+    ///   - only: The flags to include (those of them that exist); `nil` for every flag.
+    public func flagdDocument(environment key: String, forEvaluation: Bool = false, only: Set<String>? = nil) -> JSONValue? {
         guard let environment = environments[key] else { return nil }
         var flagsJSON: [String: JSONValue] = [:]
-        for (flagKey, flag) in flags {
-            guard let settings = environment.settings[flagKey] else { continue }
-            var entry: [String: JSONValue] = [
-                "state": .string(settings.enabled ? "ENABLED" : "DISABLED"),
-                "variants": .object(flag.variants),
-                "defaultVariant": settings.defaultVariant.map(JSONValue.string) ?? .null,
-                "metadata": .object(forEvaluation ? flag.metadata.custom : flag.manifestMetadata),
-            ]
-            if let targeting = settings.targeting { entry["targeting"] = targeting }
-            flagsJSON[flagKey] = .object(entry)
+        func add(_ flagKey: String) {
+            guard let flag = flags[flagKey], let settings = environment.settings[flagKey] else { return }
+            flagsJSON[flagKey] = flagdEntry(flag, settings, forEvaluation: forEvaluation)
+        }
+        if let only {
+            for flagKey in only { add(flagKey) }
+        } else {
+            for flagKey in flags.keys { add(flagKey) }
         }
         var document: [String: JSONValue] = [
             "$schema": "https://flagd.dev/schema/v0/flags.json",
@@ -33,6 +32,20 @@ extension ServerState {
         ]
         if !environment.segments.isEmpty { document["$evaluators"] = .object(environment.segments) }
         return .object(document)
+    }
+}
+
+extension ServerState {
+    /// One flag's entry of ``flagdDocument(environment:forEvaluation:only:)``.
+    func flagdEntry(_ flag: FlagRecord, _ settings: FlagSettings, forEvaluation: Bool) -> JSONValue {
+        var entry: [String: JSONValue] = [
+            "state": .string(settings.enabled ? "ENABLED" : "DISABLED"),
+            "variants": .object(flag.variants),
+            "defaultVariant": settings.defaultVariant.map(JSONValue.string) ?? .null,
+            "metadata": .object(forEvaluation ? flag.metadata.custom : flag.manifestMetadata),
+        ]
+        if let targeting = settings.targeting { entry["targeting"] = targeting }
+        return .object(entry)
     }
 }
 

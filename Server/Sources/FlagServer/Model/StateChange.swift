@@ -72,3 +72,30 @@ public struct ChangeSet: Sendable, Hashable {
         try StoreError.checkDeadline(deadline)
     }
 }
+
+/// What a store must read to apply a list of changes: the rows they can touch, not the state.
+public struct StateFootprint: Sendable, Hashable {
+    /// Whether every flag definition is needed (a created environment gets settings for each).
+    public var allFlags = false
+    /// The flags whose definition and settings (in every environment) are needed.
+    public var flags: Set<String> = []
+    /// Per environment, the segments needed.
+    public var segments: [String: Set<String>] = [:]
+
+    /// The footprint of `changes`: applied to a state holding every environment (key, revision,
+    /// position) and only these rows, they give the same next state for these rows and the same
+    /// ``StateTransition`` as applied to the whole state.
+    public init(_ changes: [StateChange]) {
+        for change in changes {
+            switch change {
+            case .createEnvironment: allFlags = true
+            case .putFlag(let flag, _): flags.insert(flag.key)
+            case .deleteFlag(let key): flags.insert(key)
+            case .putSettings(_, let flag, _): flags.insert(flag)
+            case .putSegment(let environment, let key, _), .deleteSegment(let environment, let key):
+                segments[environment, default: []].insert(key)
+            case .orderEnvironments: break
+            }
+        }
+    }
+}

@@ -145,7 +145,7 @@ public final class ReplicaSynchronizer: Service, Sendable {
                 "revision check found this replica behind; reloading",
                 metadata: ["revisionsBehind": "\(behind)"])
         }
-        await refresh(announcement: nil)
+        await refresh(announcement: nil, version: version)
         let after = await servedVersion()
         lag.set(Double(version.revisions.reduce(0) { $0 + max(0, $1.value - (after.revisions[$1.key] ?? 0)) }))
         return true
@@ -260,9 +260,9 @@ public final class ReplicaSynchronizer: Service, Sendable {
         return try first.get()
     }
 
-    private func refresh(announcement: RevisionAnnouncement?) async {
+    private func refresh(announcement: RevisionAnnouncement?, version: StoreVersion? = nil) async {
         do {
-            try await admin.refresh()
+            try await admin.refresh(knowing: version)
             databaseReached()
         } catch {
             databaseFailed(error)

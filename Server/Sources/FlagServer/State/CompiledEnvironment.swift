@@ -34,12 +34,37 @@ public struct CompiledEnvironment: Sendable {
     let bulkBytes: [UInt8]
     /// The bulk body in order: runs of ``bulkBytes`` and the targeted flags between them.
     let bulkPieces: [BulkPiece]
-    /// Where each untargeted flag's entry lies in ``bulkBytes``, and whether it is an error.
-    let encodedEntries: [String: (range: Range<Int>, isError: Bool)]
     /// The `app_config` body and its ETag.
     public let appConfig: (body: Data, etag: String)
     /// The flagd flag-definition file and its ETag.
     public let flagd: (body: Data, etag: String)
+
+    // Per flag, by its position in ``sortedKeys``: what the next revision copies when the flag did
+    // not change, so that a write touching one flag neither hashes nor copies the others.
+    /// The position of each key in ``sortedKeys``.
+    let positions: [String: Int]
+    /// Whether the flag is on with a rule (evaluated per request).
+    let targeted: [Bool]
+    /// Where the flag's entry lies in ``bulkBytes`` (empty for a targeted flag), and whether it is an error.
+    let entries: [(range: Range<Int>, isError: Bool)]
+    /// Where the flag's member (`"key": {…}` with the newline before it) lies in ``flagd``'s body.
+    let flagdRanges: [Range<Int>?]
+    /// Where the flag's member (`"key":value`) lies in ``appConfig``'s body, for a served flag,
+    /// and whether it is under `flags` (Booleans) rather than `config`.
+    let appConfigMembers: [(range: Range<Int>, isBoolean: Bool)?]
+
+    /// The encoded entry of an untargeted flag, and whether it is an error.
+    func encodedEntry(_ key: String) -> (range: Range<Int>, isError: Bool)? {
+        guard let position = positions[key], !targeted[position] else { return nil }
+        return entries[position]
+    }
+
+    /// Every untargeted flag's encoded entry by key.
+    var encodedEntries: [String: (range: Range<Int>, isError: Bool)] {
+        var result: [String: (range: Range<Int>, isError: Bool)] = [:]
+        for (position, key) in sortedKeys.enumerated() where !targeted[position] { result[key] = entries[position] }
+        return result
+    }
 
     /// Compiles `environment` of `state`.
     ///
@@ -51,52 +76,151 @@ public struct CompiledEnvironment: Sendable {
         state: ServerState, environment key: String, ttlSeconds: Int, bucketing: FractionalBucketing = .current,
         lastModified: Date? = nil
     ) {
-        guard let environment = state.environments[key],
-            case .object(var evaluated)? = state.flagdDocument(environment: key, forEvaluation: true),
-            case .object(let allFlags)? = evaluated["flags"]
-        else {
-            return nil
+        self.init(
+            previous: nil, recompiling: [], state: state, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing,
+            lastModified: lastModified)
+    }
+
+    /// Compiles the environment of `previous` at its revision in `state`, after a write that
+    /// touched `flags` there (and its segments, if `segmentsChanged`): only those flags (and,
+    /// when segments changed, the flags whose rules use segments) are compiled and encoded again;
+    /// every other flag's compiled definition and encoded pieces are copied from `previous`. The
+    /// result is the one ``init(state:environment:ttlSeconds:bucketing:lastModified:)`` gives.
+    public init?(
+        updating previous: CompiledEnvironment, state: ServerState, flags: Set<String>, segmentsChanged: Bool,
+        ttlSeconds: Int, bucketing: FractionalBucketing = .current, lastModified: Date? = nil
+    ) {
+        var recompiling = flags
+        if segmentsChanged, let environment = state.environments[previous.key] {
+            for (flag, settings) in environment.settings where settings.targeting.map(StateValidator.usesSegments) == true {
+                recompiling.insert(flag)
+            }
         }
+        self.init(
+            previous: previous, recompiling: recompiling, state: state, environment: previous.key, ttlSeconds: ttlSeconds,
+            bucketing: bucketing, lastModified: lastModified)
+    }
+
+    /// Compiles every flag (no `previous`), or the flags of `recompiling` and copies the others from `previous`.
+    private init?(
+        previous: CompiledEnvironment?, recompiling: Set<String>, state: ServerState, environment key: String,
+        ttlSeconds: Int, bucketing: FractionalBucketing, lastModified: Date?
+    ) {
+        guard let environment = state.environments[key] else { return nil }
         self.key = key
         revision = environment.revision
         self.lastModified = lastModified
-        types = state.flags.mapValues(\.type)
-        sortedKeys = state.flags.keys.sorted()
-        // flagd clients get the document OFREP evaluates: the same flags, rules and metadata.
-        flagd = (Data(JSONValue.object(evaluated).serialized(prettyPrinted: true).utf8), "\"\(key)-\(environment.revision)-flagd\"")
+
+        // The flag keys stay as they were unless a touched flag was added or deleted.
+        let keysUnchanged =
+            previous.map { previous in
+                previous.types.count == state.flags.count
+                    && recompiling.allSatisfy { (previous.types[$0] == nil) == (state.flags[$0] == nil) }
+            } ?? false
+        if let previous, keysUnchanged {
+            var types = previous.types
+            for flag in recompiling where state.flags[flag] != nil { types[flag] = state.flags[flag]?.type }
+            self.types = types
+            sortedKeys = previous.sortedKeys
+            positions = previous.positions
+        } else {
+            types = state.flags.mapValues(\.type)
+            sortedKeys = state.flags.keys.sorted()
+            positions = Dictionary(uniqueKeysWithValues: sortedKeys.enumerated().map { ($1, $0) })
+        }
+        let count = sortedKeys.count
+        // Per position, where the flag was in `previous` when it is copied from there (nil: compile it).
+        var old: [Int?]
+        if previous != nil, keysUnchanged {
+            old = Array(0..<count)
+            for flag in recompiling { if let position = positions[flag] { old[position] = nil } }
+        } else if let previous {
+            old = sortedKeys.map { recompiling.contains($0) ? nil : previous.positions[$0] }
+        } else {
+            old = Array(repeating: nil, count: count)
+        }
+
+        // The loops below read `previous` through these (binding the optional there would copy
+        // the whole struct, each of its references retained, once per flag).
+        let previousTargeted = previous?.targeted ?? []
+        let previousEntries = previous?.entries ?? []
+        let previousFlagdRanges = previous?.flagdRanges ?? []
+        let previousAppConfigMembers = previous?.appConfigMembers ?? []
 
         // Targeted flags go to the evaluator; the others are evaluated once, here, and encoded.
-        var targeted: [String: JSONValue] = [:]
-        var fixed: [String: JSONValue] = [:]
-        for (flagKey, entry) in allFlags {
-            let settings = environment.settings[flagKey]
-            if settings?.enabled == true, settings?.targeting != nil { targeted[flagKey] = entry } else { fixed[flagKey] = entry }
+        var targeted = [Bool](repeating: false, count: count)
+        var freshTargeted: [String: JSONValue] = [:]
+        var freshFixed: [String: JSONValue] = [:]
+        var freshFlagd: [String: JSONValue] = [:]
+        for position in 0..<count {
+            if let from = old[position] {
+                targeted[position] = previousTargeted[from]
+                continue
+            }
+            let flagKey = sortedKeys[position]
+            guard let flag = state.flags[flagKey], let settings = environment.settings[flagKey] else { continue }
+            let entry = state.flagdEntry(flag, settings, forEvaluation: true)
+            freshFlagd[flagKey] = entry
+            if settings.enabled && settings.targeting != nil {
+                targeted[position] = true
+                freshTargeted[flagKey] = entry
+            } else {
+                freshFixed[flagKey] = entry
+            }
         }
-        evaluated["flags"] = .object(targeted)
-        evaluator = Self.evaluator(JSONValue.object(evaluated), name: key, bucketing: bucketing)
-        let fixedEvaluator = Self.evaluator(["flags": .object(fixed)], name: key, bucketing: bucketing)
+        self.targeted = targeted
+        var targetedDocument: [String: JSONValue] = [
+            "$schema": "https://flagd.dev/schema/v0/flags.json", "flags": .object(freshTargeted),
+        ]
+        if !environment.segments.isEmpty { targetedDocument["$evaluators"] = .object(environment.segments) }
+        let compiled = Self.evaluator(.object(targetedDocument), name: key, bucketing: bucketing)
+        if let previous {
+            let replaced = keysUnchanged ? recompiling : Set(previous.sortedKeys).subtracting(sortedKeys).union(recompiling)
+            evaluator = FlagEvaluator(
+                definitions: previous.evaluator.definitions.merging(compiled.definitions, removing: replaced),
+                bucketing: bucketing)
+        } else {
+            evaluator = compiled
+        }
+        let fixedEvaluator = Self.evaluator(["flags": .object(freshFixed)], name: key, bucketing: bucketing)
 
+        // The bulk body: untargeted entries copied from `previous` or encoded now.
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(previous?.bulkBytes.count ?? 0)
         var pieces: [BulkPiece] = []
-        var entries: [String: (range: Range<Int>, isError: Bool)] = [:]
+        var entries: [(range: Range<Int>, isError: Bool)] = []
+        entries.reserveCapacity(count)
         var runStart = 0
         let head: JSONValue = [
             ["type": "sse", "endpoint": ["requestUri": "/ofrep/v1/events"], "inactivityDelaySec": 120]
         ]
         bytes += Array(#"{"eventStreams":"#.utf8) + Array(head.serialized().utf8) + Array(#","flags":["#.utf8)
         let now = Date()
-        for (index, flagKey) in sortedKeys.enumerated() {
-            guard let type = types[flagKey] else { continue }
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            if targeted[flagKey] != nil {
-                pieces.append(.bytes(runStart..<bytes.count))
-                pieces.append(.evaluate(key: flagKey, type: type))
-                runStart = bytes.count
-            } else {
-                let entry = OFREPBodies.entry(flagKey, type: type, context: .object([:]), evaluator: fixedEvaluator, now: now)
-                let start = bytes.count
-                bytes += Array(entry.serialized().utf8)
-                entries[flagKey] = (start..<bytes.count, entry["errorCode"] != nil)
+        // The closures below read these, not `self`, which is not initialized yet.
+        let keys = sortedKeys, typeOf = types
+        let previousBulk = previous?.bulkBytes ?? []
+        previousBulk.withUnsafeBufferPointer { previousBytes in
+            for position in 0..<count {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                if targeted[position] {
+                    let flagKey = keys[position]
+                    pieces.append(.bytes(runStart..<bytes.count))
+                    pieces.append(.evaluate(key: flagKey, type: typeOf[flagKey] ?? .object))
+                    runStart = bytes.count
+                    entries.append((bytes.count..<bytes.count, false))
+                } else if let from = old[position] {
+                    let encoded = previousEntries[from]
+                    let start = bytes.count
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: previousBytes[encoded.range]))
+                    entries.append((start..<bytes.count, encoded.isError))
+                } else {
+                    let flagKey = keys[position]
+                    let entry = OFREPBodies.entry(
+                        flagKey, type: typeOf[flagKey] ?? .object, context: .object([:]), evaluator: fixedEvaluator, now: now)
+                    let start = bytes.count
+                    bytes += Array(entry.serialized().utf8)
+                    entries.append((start..<bytes.count, entry["errorCode"] != nil))
+                }
             }
         }
         let metadata: JSONValue = ["version": .string(String(environment.revision)), "environment": .string(key)]
@@ -104,20 +228,98 @@ public struct CompiledEnvironment: Sendable {
         pieces.append(.bytes(runStart..<bytes.count))
         bulkBytes = bytes
         bulkPieces = pieces.filter { if case .bytes(let range) = $0 { !range.isEmpty } else { true } }
-        encodedEntries = entries
+        self.entries = entries
 
-        var flags: [String: JSONValue] = [:]
-        var config: [String: JSONValue] = [:]
-        for (flagKey, settings) in environment.settings where settings.enabled {
-            guard let flag = state.flags[flagKey], let variant = settings.defaultVariant, let value = flag.variants[variant] else {
-                continue
+        // flagd clients get the document OFREP evaluates: the same flags, rules and metadata,
+        // written as `JSONValue.serialized(prettyPrinted: true)` writes the whole document.
+        var documentHead: [String: JSONValue] = ["$schema": "https://flagd.dev/schema/v0/flags.json", "flags": .object([:])]
+        if !environment.segments.isEmpty { documentHead["$evaluators"] = .object(environment.segments) }
+        var flagdBytes = Array(JSONValue.object(documentHead).serialized(prettyPrinted: true).utf8)
+        flagdBytes.reserveCapacity(previous?.flagd.body.count ?? 0)
+        var flagdRanges = [Range<Int>?](repeating: nil, count: count)
+        // `"flags": {}\n}` ends the head: open the object again, and close it after the members.
+        let emptyEnd = Array("{}\n}".utf8)
+        flagdBytes.removeLast(emptyEnd.count)
+        flagdBytes.append(UInt8(ascii: "{"))
+        var wroteMember = false
+        (previous?.flagd.body ?? Data()).withUnsafeBytes { raw in
+            let previousBytes = raw.assumingMemoryBound(to: UInt8.self)
+            for position in 0..<count {
+                let member: UnsafeBufferPointer<UInt8>?
+                var fresh: [UInt8] = []
+                if let from = old[position] {
+                    member = previousFlagdRanges[from].map { UnsafeBufferPointer(rebasing: previousBytes[$0]) }
+                } else if let entry = freshFlagd[keys[position]] {
+                    fresh = Self.flagdMember(keys[position], entry)
+                    member = nil
+                } else {
+                    continue
+                }
+                guard member != nil || !fresh.isEmpty else { continue }
+                if wroteMember { flagdBytes.append(UInt8(ascii: ",")) }
+                wroteMember = true
+                let start = flagdBytes.count
+                if let member { flagdBytes.append(contentsOf: member) } else { flagdBytes += fresh }
+                flagdRanges[position] = start..<flagdBytes.count
             }
-            if flag.type == .boolean { flags[flagKey] = value } else { config[flagKey] = value }
         }
-        let body: JSONValue = [
-            "schemaVersion": 1, "flags": .object(flags), "config": .object(config), "ttlSeconds": .int(ttlSeconds),
-        ]
-        appConfig = (Data(body.serialized().utf8), "\"\(key)-\(environment.revision)-app_config\"")
+        if wroteMember {
+            flagdBytes += Array("\n  }\n}".utf8)
+        } else {
+            flagdBytes.removeLast()
+            flagdBytes += emptyEnd
+        }
+        flagd = (Data(flagdBytes), "\"\(key)-\(environment.revision)-flagd\"")
+        self.flagdRanges = flagdRanges
+
+        // app_config: the enabled flags' default values, Booleans under `flags`, others under `config`.
+        var freshMembers: [Int: (bytes: [UInt8], isBoolean: Bool)] = [:]
+        for position in 0..<count where old[position] == nil {
+            let flagKey = keys[position]
+            guard let settings = environment.settings[flagKey], settings.enabled, let flag = state.flags[flagKey],
+                let variant = settings.defaultVariant, let value = flag.variants[variant]
+            else { continue }
+            freshMembers[position] = (Array(JSONValue.object([flagKey: value]).serialized().utf8.dropFirst().dropLast()), flag.type == .boolean)
+        }
+        var configBytes: [UInt8] = Array(#"{"config":{"#.utf8)
+        configBytes.reserveCapacity(previous?.appConfig.body.count ?? 0)
+        var appConfigMembers = [(range: Range<Int>, isBoolean: Bool)?](repeating: nil, count: count)
+        (previous?.appConfig.body ?? Data()).withUnsafeBytes { raw in
+            let previousBytes = raw.assumingMemoryBound(to: UInt8.self)
+            for booleans in [false, true] {
+                if booleans { configBytes += Array(#"},"flags":{"#.utf8) }
+                var wrote = false
+                for position in 0..<count {
+                    if let from = old[position] {
+                        guard let member = previousAppConfigMembers[from], member.isBoolean == booleans else { continue }
+                        if wrote { configBytes.append(UInt8(ascii: ",")) }
+                        let start = configBytes.count
+                        configBytes.append(contentsOf: UnsafeBufferPointer(rebasing: previousBytes[member.range]))
+                        appConfigMembers[position] = (start..<configBytes.count, booleans)
+                    } else if let member = freshMembers[position], member.isBoolean == booleans {
+                        if wrote { configBytes.append(UInt8(ascii: ",")) }
+                        let start = configBytes.count
+                        configBytes += member.bytes
+                        appConfigMembers[position] = (start..<configBytes.count, booleans)
+                    } else {
+                        continue
+                    }
+                    wrote = true
+                }
+            }
+        }
+        configBytes += Array(#"},"schemaVersion":1,"ttlSeconds":\#(ttlSeconds)}"#.utf8)
+        appConfig = (Data(configBytes), "\"\(key)-\(environment.revision)-app_config\"")
+        self.appConfigMembers = appConfigMembers
+    }
+
+    /// One flag's member of the pretty-printed flagd document (`\n    "key": {…}`), cut out of a
+    /// document holding only it, so that it is indented as in the whole document.
+    static func flagdMember(_ key: String, _ entry: JSONValue) -> [UInt8] {
+        let text = Array(JSONValue.object(["flags": .object([key: entry])]).serialized(prettyPrinted: true).utf8)
+        let prefix = Array("{\n  \"flags\": {".utf8).count
+        let suffix = Array("\n  }\n}".utf8).count
+        return Array(text[prefix..<(text.count - suffix)])
     }
 
     /// An evaluator of every flag of `environment` (the console's explanations and previews,

@@ -45,4 +45,42 @@ public final class StatePublisher: Sendable {
         state.store(next, ordering: .releasing)
         return changed.sorted()
     }
+
+    /// Publishes `server` after a write that touched `delta`: each environment whose revision
+    /// changed is compiled from the one served, recompiling only the flags the write touched there
+    /// (and, when it touched segments, the flags whose rules use segments); the others and the
+    /// tokens are kept unless `tokens` are given. Returns the keys of the environments that changed.
+    ///
+    /// Call it from one writer at a time (the admin's write lock): it reads the served state,
+    /// then replaces it.
+    @discardableResult
+    public func publish(_ server: ServerState, delta: StateDelta, modified: [String: Date], tokens: [TokenRecord]? = nil) -> [String] {
+        let old = current
+        var environments: [String: CompiledEnvironment] = [:]
+        var changed: [String] = []
+        for key in server.environments.keys {
+            let previous = old.environments[key]
+            if let previous, previous.revision == server.environments[key]?.revision {
+                environments[key] = previous
+                continue
+            }
+            let compiled: CompiledEnvironment?
+            if let previous {
+                compiled = CompiledEnvironment(
+                    updating: previous, state: server, flags: delta.settings[key] ?? [],
+                    segmentsChanged: !(delta.segments[key] ?? []).isEmpty, ttlSeconds: ttlSeconds, bucketing: bucketing,
+                    lastModified: modified[key])
+            } else {
+                compiled = CompiledEnvironment(
+                    state: server, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing, lastModified: modified[key])
+            }
+            if let compiled {
+                environments[key] = compiled
+                changed.append(key)
+            }
+        }
+        let tokens = tokens.map { Dictionary($0.map { ($0.id, $0) }, uniquingKeysWith: { $1 }) } ?? old.tokens
+        state.store(ServingState(environments: environments, tokens: tokens), ordering: .releasing)
+        return changed.sorted()
+    }
 }

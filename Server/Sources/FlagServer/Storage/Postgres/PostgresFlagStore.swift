@@ -135,16 +135,17 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
                             PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(milliseconds)"), logger: logger)
                     }
                     try await connection.query("SELECT pg_advisory_xact_lock(\(writeLock))", logger: logger)
-                    let state = try await Self.readState(connection, logger: logger)
+                    // Only the rows the changes can touch: a write costs what it changes.
+                    let state = try await Self.readState(connection, logger: logger, footprint: StateFootprint(changes.changes))
                     for (environment, expected) in changes.basedOn.sorted(by: { $0.key < $1.key }) {
                         let actual = state.environments[environment]?.revision ?? 0
                         guard actual == expected else {
                             throw StoreError.staleRevision(environment: environment, expected: expected, actual: actual)
                         }
                     }
-                    let (next, drafts) = try state.applying(changes.changes)
+                    let transition = try state.transition(applying: changes.changes)
                     let revisions = try await Self.write(
-                        connection, logger: logger, from: state, to: next, drafts: drafts, changes: changes, time: time)
+                        connection, logger: logger, from: state, transition, changes: changes, time: time)
                     if !revisions.isEmpty {
                         let payload = RevisionAnnouncement(revisions: revisions, committedAt: now().timeIntervalSince1970).payload
                         try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
@@ -495,17 +496,37 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         return tokens
     }
 
-    private static func readState(_ connection: PostgresConnection, logger: Logger) async throws -> ServerState {
+    /// The whole state, or (with a `footprint`) every environment's key, revision and position
+    /// and only the rows the footprint names.
+    private static func readState(
+        _ connection: PostgresConnection, logger: Logger, footprint: StateFootprint? = nil
+    ) async throws -> ServerState {
         var state = ServerState()
         for try await (key, revision, position) in try await connection.query(
             "SELECT key, revision, position FROM environments", logger: logger
         ).decode((String, Int, Int).self) {
             state.environments[key] = EnvironmentState(key: key, revision: revision, position: position)
         }
+        let flagKeys = footprint.map { Array($0.flags) } ?? []
+        let flagsQuery: PostgresQuery =
+            footprint == nil || footprint?.allFlags == true
+            ? "SELECT key, document FROM flags" : "SELECT key, document FROM flags WHERE key = ANY(\(flagKeys))"
+        let settingsQuery: PostgresQuery =
+            footprint == nil
+            ? "SELECT environment, flag, document FROM flag_settings"
+            : "SELECT environment, flag, document FROM flag_settings WHERE flag = ANY(\(flagKeys))"
+        var segmentsQueries: [PostgresQuery] = []
+        if let footprint {
+            for (environment, keys) in footprint.segments.sorted(by: { $0.key < $1.key }) {
+                let keys = Array(keys)
+                segmentsQueries.append(
+                    "SELECT environment, key, rule FROM segments WHERE environment = \(environment) AND key = ANY(\(keys))")
+            }
+        } else {
+            segmentsQueries = ["SELECT environment, key, rule FROM segments"]
+        }
         let decoder = JSONDecoder()
-        for try await (key, document) in try await connection.query(
-            "SELECT key, document FROM flags", logger: logger
-        ).decode((String, String).self) {
+        for try await (key, document) in try await connection.query(flagsQuery, logger: logger).decode((String, String).self) {
             do {
                 let flag = try decoder.decode(FlagRecord.self, from: Data(document.utf8))
                 state.flags[flag.key] = flag
@@ -513,50 +534,58 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
                 throw StoreError.database("flag \"\(key)\" is stored unreadably: \(error)")
             }
         }
-        for try await (environment, flag, document) in try await connection.query(
-            "SELECT environment, flag, document FROM flag_settings", logger: logger
-        ).decode((String, String, String).self) {
+        for try await (environment, flag, document) in try await connection.query(settingsQuery, logger: logger).decode(
+            (String, String, String).self)
+        {
             do {
                 state.environments[environment]?.settings[flag] = try decoder.decode(FlagSettings.self, from: Data(document.utf8))
             } catch {
                 throw StoreError.database("settings of flag \"\(flag)\" in \"\(environment)\" are stored unreadably: \(error)")
             }
         }
-        for try await (environment, key, rule) in try await connection.query(
-            "SELECT environment, key, rule FROM segments", logger: logger
-        ).decode((String, String, String).self) {
-            do {
-                state.environments[environment]?.segments[key] = try JSONValue(parsing: rule)
-            } catch {
-                throw StoreError.database("segment \"\(key)\" in \"\(environment)\" is stored unreadably: \(error)")
+        for segmentsQuery in segmentsQueries {
+            for try await (environment, key, rule) in try await connection.query(segmentsQuery, logger: logger).decode(
+                (String, String, String).self)
+            {
+                do {
+                    state.environments[environment]?.segments[key] = try JSONValue(parsing: rule)
+                } catch {
+                    throw StoreError.database("segment \"\(key)\" in \"\(environment)\" is stored unreadably: \(error)")
+                }
             }
         }
         return state
     }
 
     /// Writes the difference between `state` and `next`, bumps revisions and appends the audit.
+    /// Writes the rows the transition touched that differ, bumps revisions and appends the audit.
     private static func write(
-        _ connection: PostgresConnection, logger: Logger, from state: ServerState, to next: ServerState,
-        drafts: [AuditDraft], changes: ChangeSet, time: Date
+        _ connection: PostgresConnection, logger: Logger, from state: ServerState, _ transition: StateTransition,
+        changes: ChangeSet, time: Date
     ) async throws -> [String: Int] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        func text(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        let next = transition.state, delta = transition.delta, drafts = transition.audit
         let seconds = time.timeIntervalSince1970
-        for (key, flag) in next.flags where state.flags[key] != flag {
-            let document = try text(flag)
-            try await connection.query(
-                """
-                INSERT INTO flags (key, document) VALUES (\(key), \(document))
-                ON CONFLICT (key) DO UPDATE SET document = excluded.document
-                """, logger: logger)
-        }
-        for key in state.flags.keys where next.flags[key] == nil {
-            try await connection.query("DELETE FROM flags WHERE key = \(key)", logger: logger)
+        for key in delta.flags.sorted() {
+            if let flag = next.flags[key] {
+                guard state.flags[key] != flag else { continue }
+                let document = flag.jsonValue.serialized()
+                try await connection.query(
+                    """
+                    INSERT INTO flags (key, document) VALUES (\(key), \(document))
+                    ON CONFLICT (key) DO UPDATE SET document = excluded.document
+                    """, logger: logger)
+            } else if state.flags[key] != nil {
+                try await connection.query("DELETE FROM flags WHERE key = \(key)", logger: logger)
+            }
         }
         var revisions: [String: Int] = [:]
         let changed = Set(drafts.map(\.environment))
         for environment in next.environments.values.sorted(by: { $0.key < $1.key }) {
+            let touchedSettings = delta.settings[environment.key] ?? []
+            let touchedSegments = delta.segments[environment.key] ?? []
+            guard delta.environments.contains(environment.key) || !touchedSettings.isEmpty || !touchedSegments.isEmpty
+                || changed.contains(environment.key)
+            else { continue }
             let old = state.environments[environment.key]
             if old == nil {
                 try await connection.query(
@@ -566,28 +595,34 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
                 try await connection.query(
                     "UPDATE environments SET position = \(environment.position) WHERE key = \(environment.key)", logger: logger)
             }
-            for (flag, settings) in environment.settings where old?.settings[flag] != settings {
-                let document = try text(settings)
-                try await connection.query(
-                    """
-                    INSERT INTO flag_settings (environment, flag, document) VALUES (\(environment.key), \(flag), \(document))
-                    ON CONFLICT (environment, flag) DO UPDATE SET document = excluded.document
-                    """, logger: logger)
+            for flag in touchedSettings.sorted() {
+                let settings = environment.settings[flag]
+                guard old?.settings[flag] != settings else { continue }
+                if let settings {
+                    let document = settings.jsonValue.serialized()
+                    try await connection.query(
+                        """
+                        INSERT INTO flag_settings (environment, flag, document) VALUES (\(environment.key), \(flag), \(document))
+                        ON CONFLICT (environment, flag) DO UPDATE SET document = excluded.document
+                        """, logger: logger)
+                } else {
+                    try await connection.query(
+                        "DELETE FROM flag_settings WHERE environment = \(environment.key) AND flag = \(flag)", logger: logger)
+                }
             }
-            for flag in (old?.settings.keys).map(Array.init) ?? [] where environment.settings[flag] == nil {
-                try await connection.query(
-                    "DELETE FROM flag_settings WHERE environment = \(environment.key) AND flag = \(flag)", logger: logger)
-            }
-            for (key, rule) in environment.segments where old?.segments[key] != rule {
-                try await connection.query(
-                    """
-                    INSERT INTO segments (environment, key, rule) VALUES (\(environment.key), \(key), \(rule.serialized()))
-                    ON CONFLICT (environment, key) DO UPDATE SET rule = excluded.rule
-                    """, logger: logger)
-            }
-            for key in (old?.segments.keys).map(Array.init) ?? [] where environment.segments[key] == nil {
-                try await connection.query(
-                    "DELETE FROM segments WHERE environment = \(environment.key) AND key = \(key)", logger: logger)
+            for key in touchedSegments.sorted() {
+                let rule = environment.segments[key]
+                guard old?.segments[key] != rule else { continue }
+                if let rule {
+                    try await connection.query(
+                        """
+                        INSERT INTO segments (environment, key, rule) VALUES (\(environment.key), \(key), \(rule.serialized()))
+                        ON CONFLICT (environment, key) DO UPDATE SET rule = excluded.rule
+                        """, logger: logger)
+                } else {
+                    try await connection.query(
+                        "DELETE FROM segments WHERE environment = \(environment.key) AND key = \(key)", logger: logger)
+                }
             }
             guard changed.contains(environment.key) else { continue }
             let revision = environment.revision + 1

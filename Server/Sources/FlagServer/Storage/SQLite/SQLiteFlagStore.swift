@@ -87,15 +87,16 @@ public actor SQLiteFlagStore: FlagStore {
     /// The transaction of ``commit(_:at:)``.
     private func commitTransaction(_ changes: ChangeSet, at time: Date) async throws -> [String: Int] {
         try await transaction {
-            let state = try await readState()
+            // Only the rows the changes can touch: a write costs what it changes.
+            let state = try await readState(StateFootprint(changes.changes))
             for (environment, expected) in changes.basedOn.sorted(by: { $0.key < $1.key }) {
                 let actual = state.environments[environment]?.revision ?? 0
                 guard actual == expected else {
                     throw StoreError.staleRevision(environment: environment, expected: expected, actual: actual)
                 }
             }
-            let (next, drafts) = try state.applying(changes.changes)
-            let revisions = try await write(from: state, to: next, drafts: drafts, changes: changes, time: time)
+            let transition = try state.transition(applying: changes.changes)
+            let revisions = try await write(from: state, transition, changes: changes, time: time)
             // The last step before COMMIT: a write whose caller stopped waiting rolls back.
             try changes.checkDeadline()
             return revisions
@@ -238,7 +239,9 @@ public actor SQLiteFlagStore: FlagStore {
         }
     }
 
-    private func readState() async throws -> ServerState {
+    /// The whole state, or (with a `footprint`) every environment's key, revision and position
+    /// and only the rows the footprint names.
+    private func readState(_ footprint: StateFootprint? = nil) async throws -> ServerState {
         var state = ServerState()
         for row in try await connection.query("SELECT key, revision, position FROM environments") {
             let key = row.column("key")?.string ?? ""
@@ -246,41 +249,76 @@ public actor SQLiteFlagStore: FlagStore {
                 key: key, revision: row.column("revision")?.integer ?? 0, position: row.column("position")?.integer ?? 0)
         }
         let decoder = JSONDecoder()
-        for row in try await connection.query("SELECT key, document FROM flags") {
-            let flag = try decoder.decode(FlagRecord.self, from: Data((row.column("document")?.string ?? "").utf8))
-            state.flags[flag.key] = flag
+        func addFlags(_ rows: [SQLiteRow]) throws {
+            for row in rows {
+                let flag = try decoder.decode(FlagRecord.self, from: Data((row.column("document")?.string ?? "").utf8))
+                state.flags[flag.key] = flag
+            }
         }
-        for row in try await connection.query("SELECT environment, flag, document FROM flag_settings") {
-            let settings = try decoder.decode(FlagSettings.self, from: Data((row.column("document")?.string ?? "").utf8))
-            state.environments[row.column("environment")?.string ?? ""]?.settings[row.column("flag")?.string ?? ""] = settings
+        func addSettings(_ rows: [SQLiteRow]) throws {
+            for row in rows {
+                let settings = try decoder.decode(FlagSettings.self, from: Data((row.column("document")?.string ?? "").utf8))
+                state.environments[row.column("environment")?.string ?? ""]?.settings[row.column("flag")?.string ?? ""] = settings
+            }
         }
-        for row in try await connection.query("SELECT environment, key, rule FROM segments") {
-            let rule = try JSONValue(parsing: row.column("rule")?.string ?? "")
-            state.environments[row.column("environment")?.string ?? ""]?.segments[row.column("key")?.string ?? ""] = rule
+        func addSegments(_ rows: [SQLiteRow]) throws {
+            for row in rows {
+                let rule = try JSONValue(parsing: row.column("rule")?.string ?? "")
+                state.environments[row.column("environment")?.string ?? ""]?.segments[row.column("key")?.string ?? ""] = rule
+            }
+        }
+        guard let footprint else {
+            try addFlags(try await connection.query("SELECT key, document FROM flags"))
+            try addSettings(try await connection.query("SELECT environment, flag, document FROM flag_settings"))
+            try addSegments(try await connection.query("SELECT environment, key, rule FROM segments"))
+            return state
+        }
+        if footprint.allFlags { try addFlags(try await connection.query("SELECT key, document FROM flags")) }
+        // Keys in chunks, well below SQLite's limit of bound parameters.
+        let keys = footprint.flags.sorted()
+        for start in stride(from: 0, to: keys.count, by: 500) {
+            let chunk = keys[start..<min(start + 500, keys.count)].map(SQLiteData.text)
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            if !footprint.allFlags {
+                try addFlags(try await connection.query("SELECT key, document FROM flags WHERE key IN (\(marks))", chunk))
+            }
+            try addSettings(try await connection.query(
+                "SELECT environment, flag, document FROM flag_settings WHERE flag IN (\(marks))", chunk))
+        }
+        for (environment, segments) in footprint.segments.sorted(by: { $0.key < $1.key }) {
+            for key in segments.sorted() {
+                try addSegments(try await connection.query(
+                    "SELECT environment, key, rule FROM segments WHERE environment = ? AND key = ?", [.text(environment), .text(key)]))
+            }
         }
         return state
     }
 
     /// Writes the difference between `state` and `next`, bumps revisions and appends the audit.
+    /// Writes the rows the transition touched that differ, bumps revisions and appends the audit.
     private func write(
-        from state: ServerState, to next: ServerState, drafts: [AuditDraft], changes: ChangeSet, time: Date
+        from state: ServerState, _ transition: StateTransition, changes: ChangeSet, time: Date
     ) async throws -> [String: Int] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        func text(_ value: some Encodable) throws -> SQLiteData {
-            .text(String(decoding: try encoder.encode(value), as: UTF8.self))
-        }
-        for (key, flag) in next.flags where state.flags[key] != flag {
-            _ = try await connection.query(
-                "INSERT INTO flags (key, document) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET document = excluded.document",
-                [.text(key), try text(flag)])
-        }
-        for key in state.flags.keys where next.flags[key] == nil {
-            _ = try await connection.query("DELETE FROM flags WHERE key = ?", [.text(key)])
+        let next = transition.state, delta = transition.delta, drafts = transition.audit
+        func text(_ value: JSONValue) -> SQLiteData { .text(value.serialized()) }
+        var flagRows: [[SQLiteData]] = []
+        var settingsRows: [[SQLiteData]] = []
+        for key in delta.flags.sorted() {
+            if let flag = next.flags[key] {
+                guard state.flags[key] != flag else { continue }
+                flagRows.append([.text(key), text(flag.jsonValue)])
+            } else if state.flags[key] != nil {
+                _ = try await connection.query("DELETE FROM flags WHERE key = ?", [.text(key)])
+            }
         }
         var revisions: [String: Int] = [:]
         let changed = Set(drafts.map(\.environment))
         for environment in next.environments.values.sorted(by: { $0.key < $1.key }) {
+            let touchedSettings = delta.settings[environment.key] ?? []
+            let touchedSegments = delta.segments[environment.key] ?? []
+            guard delta.environments.contains(environment.key) || !touchedSettings.isEmpty || !touchedSegments.isEmpty
+                || changed.contains(environment.key)
+            else { continue }
             let old = state.environments[environment.key]
             if old == nil {
                 _ = try await connection.query(
@@ -290,29 +328,30 @@ public actor SQLiteFlagStore: FlagStore {
                 _ = try await connection.query(
                     "UPDATE environments SET position = ? WHERE key = ?", [.integer(environment.position), .text(environment.key)])
             }
-            for (flag, settings) in environment.settings where old?.settings[flag] != settings {
-                _ = try await connection.query(
-                    """
-                    INSERT INTO flag_settings (environment, flag, document) VALUES (?, ?, ?)
-                    ON CONFLICT(environment, flag) DO UPDATE SET document = excluded.document
-                    """,
-                    [.text(environment.key), .text(flag), try text(settings)])
+            for flag in touchedSettings.sorted() {
+                let settings = environment.settings[flag]
+                guard old?.settings[flag] != settings else { continue }
+                if let settings {
+                    settingsRows.append([.text(environment.key), .text(flag), text(settings.jsonValue)])
+                } else {
+                    _ = try await connection.query(
+                        "DELETE FROM flag_settings WHERE environment = ? AND flag = ?", [.text(environment.key), .text(flag)])
+                }
             }
-            for flag in (old?.settings.keys).map(Array.init) ?? [] where environment.settings[flag] == nil {
-                _ = try await connection.query(
-                    "DELETE FROM flag_settings WHERE environment = ? AND flag = ?", [.text(environment.key), .text(flag)])
-            }
-            for (key, rule) in environment.segments where old?.segments[key] != rule {
-                _ = try await connection.query(
-                    """
-                    INSERT INTO segments (environment, key, rule) VALUES (?, ?, ?)
-                    ON CONFLICT(environment, key) DO UPDATE SET rule = excluded.rule
-                    """,
-                    [.text(environment.key), .text(key), .text(rule.serialized())])
-            }
-            for key in (old?.segments.keys).map(Array.init) ?? [] where environment.segments[key] == nil {
-                _ = try await connection.query(
-                    "DELETE FROM segments WHERE environment = ? AND key = ?", [.text(environment.key), .text(key)])
+            for key in touchedSegments.sorted() {
+                let rule = environment.segments[key]
+                guard old?.segments[key] != rule else { continue }
+                if let rule {
+                    _ = try await connection.query(
+                        """
+                        INSERT INTO segments (environment, key, rule) VALUES (?, ?, ?)
+                        ON CONFLICT(environment, key) DO UPDATE SET rule = excluded.rule
+                        """,
+                        [.text(environment.key), .text(key), .text(rule.serialized())])
+                } else {
+                    _ = try await connection.query(
+                        "DELETE FROM segments WHERE environment = ? AND key = ?", [.text(environment.key), .text(key)])
+                }
             }
             guard changed.contains(environment.key) else { continue }
             let revision = environment.revision + 1
@@ -326,12 +365,17 @@ public actor SQLiteFlagStore: FlagStore {
                     changes.reason.map(SQLiteData.text) ?? .null,
                 ])
         }
-        for draft in drafts {
-            _ = try await connection.query(
-                """
-                INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after, reverted_to)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+        // New environments are inserted above, before the settings that reference them.
+        try await insert(
+            "INSERT INTO flags (key, document)", row: "(?, ?)", flagRows,
+            then: " ON CONFLICT(key) DO UPDATE SET document = excluded.document")
+        try await insert(
+            "INSERT INTO flag_settings (environment, flag, document)", row: "(?, ?, ?)", settingsRows,
+            then: " ON CONFLICT(environment, flag) DO UPDATE SET document = excluded.document")
+        try await insert(
+            "INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after, reverted_to)",
+            row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            drafts.map { draft in
                 [
                     .text(draft.environment), .integer(revisions[draft.environment] ?? 0),
                     .float(time.timeIntervalSince1970), .text(changes.actor), changes.reason.map(SQLiteData.text) ?? .null,
@@ -339,8 +383,18 @@ public actor SQLiteFlagStore: FlagStore {
                     draft.before.map { .text($0.serialized()) } ?? .null,
                     draft.after.map { .text($0.serialized()) } ?? .null,
                     changes.revertedTo(draft).map(SQLiteData.integer) ?? .null,
-                ])
-        }
+                ]
+            })
         return revisions
+    }
+
+    /// Inserts `rows` (each filling `row`'s placeholders) in statements of up to 100 rows, in order:
+    /// an import writes thousands of rows, and each statement is a round trip to SQLite's thread.
+    private func insert(_ head: String, row: String, _ rows: [[SQLiteData]], then tail: String = "") async throws {
+        for start in stride(from: 0, to: rows.count, by: 100) {
+            let chunk = rows[start..<min(start + 100, rows.count)]
+            let sql = head + " VALUES " + Array(repeating: row, count: chunk.count).joined(separator: ", ") + tail
+            _ = try await connection.query(sql, chunk.flatMap { $0 })
+        }
     }
 }
