@@ -3,7 +3,6 @@ import FlagServer
 import Foundation
 import Hummingbird
 import Logging
-import Metrics
 import Prometheus
 
 struct RelayCommand: AsyncParsableCommand {
@@ -90,13 +89,7 @@ struct RelayCommand: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: levelText) else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let registry = Observability.bootstrap(level: level)
         let logger = Logger(label: "flag-server.relay")
         // Every client connection is a descriptor: raise the soft limit to the hard limit, as serve does.
         if let limit = DescriptorLimit.raise() {

@@ -3,7 +3,6 @@ import FlagServer
 import Foundation
 import Hummingbird
 import Logging
-import Metrics
 import Prometheus
 
 struct ServeCommand: AsyncParsableCommand {
@@ -80,14 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ArgumentParser.ValidationError(error.description)
         }
-        let level = configuration.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let registry = Observability.bootstrap(level: configuration.logLevel)
         let logger = Logger(label: "flag-server")
         // Every connection is a descriptor: raise the soft limit (to the hard limit by default).
         let before = DescriptorLimit.current()

@@ -93,15 +93,8 @@ extension ServerState {
         for key in environmentKeys.sorted() {
             guard let after = next.environments[key] else { continue }
             let before = environments[key]
-            if touched.environments.contains(key) {
-                if before == nil {
-                    drafts.append(AuditDraft(environment: key, subject: .environment, key: key, before: nil, after: .object(["key": .string(key)])))
-                } else if let before, before.position != after.position {
-                    drafts.append(AuditDraft(
-                        environment: key, subject: .environment, key: key,
-                        before: .object(["key": .string(key), "position": .int(before.position)]),
-                        after: .object(["key": .string(key), "position": .int(after.position)])))
-                }
+            if touched.environments.contains(key), let draft = Self.environmentDraft(key, before: before, after: after) {
+                drafts.append(draft)
             }
             if let before {
                 for flag in (touched.settings[key] ?? []).sorted() {
@@ -122,6 +115,18 @@ extension ServerState {
         return drafts
     }
 
+    /// The draft of an environment created (`before` is `nil`) or moved; `nil` when neither.
+    static func environmentDraft(_ key: String, before: EnvironmentState?, after: EnvironmentState) -> AuditDraft? {
+        guard let before else {
+            return AuditDraft(environment: key, subject: .environment, key: key, before: nil, after: .object(["key": .string(key)]))
+        }
+        guard before.position != after.position else { return nil }
+        return AuditDraft(
+            environment: key, subject: .environment, key: key,
+            before: .object(["key": .string(key), "position": .int(before.position)]),
+            after: .object(["key": .string(key), "position": .int(after.position)]))
+    }
+
     /// One draft per environment and subject that differs between `self` and `next`, comparing
     /// every subject: what ``auditDrafts(to:touched:)`` must equal (tests compare them).
     func auditDrafts(to next: ServerState) -> [AuditDraft] {
@@ -129,14 +134,7 @@ extension ServerState {
         for key in next.environments.keys.sorted() {
             let after = next.environments[key]!
             let before = environments[key]
-            if before == nil {
-                drafts.append(AuditDraft(environment: key, subject: .environment, key: key, before: nil, after: .object(["key": .string(key)])))
-            } else if let before, before.position != after.position {
-                drafts.append(AuditDraft(
-                    environment: key, subject: .environment, key: key,
-                    before: .object(["key": .string(key), "position": .int(before.position)]),
-                    after: .object(["key": .string(key), "position": .int(after.position)])))
-            }
+            if let draft = Self.environmentDraft(key, before: before, after: after) { drafts.append(draft) }
             let flagKeys = Set(flags.keys).union(next.flags.keys).sorted()
             for flag in flagKeys {
                 let old = before.flatMap { flagView(flags[flag], $0.settings[flag]) }
