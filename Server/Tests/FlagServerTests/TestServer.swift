@@ -28,12 +28,13 @@ struct TestServer {
         store: (any FlagStore)? = nil, rateLimiter: RateLimiter? = nil, limits: ServerLimits = .forTests,
         fractionalBucketing: FractionalBucketing = .current, eventStreamKeepAlive: Duration = .seconds(15),
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), delivery: DeliveryOptions = DeliveryOptions(),
+        heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store: any FlagStore = if let store { store } else { try await SQLiteFlagStore(path: nil) }
         let (server, bootstrap) = try await FlagServer.start(
             store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter,
-            revisionCheck: revisionCheck, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery)
+            revisionCheck: revisionCheck, heartbeat: heartbeat, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery)
         return try await serving(server, bootstrap: bootstrap, store: store, body)
     }
 

@@ -230,6 +230,7 @@ final class LoadCountingStore: FlagStore {
     func insertToken(_ token: TokenRecord) async throws(StoreError) { try await base.insertToken(token) }
     func close() async { await base.close() }
     func revokeToken(id: String, at time: Date) async throws(StoreError) { try await base.revokeToken(id: id, at: time) }
+    func announce(_ announcement: RevisionAnnouncement) async throws(StoreError) { try await base.announce(announcement) }
 }
 
 /// A replica catching up with another replica's commits applies their audit entries instead of
@@ -242,7 +243,9 @@ struct ReplicaAuditCatchUpTests {
         let first = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-a"))
         try await TestServer.with(store: first, revisionCheck: .manual) { a in
             let quiet = QuietCountingStore(PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-b")))
-            try await TestServer.with(store: quiet, revisionCheck: .manual) { b in
+            // No heartbeat: this store hears nothing on purpose (the test refreshes by hand), and
+            // a heartbeat would take that silence for a frozen connection.
+            try await TestServer.with(store: quiet, revisionCheck: .manual, heartbeat: nil) { b in
                 let loads = quiet.loads
                 let on = FlagSettings(enabled: true, defaultVariant: "whole")
                 let ratio = FlagRecord(key: "ratio", type: .float, variants: ["whole": .double(1.0), "half": .double(0.5)])
