@@ -230,7 +230,6 @@ final class LoadCountingStore: FlagStore {
     func insertToken(_ token: TokenRecord) async throws(StoreError) { try await base.insertToken(token) }
     func close() async { await base.close() }
     func revokeToken(id: String, at time: Date) async throws(StoreError) { try await base.revokeToken(id: id, at: time) }
-    func announce(_ announcement: RevisionAnnouncement) async throws(StoreError) { try await base.announce(announcement) }
 }
 
 /// A replica catching up with another replica's commits applies their audit entries instead of
@@ -331,4 +330,5 @@ final class QuietCountingStore: ReplicatedFlagStore {
     func insertToken(_ token: TokenRecord) async throws(StoreError) { try await base.insertToken(token) }
     func close() async { await base.close() }
     func revokeToken(id: String, at time: Date) async throws(StoreError) { try await base.revokeToken(id: id, at: time) }
+    func announce(_ announcement: RevisionAnnouncement) async throws(StoreError) { try await base.announce(announcement) }
 }
