@@ -551,13 +551,15 @@ class ConsoleBrowserTests(unittest.TestCase):
         self.open("/console/login")
         self.check_page("login")
         self.sign_in("admin", self.server.admin_password)
+        # A segment for the segment pages (before the flag: the history's newest entry is the
+        # flag's, which has a revert box).
+        status, body = self.server.api("PUT", "/admin/v1/environments/production/segments/browser-staff", self.server.admin_token, {
+            "rule": {"ends_with": [{"var": "email"}, "@example.com"]}})
+        self.assertEqual(status, 200, body)
         # A flag with tags and a removal target that is due, so the grid shows them.
         status, body = self.server.api("PUT", "/admin/v1/flags/browser-tagged", self.server.admin_token, {
             "type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off",
             "metadata": {"owner": "web", "removalTarget": "2.9", "custom": {"x-tags": "checkout, web"}}})
-        self.assertEqual(status, 200, body)
-        status, body = self.server.api("PUT", "/admin/v1/environments/production/segments/browser-staff", self.server.admin_token, {
-            "rule": {"ends_with": [{"var": "email"}, "@example.com"]}})
         self.assertEqual(status, 200, body)
         pages = [
             ("flags", "/console/flags"),
