@@ -40,7 +40,7 @@ struct CommandLineTests {
     /// (printed before it listens: the first start is finished only once its secrets are shown).
     @Test(.enabled(if: built))
     func theFirstStartPrintsTheConsolesFullAddress() async throws {
-        let port = try Self.unusedPort()
+        let port = try LoopbackPort.unused()
         let (process, output) = try startFlagServerProcess(["serve", "--port", String(port), "--data-directory", TemporaryDirectory().path])
         defer {
             process.terminate()
@@ -50,25 +50,6 @@ struct CommandLineTests {
         #expect(text.contains("listening on http://127.0.0.1:\(port)"), "\(text)")
         #expect(text.contains("Sign in at http://127.0.0.1:\(port)/console\n"), "\(text)")
         #expect(!text.contains(" at /console"))
-    }
-
-    /// A loopback port nothing listens on now (the kernel's pick for a socket bound to port 0).
-    static func unusedPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestFailure("socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw TestFailure("bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// `GET /` sends a person to the console.

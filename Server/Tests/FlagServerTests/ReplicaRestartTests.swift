@@ -14,7 +14,29 @@ struct ReplicaRestartTests {
     /// A PostgreSQL in a data directory and on a port of its own.
     struct OwnPostgres {
         let directory = "/tmp/flag-server-restart-test-\(UUID().uuidString.prefix(8))"
-        let port = Int.random(in: 56_000...56_999)
+        /// Below the ephemeral range, so that a restart gets it back (``LoopbackPort``).
+        private(set) var port: Int
+
+        init() throws { port = try LoopbackPort.unusedBelowEphemeralRange() }
+
+        /// Starts the server for the first time; when it does not start (another process took the
+        /// port between the check and the start), tries again on another port, and in the end fails
+        /// with the server's log.
+        mutating func start() async throws {
+            var attempt = 1
+            while true {
+                do {
+                    return try await run("start")
+                } catch {
+                    let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? "(no log)"
+                    guard attempt < 3 else {
+                        throw TestFailure("\(error) on port \(port); its log ends:\n\(log.suffix(2_000))")
+                    }
+                    attempt += 1
+                    port = try LoopbackPort.unusedBelowEphemeralRange()
+                }
+            }
+        }
 
         /// Runs `.ci/postgres.sh command` on a thread of its own, so that waiting for it blocks no
         /// thread of the concurrency pool that the replicas need meanwhile.
@@ -59,12 +81,12 @@ struct ReplicaRestartTests {
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "reads /proc (Linux)"))
     func theStartedPostgresHoldsNoneOfTheCallersSockets() async throws {
         try await TestServer.with { _ in
-            let postgres = OwnPostgres()
+            var postgres = try OwnPostgres()
             defer {
                 try? postgres.runBlockingForCleanup("stop")
                 try? FileManager.default.removeItem(atPath: postgres.directory)
             }
-            try await postgres.run("start")
+            try await postgres.start()
             let ours = Self.sockets(ofProcess: "self")
             #expect(!ours.isEmpty, "the test server's sockets should be open")
             let pid = try String(contentsOfFile: postgres.directory + "/postmaster.pid", encoding: .utf8)
@@ -95,8 +117,8 @@ struct ReplicaRestartTests {
 
     @Test
     func replicasServeTheLastStateWhilePostgresIsDownAndRecoverByThemselves() async throws {
-        let postgres = OwnPostgres()
-        try await postgres.run("start")
+        var postgres = try OwnPostgres()
+        try await postgres.start()
         defer {
             try? postgres.runBlockingForCleanup("stop")
             try? FileManager.default.removeItem(atPath: postgres.directory)
