@@ -1,0 +1,145 @@
+public import FlagEvaluation
+public import Foundation
+
+/// One batch of events an app sent to the ingestion endpoint, as the server stores it: the wire
+/// format of the library's `FlagEventBatch` (version 1, described in FeatureFlagsRemote's "Events"
+/// article), checked and bounded, with the environment of the client token that sent it and the
+/// time it arrived.
+///
+/// Times are milliseconds since 1970 (UTC), as on the wire.
+public struct EventBatch: Sendable, Hashable {
+    /// The id the device chose when it formed the batch; the same on every retry. A store counts a
+    /// batch id once per environment.
+    public var id: String
+    /// The environment of the client token the batch came with.
+    public var environment: String
+    /// When the server accepted it (milliseconds since 1970).
+    public var receivedAt: Int64
+    /// The app every event of the batch came from.
+    public var source: EventSource
+    /// Events the device dropped since its previous batch.
+    public var dropped: DroppedEvents
+    public var exposures: [Exposure]
+    public var summaries: [Summary]
+    public var tracked: [Tracked]
+
+    public init(
+        id: String, environment: String, receivedAt: Int64, source: EventSource, dropped: DroppedEvents = DroppedEvents(),
+        exposures: [Exposure] = [], summaries: [Summary] = [], tracked: [Tracked] = []
+    ) {
+        self.id = id
+        self.environment = environment
+        self.receivedAt = receivedAt
+        self.source = source
+        self.dropped = dropped
+        self.exposures = exposures
+        self.summaries = summaries
+        self.tracked = tracked
+    }
+
+    /// Exposures, summaries and tracked events together.
+    public var eventCount: Int { exposures.count + summaries.count + tracked.count }
+
+    /// The app a batch came from.
+    public struct EventSource: Sendable, Hashable {
+        /// The app's version as it reports it (`CFBundleShortVersionString`); "" when it sent none.
+        public var appVersion: String
+        /// `debug`, `alpha`, `internal`, `release`; "" when it sent none.
+        public var buildConfiguration: String
+        /// `iOS`, `macOS`, `tvOS`, `watchOS`, `visionOS`, `Linux`…; "" when it sent none.
+        public var platform: String
+
+        public init(appVersion: String, buildConfiguration: String, platform: String) {
+            self.appVersion = appVersion
+            self.buildConfiguration = buildConfiguration
+            self.platform = platform
+        }
+    }
+
+    /// What the device dropped (its queue was full) before this batch.
+    public struct DroppedEvents: Sendable, Hashable {
+        public var exposures: Int
+        public var summaries: Int
+        public var tracked: Int
+
+        public init(exposures: Int = 0, summaries: Int = 0, tracked: Int = 0) {
+            self.exposures = exposures
+            self.summaries = summaries
+            self.tracked = tracked
+        }
+    }
+
+    /// A unit was served a flag's variant: the first read in a session of that flag, variant and
+    /// unit on the device.
+    public struct Exposure: Sendable, Hashable {
+        public var flag: String
+        /// "" for a value served without a variant name.
+        public var variant: String
+        /// Absent for a flag marked sensitive, and whenever the device left it out.
+        public var value: JSONValue?
+        /// OpenFeature's reason (`TARGETING_MATCH`, `SPLIT`, `STATIC`, `DEFAULT`…).
+        public var reason: String
+        /// The `ETag` of the response the value came from.
+        public var revision: String?
+        /// The targeting key it was served to; nil for an anonymous context.
+        public var unit: String?
+        public var time: Int64
+
+        public init(
+            flag: String, variant: String, value: JSONValue? = nil, reason: String, revision: String? = nil, unit: String?,
+            time: Int64
+        ) {
+            self.flag = flag
+            self.variant = variant
+            self.value = value
+            self.reason = reason
+            self.revision = revision
+            self.unit = unit
+            self.time = time
+        }
+    }
+
+    /// Reads of one flag with one variant and reason between `start` and `end`, counted on the
+    /// device.
+    public struct Summary: Sendable, Hashable {
+        public var flag: String
+        /// "" for reads of a local value (code default, build configuration, override).
+        public var variant: String
+        public var reason: String
+        public var count: Int
+        public var start: Int64
+        public var end: Int64
+
+        public init(flag: String, variant: String, reason: String, count: Int, start: Int64, end: Int64) {
+            self.flag = flag
+            self.variant = variant
+            self.reason = reason
+            self.count = count
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// An event the app tracked (`track(_:value:attributes:)`).
+    public struct Tracked: Sendable, Hashable {
+        public var name: String
+        public var value: Double?
+        public var attributes: [String: JSONValue]
+        public var unit: String?
+        /// The variants the unit was exposed to in its session, by flag key.
+        public var variants: [String: String]
+        public var time: Int64
+
+        public init(
+            name: String, value: Double? = nil, attributes: [String: JSONValue] = [:], unit: String?,
+            variants: [String: String] = [:], time: Int64
+        ) {
+            self.name = name
+            self.value = value
+            self.attributes = attributes
+            self.unit = unit
+            self.variants = variants
+            self.time = time
+        }
+    }
+}
