@@ -32,6 +32,9 @@ public final class FlagServer: Sendable {
     let rateLimiter: RateLimiter?
     /// The web console's users and sessions; `nil` when the store keeps no console accounts.
     public let consoleAccounts: ConsoleAccounts?
+    /// Where the events apps send are kept (ingestion, insights, removal evidence); `nil` when the
+    /// server takes no events.
+    public let eventStore: (any FlagEventStore)?
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
@@ -100,9 +103,10 @@ public final class FlagServer: Sendable {
         limits: ServerLimits, readiness: Readiness, synchronizer: ReplicaSynchronizer?, rateLimiter: RateLimiter?,
         consoleAccounts: ConsoleAccounts? = nil, console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil,
         logger: Logger, now: @escaping @Sendable () -> Date, eventStreamKeepAlive: Duration = .seconds(15),
-        delivery: DeliveryOptions = DeliveryOptions()
+        delivery: DeliveryOptions = DeliveryOptions(), eventStore: (any FlagEventStore)? = nil
     ) {
         self.admin = admin
+        self.eventStore = eventStore
         self.publisher = publisher
         self.events = events
         self.metrics = metrics
@@ -139,6 +143,8 @@ public final class FlagServer: Sendable {
     ///   - eventStreamKeepAlive: How often an event stream without events sends the comment
     ///     `: keep-alive`, so that proxies do not cut it as idle (15 s).
     ///   - delivery: The trusted proxies, and the refetch spread events advertise.
+    ///   - eventStore: Where the events apps send are kept; migrated here. `nil`: the server takes
+    ///     no events.
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
     ///     password) to the operator. The first start is recorded as finished only after it
     ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
@@ -154,9 +160,11 @@ public final class FlagServer: Sendable {
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1),
         heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
+        eventStore: (any FlagEventStore)? = nil,
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
+        try await eventStore?.migrate()
         let publisher = StatePublisher(ttlSeconds: ttlSeconds, bucketing: fractionalBucketing)
         let events = EventHub(maximumStreams: limits.maximumEventStreams, maximumStreamsPerOwner: limits.maximumEventStreamsPerToken)
         let admin = FlagAdmin(
@@ -241,7 +249,8 @@ public final class FlagServer: Sendable {
         let server = FlagServer(
             admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits, readiness: readiness,
             synchronizer: synchronizer, rateLimiter: rateLimiter, consoleAccounts: accounts, console: console,
-            logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery)
+            logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
+            eventStore: eventStore)
         return (server, bootstrap)
     }
 

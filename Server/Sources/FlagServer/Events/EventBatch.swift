@@ -1,5 +1,5 @@
 public import FlagEvaluation
-public import Foundation
+import Foundation
 
 /// One batch of events an app sent to the ingestion endpoint, as the server stores it: the wire
 /// format of the library's `FlagEventBatch` (version 1, described in FeatureFlagsRemote's "Events"

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where the server keeps the events apps send: the raw events for a retention period, and rollups
 /// that answer insights without reading them.
