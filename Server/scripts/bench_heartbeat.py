@@ -7,7 +7,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_relay_support import EventStream, production_revision, request, start  # noqa: E402
+from bench_support import EventStream, production_revision, request, start  # noqa: E402
 
 EXECUTABLE, URL, SCHEMA = sys.argv[1], sys.argv[2], sys.argv[3]
 ROUNDS = int(os.environ.get("FLAG_SERVER_BENCH_ROUNDS", "10"))

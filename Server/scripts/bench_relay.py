@@ -8,7 +8,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_relay_support import EventStream, production_revision, request, start  # noqa: E402
+from bench_support import EventStream, production_revision, request, start  # noqa: E402
 
 EXECUTABLE = sys.argv[1]
 CHANGES = int(os.environ.get("FLAG_SERVER_BENCH_CHANGES", "100"))

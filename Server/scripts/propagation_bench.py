@@ -9,72 +9,29 @@
 3. Recovery: PostgreSQL restarted (pg_ctl stop -m fast, start); the time until both
    replicas answer /health/ready 200 again, from PostgreSQL accepting connections again.
 """
-import http.client
-import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_support import EventStream, request, start  # noqa: E402
 
 EXECUTABLE, DATABASE_URL, CONTROL = sys.argv[1], sys.argv[2], sys.argv[3]
 LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "propagation_bench.lua")
 CHANGES = int(os.environ.get("FLAG_SERVER_BENCH_CHANGES", "200"))
 WRK_SECONDS = os.environ.get("FLAG_SERVER_BENCH_WRK_SECONDS", "10")
+PROCESSES = []
 
 
 def start_replica(name):
-    process = subprocess.Popen(
-        [EXECUTABLE, "serve", "--port", "0", "--database-url", DATABASE_URL, "--log-level", "info",
-         "--rate-limit-per-second", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    text = ""
-    while "listening on http://" not in text:
-        line = process.stdout.readline()
-        if not line:
-            sys.exit(f"replica {name} exited:\n{text}")
-        text += line
-    # Keep draining the output (a write logs a line) so that the replica never blocks on the pipe.
-    threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()
-    port = int(re.search(r"listening on http://127\.0\.0\.1:(\d+)", text).group(1))
-    token = re.search(r"(ffs_\S+)", text)
-    return process, port, token.group(1) if token else None
-
-
-def request(port, method, path, token=None, body=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    response = connection.getresponse()
-    data = response.read()
-    connection.close()
-    return response.status, (json.loads(data) if data else None)
-
-
-class EventStream:
-    """A raw-socket SSE reader (http.client buffers too much to time events)."""
-
-    def __init__(self, port, token):
-        self.socket = socket.create_connection(("127.0.0.1", port))
-        self.socket.sendall(
-            f"GET /ofrep/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
-        self.buffer = b""
-
-    def next_revision(self):
-        while True:
-            match = re.search(rb"\nid: (\d+)\n", self.buffer)
-            if match:
-                self.buffer = self.buffer[match.end():]
-                return int(match.group(1))
-            chunk = self.socket.recv(65536)
-            if not chunk:
-                raise RuntimeError("event stream ended")
-            self.buffer += chunk
+    process, port, token = start(
+        f"replica {name}", EXECUTABLE,
+        ["serve", "--port", "0", "--database-url", DATABASE_URL, "--log-level", "info", "--rate-limit-per-second", "0"],
+        PROCESSES)
+    return process, port, token
 
 
 def percentile(values, fraction):
@@ -117,8 +74,7 @@ def main():
         request(port_a, "PUT", f"/admin/v1/environments/production/flags/flag-{index}/settings", admin,
                 {"enabled": True, "defaultVariant": "on",
                  "targeting": {"if": [{"==": [{"var": "country"}, "DE"]}, "on", "off"]}})
-    b, port_b, _ = start_replica("B")
-    replicas = [a, b]
+    _, port_b, _ = start_replica("B")
     try:
         stream = EventStream(port_b, client)
         from_ack, from_start = [], []
@@ -129,9 +85,9 @@ def main():
             acknowledged = time.perf_counter()
             assert status == 200, reply
             revision = reply["revisions"]["production"]
-            while stream.next_revision() < revision:
-                pass
-            arrived = time.perf_counter()
+            arrived = stream.wait(revision)
+            if arrived is None:
+                sys.exit(f"revision {revision} did not reach replica B's stream")
             from_ack.append((arrived - acknowledged) * 1000)
             from_start.append((arrived - started) * 1000)
         print(f"propagation A -> SSE on B, {CHANGES} changes (ms):")
@@ -171,7 +127,7 @@ def main():
         status, after = request(port_b, "POST", "/ofrep/v1/evaluate/flags", client, {"context": {"country": "DE"}})
         print(f"  B served during and after: status {status}, {len(after['flags'])} flags")
     finally:
-        for process in replicas:
+        for process in PROCESSES:
             process.terminate()
             process.wait()
 
