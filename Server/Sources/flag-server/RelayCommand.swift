@@ -37,17 +37,12 @@ struct RelayCommand: AsyncParsableCommand {
     var maximumEventStreams: Int?
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        func setting(_ value: String?, _ name: String) -> String? {
-            value ?? environment[name].flatMap { $0.isEmpty ? nil : $0 }
-        }
-        func number(_ value: Int?, _ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
-            let text = value.map(String.init) ?? setting(nil, name)
-            guard let text else { return fallback }
-            guard let number = Int(text), range.contains(number) else {
-                throw ValidationError("\(name) (or its option) must be a whole number in \(range.lowerBound)...\(range.upperBound), not \"\(text.prefix(32))\"")
+        let source = ConfigurationSource(environment: ProcessInfo.processInfo.environment)
+        func setting(_ value: String?, _ name: String) -> String? { source.text(value, name) }
+        func number(_ value: Int?, _ name: String, option: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+            do { return try source.integer(value, name, optionName: option, default: fallback, range: range) } catch {
+                throw ValidationError(error.description)
             }
-            return number
         }
         guard let upstreamText = setting(upstream, "FLAG_SERVER_RELAY_UPSTREAM"), let upstreamURL = URL(string: upstreamText) else {
             throw ValidationError("the relay needs --upstream (or FLAG_SERVER_RELAY_UPSTREAM): the base URL of a flag server or relay")
@@ -74,17 +69,17 @@ struct RelayCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        options.tokenRefresh = .seconds(try number(tokenRefreshSeconds, "FLAG_SERVER_RELAY_TOKEN_REFRESH_SECONDS", default: 10, range: 1...3600))
+        options.tokenRefresh = .seconds(try number(tokenRefreshSeconds, "FLAG_SERVER_RELAY_TOKEN_REFRESH_SECONDS", option: "token-refresh-seconds", default: 10, range: 1...3600))
         options.maximumFeedBytes =
-            try number(maximumFeedMegabytes, "FLAG_SERVER_RELAY_MAXIMUM_FEED_MEGABYTES", default: 64, range: 1...4096) * 1024 * 1024
-        options.idleTimeout = .seconds(try number(upstreamIdleSeconds, "FLAG_SERVER_RELAY_IDLE_SECONDS", default: 45, range: 5...3600))
+            try number(maximumFeedMegabytes, "FLAG_SERVER_RELAY_MAXIMUM_FEED_MEGABYTES", option: "maximum-feed-megabytes", default: 64, range: 1...4096) * 1024 * 1024
+        options.idleTimeout = .seconds(try number(upstreamIdleSeconds, "FLAG_SERVER_RELAY_IDLE_SECONDS", option: "upstream-idle-seconds", default: 45, range: 5...3600))
         let host = setting(host, "FLAG_SERVER_HOST") ?? "127.0.0.1"
-        let port = try number(port, "FLAG_SERVER_PORT", default: 8080, range: 0...65535)
-        let ttl = try number(ttlSeconds, "FLAG_SERVER_TTL_SECONDS", default: 60, range: 0...86400)
-        let rate = try number(rateLimitPerSecond, "FLAG_SERVER_RATE_LIMIT_PER_SECOND", default: 50, range: 0...1_000_000)
+        let port = try number(port, "FLAG_SERVER_PORT", option: "port", default: 8080, range: 0...65535)
+        let ttl = try number(ttlSeconds, "FLAG_SERVER_TTL_SECONDS", option: "ttl-seconds", default: 60, range: 0...86400)
+        let rate = try number(rateLimitPerSecond, "FLAG_SERVER_RATE_LIMIT_PER_SECOND", option: "rate-limit-per-second", default: 50, range: 0...1_000_000)
         var limits = ServerLimits()
         limits.maximumEventStreams = try number(
-            maximumEventStreams, "FLAG_SERVER_MAXIMUM_EVENT_STREAMS", default: limits.maximumEventStreams, range: 1...10_000_000)
+            maximumEventStreams, "FLAG_SERVER_MAXIMUM_EVENT_STREAMS", option: "maximum-event-streams", default: limits.maximumEventStreams, range: 1...10_000_000)
         let levelText = setting(logLevel, "FLAG_SERVER_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelText) else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -111,4 +111,26 @@ struct ServerConfigurationTests {
             #expect(error.description.contains("postgres://<REDACTED>@db/flags"))
         }
     }
+
+    /// `serve` and `relay` resolve numbers through one ``ConfigurationSource``: an empty variable
+    /// is unset, and a bad option is named by the option the command really has.
+    @Test
+    func theSharedSourceTreatsAnEmptyVariableAsUnsetAndNamesTheRealOption() throws {
+        let source = ConfigurationSource(environment: ["FLAG_SERVER_PORT": "", "FLAG_SERVER_RELAY_IDLE_SECONDS": "9"])
+        #expect(try source.integer(nil, "FLAG_SERVER_PORT", default: 8080, range: 0...65535) == 8080)
+        #expect(try ServerConfiguration(environment: ["FLAG_SERVER_PORT": ""]).port == 8080)
+        #expect(try source.integer(nil, "FLAG_SERVER_RELAY_IDLE_SECONDS", default: 45, range: 5...3600) == 9)
+        #expect(source.text(nil, "FLAG_SERVER_PORT") == nil)
+        #expect(source.text("x", "FLAG_SERVER_PORT") == "x")
+        #expect {
+            try source.integer(1, "FLAG_SERVER_RELAY_IDLE_SECONDS", optionName: "upstream-idle-seconds", default: 45, range: 5...3600)
+        } throws: { error in
+            (error as? ConfigurationError)?.description == "--upstream-idle-seconds must be in 5…3600, got 1"
+        }
+        #expect {
+            try source.integer(nil, "FLAG_SERVER_RELAY_IDLE_SECONDS", default: 45, range: 10...3600)
+        } throws: { error in
+            (error as? ConfigurationError)?.description == "FLAG_SERVER_RELAY_IDLE_SECONDS must be in 10…3600, got 9"
+        }
+    }
 }

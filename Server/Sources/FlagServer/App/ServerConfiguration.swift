@@ -77,20 +77,9 @@ public struct ServerConfiguration: Sendable, Hashable {
         refetchesPerSecond: Int? = nil, listenBacklog: Int? = nil, descriptorLimit: Int? = nil,
         environment: [String: String]
     ) throws(ConfigurationError) {
+        let source = ConfigurationSource(environment: environment)
         func integer(_ option: Int?, _ variable: String, default value: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-            let resolved: Int
-            if let option {
-                resolved = option
-            } else if let text = environment[variable] {
-                guard let parsed = Int(text) else { throw ConfigurationError("\(variable)=\(text) is not a whole number") }
-                resolved = parsed
-            } else {
-                resolved = value
-            }
-            guard range.contains(resolved) else {
-                throw ConfigurationError("\(option == nil ? variable : "--" + variable.optionName) must be in \(range.lowerBound)…\(range.upperBound), got \(resolved)")
-            }
-            return resolved
+            try source.integer(option, variable, default: value, range: range)
         }
         self.host = host ?? environment["FLAG_SERVER_HOST"] ?? "127.0.0.1"
         self.port = try integer(port, "FLAG_SERVER_PORT", default: 8080, range: 0...65535)
@@ -161,11 +150,4 @@ public struct ServerConfiguration: Sendable, Hashable {
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
     init(_ description: String) { self.description = description }
-}
-
-extension String {
-    /// `FLAG_SERVER_DATA_DIRECTORY` → `data-directory`.
-    fileprivate var optionName: String {
-        dropFirst("FLAG_SERVER_".count).lowercased().replacingOccurrences(of: "_", with: "-")
-    }
 }
