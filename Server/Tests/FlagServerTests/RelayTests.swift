@@ -116,6 +116,16 @@ struct RelayTests {
                     #expect(relayed.body == expected.body, "\(path)")
                     #expect(relayed.header("ETag") == expected.header("ETag"), "\(path)")
                 }
+                // A browser reads ETag and Retry-After from the relay as from the server, on a 200 and
+                // on an error (the relay's router once lacked the middleware that says so).
+                for token in [client, client + "0"] {
+                    let origin = [("Origin", "https://app.example")]
+                    let expected = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: Self.proContext, headers: origin)
+                    let relayed = try await relay.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: Self.proContext, headers: origin)
+                    #expect(relayed.status == expected.status)
+                    #expect(relayed.header("Access-Control-Expose-Headers") == "ETag, Retry-After")
+                    #expect(relayed.header("Access-Control-Expose-Headers") == expected.header("Access-Control-Expose-Headers"))
+                }
                 // The relay knows the environment's delivery tokens only: no admin token, no admin API.
                 #expect(try await relay.request(.POST, "/ofrep/v1/evaluate/flags", token: server.adminToken, body: Self.proContext).status == 401)
                 #expect(try await relay.request(.POST, "/ofrep/v1/evaluate/flags", token: client + "0", body: Self.proContext).status == 401)

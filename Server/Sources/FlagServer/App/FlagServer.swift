@@ -256,20 +256,6 @@ public final class FlagServer: Sendable {
 
     /// The routes of every endpoint.
     public func router() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: MetricsMiddleware())
-        router.add(middleware: ExposeHeadersMiddleware(headers: "ETag, Retry-After"))
-        router.add(middleware: CORSMiddleware(
-            allowOrigin: .all,
-            allowHeaders: [.accept, .authorization, .contentType, .origin, .ifNoneMatch, .apiKey, .lastEventID],
-            allowMethods: [.get, .post, .put, .patch, .delete, .options],
-            exposedHeaders: ["ETag", "Retry-After"]
-        ))
-        if let operations = DocumentedOperations.document {
-            router.add(middleware: DocumentedOperationsMiddleware(operations: operations))
-        }
-        let authenticator = RequestAuthenticator(
-            publisher: publisher, rateLimiter: rateLimiter, trustedProxies: delivery.trustedProxies)
         // A replica checks the database before answering a refetch that names a newer revision.
         let readiness = self.readiness
         let catchUp = synchronizer.map { synchronizer in
@@ -278,14 +264,12 @@ public final class FlagServer: Sendable {
                 return readiness.isDatabaseReachable
             }
         }
-        OFREPRoutes(authenticator: authenticator, limits: limits, now: now, catchUp: catchUp).register(on: router)
-        DocumentRoutes(authenticator: authenticator).register(on: router)
-        EventStreamRoutes(
-            authenticator: authenticator, events: events, tickets: streamTickets, revisionEvents: revisionEvents
-        ).register(on: router)
         // What a relay of one environment follows (see ``FlagRelay``).
         let (admin, publisher) = (self.admin, self.publisher)
-        RelayFeedRoutes(authenticator: authenticator) { key in
+        let (router, authenticator) = DeliveryRouting(
+            publisher: publisher, rateLimiter: rateLimiter, delivery: delivery, limits: limits, now: now, events: events,
+            tickets: streamTickets, revisionEvents: revisionEvents, metrics: metrics, readiness: readiness
+        ).router(allowing: [.get, .post, .put, .patch, .delete, .options], catchUp: catchUp) { key in
             let state = await admin.state
             let serving = publisher.current
             let compiled = serving.environments[key]
@@ -300,9 +284,8 @@ public final class FlagServer: Sendable {
                     return (try? JSONEncoder().encode(feed)) ?? Data()
                 }
             )
-        }.register(on: router)
+        }
         AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
-        ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
                 admin: admin, accounts: consoleAccounts, renderer: console.renderer, options: console.options, limits: limits,

@@ -68,25 +68,11 @@ public final class FlagRelay: Sendable {
 
     /// The delivery routes, the relay feed, health and metrics.
     public func router() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: MetricsMiddleware())
-        router.add(middleware: CORSMiddleware(
-            allowOrigin: .all,
-            allowHeaders: [.accept, .authorization, .contentType, .origin, .ifNoneMatch, .apiKey, .lastEventID],
-            allowMethods: [.get, .post, .options],
-            exposedHeaders: ["ETag", "Retry-After"]
-        ))
-        let authenticator = RequestAuthenticator(
-            publisher: publisher, rateLimiter: rateLimiter, trustedProxies: delivery.trustedProxies)
-        OFREPRoutes(authenticator: authenticator, limits: limits, now: now).register(on: router)
-        DocumentRoutes(authenticator: authenticator).register(on: router)
-        EventStreamRoutes(
-            authenticator: authenticator, events: events, tickets: streamTickets, revisionEvents: revisionEvents
-        ).register(on: router)
         let follower = self.follower
-        RelayFeedRoutes(authenticator: authenticator) { follower.feed(for: $0) }.register(on: router)
-        ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
-        return router
+        return DeliveryRouting(
+            publisher: publisher, rateLimiter: rateLimiter, delivery: delivery, limits: limits, now: now, events: events,
+            tickets: streamTickets, revisionEvents: revisionEvents, metrics: metrics, readiness: readiness
+        ).router(allowing: [.get, .post, .options], catchUp: nil) { follower.feed(for: $0) }.router
     }
 
     /// An application serving ``router()`` on `host:port` and following the upstream (port 0
