@@ -150,6 +150,33 @@ struct ConsoleSecurityTests {
         }
     }
 
+    /// Behind a trusted proxy, the per-address sign-in limit counts the client the proxy names
+    /// (not the proxy, which would lock every user out together); from an untrusted peer the
+    /// forwarding header is ignored (a client cannot pick a fresh address for each attempt).
+    @Test
+    func theAddressLimitCountsTheClientATrustedProxyNames() async throws {
+        var options = ConsoleOptions()
+        options.signInsPerAddressPerMinute = 2
+        let behind = ClientRateLimitTests.loopbackProxy
+        try await TestServer.withConsole(options: options, delivery: behind) { server in
+            try await server.consoleUser("erin", role: .editor)
+            func attempt(from client: String) async throws -> Int {
+                try await ConsoleClient(server).signIn("erin", headers: [("X-Forwarded-For", "\(client), 127.0.0.1")]).status
+            }
+            #expect(try await attempt(from: "10.0.0.1") == 303)
+            #expect(try await attempt(from: "10.0.0.1") == 303)
+            #expect(try await attempt(from: "10.0.0.1") == 429)
+            #expect(try await attempt(from: "10.0.0.2") == 303)
+        }
+        try await TestServer.withConsole(options: options) { server in
+            try await server.consoleUser("erin", role: .editor)
+            for (index, expected) in [303, 303, 429].enumerated() {
+                let status = try await ConsoleClient(server).signIn("erin", headers: [("X-Forwarded-For", "10.0.0.\(index)")]).status
+                #expect(status == expected)
+            }
+        }
+    }
+
     @Test
     func signInAttemptsAreBounded() async throws {
         try await TestServer.withConsole(options: ConsoleOptions(signInsPerSecond: 0.001, signInBurst: 2)) { server in

@@ -11,12 +11,13 @@ extension TestServer {
     /// A real server with the console, whose passwords are hashed at bcrypt's lowest cost so
     /// that tests sign in quickly.
     static func withConsole<T: Sendable>(
-        options: ConsoleOptions = ConsoleOptions(), _ body: (TestServer) async throws -> T
+        options: ConsoleOptions = ConsoleOptions(), delivery: DeliveryOptions = DeliveryOptions(),
+        _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(
             store: store, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
-            consoleOptions: options)
+            consoleOptions: options, delivery: delivery)
         return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }
 
@@ -86,16 +87,17 @@ final class ConsoleClient: @unchecked Sendable {
     func get(_ path: String) async throws -> Reply { try await send(.GET, path) }
 
     /// Posts a form as a page of the console would, with the CSRF token of the current page.
-    func post(_ path: String, _ fields: [(String, String)], csrf: String? = nil) async throws -> Reply {
-        try await send(.POST, path, form: (csrf.map { [("_csrf", $0)] } ?? []) + fields)
+    func post(_ path: String, _ fields: [(String, String)], csrf: String? = nil, headers: [(String, String)] = []) async throws -> Reply {
+        try await send(.POST, path, form: (csrf.map { [("_csrf", $0)] } ?? []) + fields, headers: headers)
     }
 
     /// Signs in through the sign-in page; returns the final reply.
     @discardableResult
-    func signIn(_ name: String, password: String? = nil) async throws -> Reply {
+    func signIn(_ name: String, password: String? = nil, headers: [(String, String)] = []) async throws -> Reply {
         let page = try await get("/console/login")
         guard let token = page.csrf else { throw TestFailure("the sign-in page has no CSRF field") }
-        return try await post("/console/login", [("name", name), ("password", password ?? "\(name) password")], csrf: token)
+        return try await post(
+            "/console/login", [("name", name), ("password", password ?? "\(name) password")], csrf: token, headers: headers)
     }
 
     /// The CSRF token of the signed-in session, read from a page.

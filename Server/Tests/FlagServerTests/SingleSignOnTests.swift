@@ -2,6 +2,7 @@ import FlagEvaluation
 @testable import FlagServer
 import Foundation
 import Logging
+import NIOHTTP1
 import Testing
 
 /// Console sign-in through a real OpenID provider (`scripts/oidc_provider.py`, Authlib) started
@@ -136,6 +137,23 @@ struct SingleSignOnTests {
                 Self.expectRefused(try await other.get(callback), status: 400, saying: "started in another browser", other)
                 // The state is spent: even the right browser cannot use it afterwards.
                 Self.expectRefused(try await victim.get(callback), status: 400, saying: "already used or has expired", victim)
+            }
+        }
+    }
+
+    /// Every start holds a pending sign-in until it returns or expires, and their number is bounded
+    /// in total: one client starting sign-ins in a loop is refused before it takes them all.
+    @Test
+    func startsFromOneAddressAreLimitedWithoutLockingOutOthers() async throws {
+        try await OIDCTestProvider.with { provider in
+            var options = ConsoleOptions()
+            options.signInsPerAddressPerMinute = 3
+            try await TestServer.withSingleSignOn(try provider.configuration(), options: options) { server in
+                let client = ConsoleClient(server)
+                for _ in 0..<3 { #expect(try await client.get("/console/login/sso").status == 303) }
+                let refused = try await client.get("/console/login/sso")
+                #expect(refused.status == 429)
+                #expect(refused.headers.first(name: "Retry-After") != nil)
             }
         }
     }

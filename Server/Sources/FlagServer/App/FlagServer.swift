@@ -289,7 +289,7 @@ public final class FlagServer: Sendable {
         if let consoleAccounts, let console {
             ConsoleRoutes(
                 admin: admin, accounts: consoleAccounts, renderer: console.renderer, options: console.options, limits: limits,
-                signInLimiter: SignInLimiter(options: console.options),
+                signInLimiter: SignInLimiter(options: console.options), trustedProxies: delivery.trustedProxies,
                 now: now,
                 singleSignOn: console.options.singleSignOn.map {
                     OIDCSignIn(configuration: $0, accounts: consoleAccounts, logger: logger, now: now)

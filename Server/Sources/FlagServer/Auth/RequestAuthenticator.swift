@@ -21,8 +21,7 @@ struct RequestAuthenticator: Sendable {
     /// token and the client.
     func rateLimitKey(_ record: TokenRecord, request: Request) -> String {
         guard record.role < .admin else { return record.id }
-        let peer = request.headers[.flagServerClientAddress] ?? "unknown"
-        return record.id + " " + TrustedProxies.limitKey(of: trustedProxies.client(peer: peer, headers: request.headers))
+        return record.id + " " + trustedProxies.limitKey(of: request.headers)
     }
 
     private func limit(_ record: TokenRecord, request: Request) throws {

@@ -32,6 +32,13 @@ struct SignInLimiter: Sendable {
         }
     }
 
+    /// Takes one attempt from `address` that names no account (a single sign-on started here,
+    /// which holds a pending sign-in until it returns or expires); `nil` if allowed.
+    func acquire(address: String) -> Refusal? {
+        if let seconds = perAddress.acquire(String(address.prefix(64))) { return .address(retryAfter: seconds) }
+        return nil
+    }
+
     /// Takes one attempt for `account` from `address`; `nil` if allowed.
     func acquire(account: String, address: String) -> Refusal? {
         if let seconds = perAddress.acquire(String(address.prefix(64))) { return .address(retryAfter: seconds) }

@@ -92,6 +92,12 @@ public struct TrustedProxies: Sendable, Hashable, CustomStringConvertible {
         return chain.first ?? peer
     }
 
+    /// The key a per-client limit counts a request under: its client (``client(peer:headers:)``
+    /// of the connection's address) as ``limitKey(of:)``.
+    func limitKey(of request: HTTPFields) -> String {
+        Self.limitKey(of: client(peer: request[.flagServerClientAddress] ?? "unknown", headers: request))
+    }
+
     /// The key a per-client limit counts under: the address, with an IPv6 address cut to its
     /// /64 network (one host usually holds a whole /64, and could otherwise take a new
     /// address, and a new allowance, for every request). Text that is not an address is kept

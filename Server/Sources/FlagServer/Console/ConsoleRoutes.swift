@@ -18,6 +18,8 @@ struct ConsoleRoutes: Sendable {
     let limits: ServerLimits
     /// Bounds sign-in attempts per account, per client address and in total.
     let signInLimiter: SignInLimiter
+    /// The proxies whose forwarding headers name the client a sign-in limit counts.
+    let trustedProxies: TrustedProxies
     let now: @Sendable () -> Date
     /// Sign-in through an OpenID provider, when configured (``ConsoleOptions/singleSignOn``).
     var singleSignOn: OIDCSignIn? = nil
@@ -141,8 +143,7 @@ struct ConsoleRoutes: Sendable {
             return refusal(.forbidden, "The sign-in form's CSRF token is missing or wrong. Reload the page and try again.", visitor: nil)
         }
         let name = form["name"] ?? ""
-        let address = request.headers[.flagServerClientAddress] ?? "unknown"
-        if let refusal = signInLimiter.acquire(account: name, address: address) {
+        if let refusal = signInLimiter.acquire(account: name, address: trustedProxies.limitKey(of: request.headers)) {
             let whose =
                 switch refusal {
                 case .account: "for this account"

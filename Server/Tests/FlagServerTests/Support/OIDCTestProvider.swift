@@ -116,9 +116,10 @@ struct OIDCTestProvider {
 extension TestServer {
     /// A real server whose console signs in through `configuration`'s provider, logging to `logger`.
     static func withSingleSignOn<T: Sendable>(
-        _ configuration: OIDCConfiguration, logger: Logger = Logger(label: "test"), _ body: (TestServer) async throws -> T
+        _ configuration: OIDCConfiguration, options: ConsoleOptions = ConsoleOptions(), logger: Logger = Logger(label: "test"),
+        _ body: (TestServer) async throws -> T
     ) async throws -> T {
-        var options = ConsoleOptions()
+        var options = options
         options.singleSignOn = configuration
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(

@@ -14,6 +14,12 @@ extension ConsoleRoutes {
     func registerSingleSignOn(on router: Router<BasicRequestContext>) {
         guard let singleSignOn else { return }
         router.get("/console/login/sso") { request, _ in
+            // Each start holds a pending sign-in (bounded in total): one client may not take them all.
+            if let refusal = signInLimiter.acquire(address: trustedProxies.limitKey(of: request.headers)) {
+                return Self.signInRefusal(
+                    .tooManyRequests, retryAfter: refusal.retryAfter,
+                    "Too many sign-in attempts from this address. Try again in \(refusal.retryAfter) s.")
+            }
             let start: OIDCSignIn.Start
             do throws(OIDCFailure) {
                 start = try await singleSignOn.start()
