@@ -126,6 +126,19 @@ let delivery = FlagEventDelivery(
     recorder: recorder)
 Task { await delivery.start() }   // every minute, at 200 events, and on flush() (background)
 
+// Crashlytics' setCustomValue(_:forKey:), Sentry's setTag(value:key:) or another.
+protocol CrashReporter: Sendable { func setCustomValue(_ value: String, forKey key: String) }
+
+func reportFlags(of flags: FeatureFlagManager<Flag>, to crashReporter: some CrashReporter) async {
+    var reported = FlagCrashReportSnapshot.empty
+    for await report in flags.crashReportUpdates() {     // the current flags, then each change
+        for (key, text) in report.changes(since: reported) {
+            crashReporter.setCustomValue(text ?? "", forKey: "flag." + key)   // nil: back at its default
+        }
+        reported = report
+    }
+}
+
 struct ChatSettings: RuntimeConfiguration {
     var pageSize: Int
     var composer: ComposerStyle

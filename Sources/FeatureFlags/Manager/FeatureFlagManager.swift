@@ -273,6 +273,16 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
         return engine.subscribe(index: index) { table in table.values[index].boolValue ?? false }
     }
 
+    /// The flags away from their code default, ready for a crash reporter's custom keys:
+    /// variant names, values as short JSON, sensitive values redacted (see
+    /// ``FlagCrashReportSnapshot``). Worked out when values are published; reading it is a copy.
+    public var crashReportSnapshot: FlagCrashReportSnapshot { engine.crashReportSnapshot }
+
+    /// The crash report's flags: the current ones first, then one per change of what they show.
+    public func crashReportUpdates() -> AsyncStream<FlagCrashReportSnapshot> {
+        engine.crashReportUpdates()
+    }
+
     /// A typed value: the current one first, then one per change of that value.
     public func updates<Value>(of flag: TypedFlag<Value>) -> AsyncStream<Value> {
         guard let index = engine.registry.index(of: flag) else {

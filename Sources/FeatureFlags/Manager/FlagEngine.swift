@@ -73,6 +73,10 @@ public final class FlagEngine: Sendable, Observable {
         var readBaselines: [UInt64] = []
         /// Whether the read marks are on (a recorder was configured).
         var marksOn = false
+        /// The non-default flags of `table`, for crash reporters: recomputed when a table is
+        /// published, never when it is read.
+        var crashReport = FlagCrashReportSnapshot.empty
+        var crashReportSubscribers: [UInt64: AsyncStream<FlagCrashReportSnapshot>.Continuation] = [:]
     }
 
     /// Remote values that passed validation, by registry position.
@@ -134,11 +138,12 @@ public final class FlagEngine: Sendable, Observable {
     }
 
     deinit {
-        let (task, subscribers) = state.withLock { state in
-            (state.remoteTask, Array(state.subscribers.values))
+        let (task, subscribers, crashReportSubscribers) = state.withLock { state in
+            (state.remoteTask, Array(state.subscribers.values), Array(state.crashReportSubscribers.values))
         }
         task?.cancel()
         for subscriber in subscribers { subscriber.finish() }
+        for subscriber in crashReportSubscribers { subscriber.finish() }
     }
 
     // MARK: - Configuration
@@ -305,27 +310,38 @@ public final class FlagEngine: Sendable, Observable {
         return currentTable().details(at: index)
     }
 
-    /// The flags whose value differs from their code default or came from the server, by key,
-    /// for a crash reporter's custom keys or breadcrumbs: the server's variant name for remote
-    /// values that have one, the value as JSON otherwise, and `<REDACTED>` for a sensitive flag
-    /// without a variant. Never a sensitive value.
+    /// The flags whose value differs from their code default or came from the server, ready
+    /// for a crash reporter: worked out when values are published, so reading it is a copy.
     ///
     /// ```swift
-    /// for (key, shown) in flags.engine.nonDefaultFlags() { crashReporter.setCustomValue(shown, forKey: "ff." + key) }
+    /// for (key, text) in flags.engine.crashReportSnapshot.texts { crashReporter.setCustomValue(text, forKey: "flag." + key) }
     /// ```
-    public func nonDefaultFlags() -> [String: String] {
-        let table = published.load()
-        var result: [String: String] = [:]
-        for index in 0..<table.count {
-            let definition = registry.definitions[index]
-            guard table.layers[index] == .remote || table.values[index] != definition.defaultValue else { continue }
-            if let variant = table.variant(at: index) {
-                result[definition.key] = variant
-            } else {
-                result[definition.key] = definition.isSensitive ? "<REDACTED>" : table.values[index].jsonString
-            }
+    public var crashReportSnapshot: FlagCrashReportSnapshot {
+        state.withLock { $0.crashReport }
+    }
+
+    /// The crash report's flags: the current ones first, then one element each time a flag's
+    /// shown text changes (a value, or only its variant name). Keeps only the newest element
+    /// when the consumer is slow; ends when the consumer stops.
+    public func crashReportUpdates() -> AsyncStream<FlagCrashReportSnapshot> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: FlagCrashReportSnapshot.self, bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state -> UInt64 in
+            let id = state.nextSubscriberID
+            state.nextSubscriberID += 1
+            state.crashReportSubscribers[id] = continuation
+            continuation.yield(state.crashReport)
+            return id
         }
-        return result
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.crashReportSubscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// The texts of ``crashReportSnapshot``.
+    public func nonDefaultFlags() -> [String: String] {
+        crashReportSnapshot.texts
     }
 
     /// Every flag's explanation, in registry order.
@@ -787,6 +803,11 @@ public final class FlagEngine: Sendable, Observable {
             let counts = recorder == nil ? [] : harvestReadCounts(in: &state, table: previous)
             state.table = table
             published.replace(with: table)
+            let crashReport = FlagCrashReportSnapshot(table: table)
+            if crashReport != state.crashReport {
+                state.crashReport = crashReport
+                for subscriber in state.crashReportSubscribers.values { subscriber.yield(crashReport) }
+            }
             if recorder != nil || state.marksOn {
                 // Every read counts; the next read of each remote value records an exposure.
                 for index in 0..<table.count {
@@ -884,7 +905,7 @@ public final class FlagEngine: Sendable, Observable {
 
     /// The number of live update streams (for tests of stream clean-up).
     public var subscriberCount: Int {
-        state.withLock { $0.subscribers.count }
+        state.withLock { $0.subscribers.count + $0.crashReportSubscribers.count }
     }
 
     /// A number that grows by one with every published change (see ``FlagEngine``'s
