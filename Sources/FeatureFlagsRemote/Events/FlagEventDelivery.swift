@@ -167,8 +167,7 @@ public actor FlagEventDelivery {
                     result.accepted.append(batch.batchId)
                 case .refused(let status):
                     logger.warning("The event server refused batch \(batch.batchId) with HTTP \(status); dropped \(batch.eventCount) events.")
-                    try queue.remove(batchId: batch.batchId)
-                    try queue.append([], dropped: FlagEventDropCounts(exposures: batch.exposures.count, tracked: batch.events.count, summaries: batch.summaries.count))
+                    try queue.drop(batchId: batch.batchId)
                 case .tooLarge:
                     try queue.split(batchId: batch.batchId)
                 case .retry(let retryAfter, let status):
@@ -185,6 +184,12 @@ public actor FlagEventDelivery {
         }
         result.remaining = !queue.isEmpty
         return result
+    }
+
+    /// Sets what the queue calls at each step of each save (see `FlagEventQueue.checkpoint`),
+    /// for the crash tests' helper.
+    package func setQueueCheckpoint(_ checkpoint: @escaping @Sendable (_ change: String, _ step: String) -> Void) {
+        queue.checkpoint = checkpoint
     }
 
     /// The queue, for tests and the debug menu.
