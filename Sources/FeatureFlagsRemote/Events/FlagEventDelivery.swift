@@ -111,6 +111,10 @@ public actor FlagEventDelivery {
 
     /// Starts flushing on the interval and whenever the recorder reaches its flush threshold.
     /// Returns at once; ``stop()`` ends it.
+    ///
+    /// The interval goes on during a wait (backoff, `Retry-After`): each flush then only moves
+    /// what the recorder holds into the queue's file, so that an app killed while delivery waits
+    /// loses at most an interval's events, and the recorder's buffer does not fill.
     public func start() {
         guard loop == nil else { return }
         let cue = self.cue
@@ -120,10 +124,8 @@ public actor FlagEventDelivery {
         loop = Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
-                let result = await self.flush()
-                var deadline = clock.now.addingTimeInterval(interval)
-                if let retryAt = result.retryAt, retryAt > deadline { deadline = retryAt }
-                await cue.wait(until: deadline, clock: clock)
+                await self.flush()
+                await cue.wait(until: clock.now.addingTimeInterval(interval), clock: clock)
             }
         }
     }
