@@ -130,10 +130,18 @@ let package = Package(
             name: "FeatureFlagsTargetingTests",
             dependencies: ["FeatureFlagsTargeting", "FeatureFlagsTesting", "ExampleFlags"]
         ),
+        // A stand-in app the event queue's crash tests run and kill with SIGKILL. Not a product.
+        .executableTarget(
+            name: "flag-event-queue-crash-helper",
+            dependencies: ["FeatureFlags", "FeatureFlagsRemote", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/FlagEventQueueCrashHelper"
+        ),
         .testTarget(
             name: "FeatureFlagsRemoteTests",
             dependencies: [
                 "FeatureFlagsRemote", "FeatureFlagsTesting",
+                // Built before the tests, which run it.
+                "flag-event-queue-crash-helper",
                 // A real HTTP server on loopback, so tests control the raw bytes on the wire.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -25,15 +25,22 @@ package enum AtomicFile {
 
     /// Writes `data` to `url` atomically, creating the directory if needed.
     ///
-    /// - Parameter options: Extra options for the write, such as a file protection class; the
-    ///   temporary file gets them and the rename keeps them.
-    package static func write(_ data: Data, to url: URL, options: Data.WritingOptions = []) throws {
+    /// - Parameters:
+    ///   - options: Extra options for the write, such as a file protection class; the
+    ///     temporary file gets them and the rename keeps them.
+    ///   - beforeRename: Called once the temporary file is complete, before it is renamed over
+    ///     `url`: the point where a killed process leaves a temporary file behind (crash tests
+    ///     stop there).
+    package static func write(
+        _ data: Data, to url: URL, options: Data.WritingOptions = [], beforeRename: () -> Void = {}
+    ) throws {
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(
             temporaryPrefix(for: url) + UUID().uuidString.prefix(8).lowercased())
         do {
             try data.write(to: temporary, options: options.union(.withoutOverwriting))
+            beforeRename()
             guard rename(temporary.path, url.path) == 0 else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
             }

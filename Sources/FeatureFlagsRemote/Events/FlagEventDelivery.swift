@@ -22,9 +22,10 @@ import Logging
 /// in delivery's own task. A failed attempt (a connection error, a timeout, a 5xx, a 429) waits
 /// with exponential backoff and jitter before the next, a `Retry-After` is honoured (at most a
 /// day), and the wait is kept in the file, so a relaunch does not retry early. A batch the server
-/// finds too large (413) is split in two; a batch it refuses as malformed (400, 422) is dropped
-/// and counted, as it would be refused again. Every batch keeps its id across retries and
-/// relaunches.
+/// finds too large (413) is split in two, down to single events, which are dropped and counted
+/// (a 413 for a batch of drop counts alone is a failure); a batch it refuses as malformed (400,
+/// 422) is dropped and counted, as it would be refused again. Every batch keeps its id across
+/// retries and relaunches.
 public actor FlagEventDelivery {
     /// Where and how to deliver.
     public struct Configuration: Sendable {
@@ -110,6 +111,10 @@ public actor FlagEventDelivery {
 
     /// Starts flushing on the interval and whenever the recorder reaches its flush threshold.
     /// Returns at once; ``stop()`` ends it.
+    ///
+    /// The interval goes on during a wait (backoff, `Retry-After`): each flush then only moves
+    /// what the recorder holds into the queue's file, so that an app killed while delivery waits
+    /// loses at most an interval's events, and the recorder's buffer does not fill.
     public func start() {
         guard loop == nil else { return }
         let cue = self.cue
@@ -119,10 +124,8 @@ public actor FlagEventDelivery {
         loop = Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
-                let result = await self.flush()
-                var deadline = clock.now.addingTimeInterval(interval)
-                if let retryAt = result.retryAt, retryAt > deadline { deadline = retryAt }
-                await cue.wait(until: deadline, clock: clock)
+                await self.flush()
+                await cue.wait(until: clock.now.addingTimeInterval(interval), clock: clock)
             }
         }
     }
@@ -146,6 +149,7 @@ public actor FlagEventDelivery {
             logger.warning("Could not write the event queue \(configuration.queueFile.lastPathComponent): \(error). The events stay in memory until the next flush.")
         }
         var result = FlushResult()
+        holdWaitToItsLongest()
         for _ in 0..<configuration.batchesPerFlush {
             if let notBefore = queue.notBefore, notBefore > clock.now {
                 result.retryAt = notBefore
@@ -159,7 +163,12 @@ public actor FlagEventDelivery {
                 break
             }
             guard let batch else { break }
-            let outcome = await send(batch)
+            var outcome = await send(batch)
+            if case .tooLarge = outcome, batch.eventCount == 0 {
+                // A batch of drop counts alone has nothing to split or drop: the server refuses
+                // the smallest body there is, so it is a failure like a 5xx, with backoff.
+                outcome = .retry(nil, "HTTP 413 for a batch without events")
+            }
             do {
                 switch outcome {
                 case .accepted:
@@ -167,8 +176,7 @@ public actor FlagEventDelivery {
                     result.accepted.append(batch.batchId)
                 case .refused(let status):
                     logger.warning("The event server refused batch \(batch.batchId) with HTTP \(status); dropped \(batch.eventCount) events.")
-                    try queue.remove(batchId: batch.batchId)
-                    try queue.append([], dropped: FlagEventDropCounts(exposures: batch.exposures.count, tracked: batch.events.count, summaries: batch.summaries.count))
+                    try queue.drop(batchId: batch.batchId)
                 case .tooLarge:
                     try queue.split(batchId: batch.batchId)
                 case .retry(let retryAfter, let status):
@@ -185,6 +193,31 @@ public actor FlagEventDelivery {
         }
         result.remaining = !queue.isEmpty
         return result
+    }
+
+    /// The longest wait there can be: a day (the most a `Retry-After` asks for), or the
+    /// maximum backoff if it is longer.
+    var longestWait: TimeInterval {
+        max(RemoteDurationLimits.retryAfter.upperBound, configuration.maximumBackoff)
+    }
+
+    /// Holds the wait read from the file to ``longestWait`` from now, and saves it so held: the
+    /// device's clock may have been set back since the wait was written (or the file written by
+    /// a version with other limits), and a wait a year ahead would stop delivery for a year.
+    private func holdWaitToItsLongest() {
+        let latest = clock.now.addingTimeInterval(longestWait)
+        guard let notBefore = queue.notBefore, notBefore > latest else { return }
+        do {
+            try queue.recordFailure(retryAt: latest, countingFailure: false)
+        } catch {
+            logger.warning("Could not write the event queue: \(error).")
+        }
+    }
+
+    /// Sets what the queue calls at each step of each save (see `FlagEventQueue.checkpoint`),
+    /// for the crash tests' helper.
+    package func setQueueCheckpoint(_ checkpoint: @escaping @Sendable (_ change: String, _ step: String) -> Void) {
+        queue.checkpoint = checkpoint
     }
 
     /// The queue, for tests and the debug menu.

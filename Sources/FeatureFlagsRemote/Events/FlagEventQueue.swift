@@ -61,11 +61,13 @@ public final class FlagEventQueue {
 
     /// Opens the queue in `url`, reading what a previous launch left there. A file that cannot
     /// be read is moved aside (to `<name>.unreadable`) and the queue starts empty, with the
-    /// problem in ``openingProblem``.
+    /// problem in ``openingProblem``. Temporary files of a write that a killed process left
+    /// beside `url` are deleted.
     public init(url: URL, limits: Limits = Limits(), makeID: @escaping () -> String = { UUID().uuidString }) {
         self.url = url
         self.limits = limits
         self.makeID = makeID
+        AtomicFile.removeStaleTemporaryFiles(for: url)
         var problem: String?
         if let data = try? Data(contentsOf: url) {
             do {
@@ -85,6 +87,12 @@ public final class FlagEventQueue {
 
     /// Why the file found at launch was moved aside, if it was.
     public let openingProblem: String?
+
+    /// Called on every save with the change's name (`append`, `form`, `remove`, `drop`, `split`,
+    /// `failure`) and the step: `written` once the temporary file is complete, `renamed` once it
+    /// replaced the queue's file. For the crash tests, which stop a process at these points and
+    /// kill it there.
+    package var checkpoint: ((_ change: String, _ step: String) -> Void)?
 
     // MARK: - Reading
 
@@ -119,7 +127,7 @@ public final class FlagEventQueue {
         }
         contents.dropped = contents.dropped + dropped
         enforceLimits()
-        try save()
+        try save("append")
     }
 
     /// The batch to send next: the oldest formed one, or a new one made of the oldest pending
@@ -152,17 +160,28 @@ public final class FlagEventQueue {
         contents.pending.removeFirst(count)
         contents.dropped = FlagEventDropCounts()
         contents.batches.append(batch)
-        try save()
+        try save("form")
         return batch
     }
 
-    /// Removes a batch the server accepted (or refused for good) and saves; the backoff starts
-    /// over.
+    /// Removes a batch the server accepted and saves; the backoff starts over.
     public func remove(batchId: String) throws {
         contents.batches.removeAll { $0.batchId == batchId }
         contents.failures = 0
         contents.notBefore = nil
-        try save()
+        try save("remove")
+    }
+
+    /// Removes a batch the server refused for good (it would be refused again), counts its
+    /// events and the drops it carried as dropped, and saves, in one write: a process killed
+    /// at any moment either still has the batch or has its counts. The backoff starts over.
+    public func drop(batchId: String) throws {
+        guard let position = contents.batches.firstIndex(where: { $0.batchId == batchId }) else { return }
+        let batch = contents.batches.remove(at: position)
+        contents.dropped = contents.dropped + Self.counts(of: batch) + (batch.dropped ?? FlagEventDropCounts())
+        contents.failures = 0
+        contents.notBefore = nil
+        try save("drop")
     }
 
     /// Replaces a batch the server found too large (413) by its two halves, each with a new id
@@ -178,14 +197,14 @@ public final class FlagEventQueue {
             let (first, second) = Self.halves(of: batch, ids: (makeID(), makeID()))
             contents.batches.replaceSubrange(position...position, with: [first, second])
         }
-        try save()
+        try save("split")
     }
 
     /// Records a failed attempt and the moment before which no request may be made; saves.
     public func recordFailure(retryAt: Date, countingFailure: Bool = true) throws {
         if countingFailure { contents.failures += 1 }
         contents.notBefore = retryAt
-        try save()
+        try save("failure")
     }
 
     // MARK: - Limits
@@ -287,12 +306,14 @@ public final class FlagEventQueue {
         (try? batch.encoded().count) ?? 0
     }
 
-    private func save() throws {
+    private func save(_ change: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(contents)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try AtomicFile.write(data, to: url)
+        let checkpoint = self.checkpoint
+        try AtomicFile.write(data, to: url, beforeRename: { checkpoint?(change, "written") })
+        checkpoint?(change, "renamed")
     }
 }
 

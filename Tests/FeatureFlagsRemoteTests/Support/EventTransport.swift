@@ -9,10 +9,23 @@ final class EventTransport: HTTPTransport {
     enum Answer: Sendable {
         case status(Int, headers: [String: String] = [:])
         case connectionError
+        /// A server that never answers: the request ends only when it is cancelled.
+        case hang
+        /// A server that never answers, over a connection that ignores cancellation too: the
+        /// request ends only at ``EventTransport/releaseHangs()``.
+        case hangIgnoringCancellation
+    }
+
+    private struct Hangs {
+        var waiting: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var cancelled: Set<Int> = []
+        var next = 0
+        var released = false
     }
 
     private let answers: Mutex<[Answer]>
     private let sent = Mutex<[RemoteHTTPRequest]>([])
+    private let hangs = Mutex(Hangs())
     /// Every request as it is sent, for tests that wait for delivery's own loop.
     let requestStream: AsyncStream<RemoteHTTPRequest>
     private let continuation: AsyncStream<RemoteHTTPRequest>.Continuation
@@ -30,7 +43,50 @@ final class EventTransport: HTTPTransport {
         case .status(let status, let headers):
             return RemoteHTTPStreamingResponse(RemoteHTTPResponse(statusCode: status, headerFields: headers))
         case .connectionError:
-            throw URLError(.notConnectedToInternet)
+            throw URLError(.cannotConnectToHost)
+        case .hang:
+            try await hang(ignoringCancellation: false)
+            throw CancellationError()
+        case .hangIgnoringCancellation:
+            try await hang(ignoringCancellation: true)
+            throw CancellationError()
+        }
+    }
+
+    /// Requests hanging now.
+    var hanging: Int { hangs.withLock { $0.waiting.count } }
+
+    /// Ends every hanging request (and any made later) with an error.
+    func releaseHangs() {
+        let waiting = hangs.withLock { hangs in
+            hangs.released = true
+            defer { hangs.waiting = [:] }
+            return Array(hangs.waiting.values)
+        }
+        for continuation in waiting { continuation.resume(throwing: CancellationError()) }
+    }
+
+    private func hang(ignoringCancellation: Bool) async throws {
+        let id = hangs.withLock { hangs in
+            defer { hangs.next += 1 }
+            return hangs.next
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let endNow = hangs.withLock { hangs -> Bool in
+                    if hangs.released || (!ignoringCancellation && hangs.cancelled.contains(id)) { return true }
+                    hangs.waiting[id] = continuation
+                    return false
+                }
+                if endNow { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            guard !ignoringCancellation else { return }
+            let continuation = hangs.withLock { hangs in
+                hangs.cancelled.insert(id)
+                return hangs.waiting.removeValue(forKey: id)
+            }
+            continuation?.resume(throwing: CancellationError())
         }
     }
 

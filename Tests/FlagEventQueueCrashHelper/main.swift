@@ -1,0 +1,136 @@
+// A stand-in app for FlagEventQueueCrashTests, run as a process of its own so that the test can
+// kill it with SIGKILL: it records tracked events, delivers them through FlagEventDelivery over
+// a queue file to an HTTP endpoint, and reports on standard output every point where a kill is
+// interesting:
+//
+//     enqueued <name> <name>...     these events are in the queue's file (the append was renamed)
+//     point <n> <change> <step>     a save of the queue: `written` (temporary file complete, not
+//                                   yet renamed) or `renamed`
+//     point <n> send <batchId>      a request is about to be sent
+//     point <n> answered <batchId> <status>
+//                                   the server answered; the queue does not know yet
+//     done                          everything recorded was delivered or dropped
+//
+// With `pause`, it stops after each `point` line until it reads a line on standard input, so the
+// test kills it exactly there; with `run`, it does not wait.
+//
+// Usage: flag-event-queue-crash-helper <queue-file> <endpoint> <prefix> <rounds> <events-per-round> pause|run
+//
+// Events are named `<prefix>-<round>-<index>`, except the third of round 1, which ends in
+// `-reject`: the test's receiver refuses a batch holding it (400). Not a product: only the tests
+// run it.
+
+import FeatureFlags
+import FeatureFlagsRemote
+import Foundation
+import Logging
+import Synchronization
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Writes the report lines (unbuffered, one `write` each, so a kill loses none that were
+/// written) and holds the process at each point when pausing.
+final class Reporter: Sendable {
+    private struct State {
+        var point = 0
+        var unacknowledged: [String] = []
+    }
+
+    private let pausing: Bool
+    private let state = Mutex(State())
+
+    init(pausing: Bool) {
+        self.pausing = pausing
+    }
+
+    func recorded(_ name: String) {
+        state.withLock { $0.unacknowledged.append(name) }
+    }
+
+    /// Reports a point; `enqueued` says that the events recorded so far reached the file.
+    func point(_ what: String, enqueued: Bool = false) {
+        let (number, names) = state.withLock { state -> (Int, [String]) in
+            defer { state.point += 1 }
+            guard enqueued else { return (state.point, []) }
+            defer { state.unacknowledged = [] }
+            return (state.point, state.unacknowledged)
+        }
+        if !names.isEmpty { Self.write("enqueued \(names.joined(separator: " "))") }
+        Self.write("point \(number) \(what)")
+        // Blocks this thread until the test says go on (or kills the process): the helper has
+        // nothing else to do meanwhile.
+        if pausing, readLine() == nil { exit(3) }
+    }
+
+    static func write(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+/// The default transport, reporting before each request and after each answer.
+struct ReportingTransport: HTTPTransport {
+    let base = URLSessionTransport()
+    let reporter: Reporter
+
+    func send(_ request: RemoteHTTPRequest) async throws -> RemoteHTTPStreamingResponse {
+        let batchId = request.headerFields["Idempotency-Key"] ?? "-"
+        reporter.point("send \(batchId)")
+        let response = try await base.send(request)
+        reporter.point("answered \(batchId) \(response.statusCode)")
+        return response
+    }
+}
+
+// The test may stop reading once it killed a process; a write to a closed pipe must not be
+// what ends this one.
+signal(SIGPIPE, SIG_IGN)
+
+let arguments = CommandLine.arguments
+guard arguments.count == 7, let endpoint = URL(string: arguments[2]), let rounds = Int(arguments[4]),
+    let perRound = Int(arguments[5]), ["pause", "run"].contains(arguments[6])
+else {
+    FileHandle.standardError.write(
+        Data("usage: flag-event-queue-crash-helper <queue-file> <endpoint> <prefix> <rounds> <events-per-round> pause|run\n".utf8))
+    exit(2)
+}
+let queueFile = URL(fileURLWithPath: arguments[1])
+let prefix = arguments[3]
+let reporter = Reporter(pausing: arguments[6] == "pause")
+
+let recorder = FlagEventRecorder(.init(source: FlagEventSource(appVersion: "1.0", buildConfiguration: .release, platform: "CrashTest")))
+let delivery = FlagEventDelivery(
+    configuration: .init(
+        endpoint: endpoint, queueFile: queueFile, limits: .init(batchEvents: 6),
+        // No waits: a failure is retried on the next flush, so a run is quick.
+        minimumBackoff: 0, maximumBackoff: 0, requestTimeout: 600, batchesPerFlush: 4),
+    recorder: recorder, transport: ReportingTransport(reporter: reporter),
+    logger: Logger(label: "crash-helper") { _ in SwiftLogNoOpLogHandler() })
+await delivery.setQueueCheckpoint { change, step in
+    reporter.point("\(change) \(step)", enqueued: change == "append" && step == "renamed")
+}
+
+for round in 0..<rounds {
+    for index in 0..<perRound {
+        let name = round == 1 && index == 2 ? "\(prefix)-\(round)-\(index)-reject" : "\(prefix)-\(round)-\(index)"
+        reporter.recorded(name)
+        recorder.track(name, unit: nil)
+    }
+    await delivery.flush()
+}
+// What remains (a relaunch with nothing new to record does only this); bounded.
+var flushes = 0
+while flushes < 100, await delivery.flush().remaining {
+    flushes += 1
+}
+if await delivery.queuedEventCount == 0, await delivery.queuedBatches.isEmpty {
+    Reporter.write("done")
+    exit(0)
+}
+Reporter.write("not done: \(await delivery.queuedEventCount) events wait")
+exit(1)
