@@ -301,7 +301,9 @@ public final class FlagServer: Sendable {
                 }
             )
         }.register(on: router)
-        AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
+        AdminRoutes(
+            admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, eventStore: eventStore, now: now
+        ).register(on: router)
         ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
@@ -310,7 +312,8 @@ public final class FlagServer: Sendable {
                 now: now,
                 singleSignOn: console.options.singleSignOn.map {
                     OIDCSignIn(configuration: $0, accounts: consoleAccounts, logger: logger, now: now)
-                }
+                },
+                eventStore: eventStore
             ).register(on: router)
         }
         return router
