@@ -272,4 +272,19 @@ struct InsightsRangeTests {
         #expect(InsightsRange.time(parsing: "1795132800000") == nil)
         #expect(InsightsRange.time(parsing: "yesterday") == nil)
     }
+
+    @Test
+    func theConsolesWindowsAreWholeBucketsEndingWithTheBucketOfNow() {
+        let now = InsightsRange.date(Self.start + 5 * Self.hour + 60_000)
+        for window in ConsoleRoutes.insightsWindows {
+            let range = ConsoleRoutes.insightsRange(window: window.key, now: now)
+            #expect(range.granularity == window.granularity)
+            #expect(range.buckets.count == window.buckets)
+            #expect(window.buckets <= InsightsRange.maximumBuckets(window.granularity))
+            #expect(range.to == window.granularity.bucket(of: Self.start + 5 * Self.hour) + window.granularity.milliseconds)
+            // What the range checks would accept.
+            #expect(throws: Never.self) { try InsightsRange(from: range.from, to: range.to, granularity: range.granularity) }
+        }
+        #expect(ConsoleRoutes.insightsRange(window: "forever", now: now) == ConsoleRoutes.insightsRange(window: "7d", now: now))
+    }
 }
