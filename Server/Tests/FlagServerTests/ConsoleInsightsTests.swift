@@ -49,7 +49,7 @@ struct ConsoleInsightsTests {
             #expect(body.contains(#"data-variant="off" points=""#))
             #expect(body.contains("off: 20 evaluations (at most 20 in one hour); on: 120 evaluations (at most 80 in one hour)."))
             // The flag's creation and switch on, at the server's clock, marked and listed.
-            #expect(body.contains(#"<g class="marker" data-revision="#))
+            #expect(body.contains(#"<g class="marker" data-revisions="#))
             #expect(body.contains("turned checkout on in production: serves on</li>"))
             // The numbers as a table (168 hours), the legend, the totals.
             #expect(body.components(separatedBy: "<tr><th scope=\"row\">").count - 1 >= 168)
@@ -57,7 +57,7 @@ struct ConsoleInsightsTests {
             #expect(body.contains("<strong>140</strong> evaluations"))
             // Units, app versions and platforms, escaped.
             #expect(body.contains("<tr><th scope=\"row\">on</th><td>17</td><td>17</td>"))
-            #expect(body.contains("<tr><th scope=\"row\">2.0</th><td>60</td><td>42.9 %</td>"))
+            #expect(body.contains("<tr><th scope=\"row\">2.0</th><td>60</td><td>42.9\u{00A0}%</td>"))
             #expect(body.contains("&lt;b&gt;Android&lt;/b&gt;"))
             #expect(!body.contains("<b>Android"))
             #expect(body.contains("Last evaluated 2026-11-25 04:00 UTC."))

@@ -115,6 +115,18 @@ struct InsightsAPITests {
     }
 
     @Test
+    func aTimeWithAnOffsetCountsInUTC() async throws {
+        try await Self.withCheckout { server in
+            // 24 Nov 00:00 at +02:00 is 23 Nov 22:00 UTC; up to now (25 Nov 10:30) is under 3 days: hours.
+            let reply = try await server.request(.GET, Self.path("from=2026-11-24T00:00:00%2B02:00"), token: server.adminToken)
+            #expect(reply.status == 200, "\(reply.body)")
+            #expect(reply.json?["from"] == "2026-11-23T22:00:00Z")
+            #expect(reply.json?["to"] == "2026-11-25T11:00:00Z")
+            #expect(reply.json?["granularity"] == "hour")
+        }
+    }
+
+    @Test
     func aHourlyRangeLongerThanSevenDaysOrABackwardOneIs422() async throws {
         try await Self.withCheckout { server in
             let long = try await server.request(

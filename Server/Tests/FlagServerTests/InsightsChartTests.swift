@@ -81,26 +81,41 @@ struct InsightsChartTests {
         let svg = try Self.chart([FlagInsightsTests.rollup(Self.start, "on", evaluations: 1)], audit: audit).svg
         // At 02:00 of a 00:00–04:00 range: the middle of the plot.
         let middle = (InsightsChart.left + InsightsChart.plotWidth / 2).svg
-        #expect(svg.contains(#"<g class="marker" data-revision="7">"#))
+        #expect(svg.contains(#"<g class="marker" data-revisions="7">"#))
         #expect(svg.contains(#"<line x1="\#(middle)" x2="\#(middle)""#))
         #expect(svg.contains(">r7</text>"))
         #expect(svg.contains("<title>r7, 20 Nov 02:00 UTC, ana: turned checkout on in production: serves on</title>"))
-        #expect(svg.contains(#"<g class="marker revert" data-revision="8">"#))
+        #expect(svg.contains(#"<g class="marker revert" data-revisions="8">"#))
         // In the description for screen readers too.
         #expect(svg.contains("Changes marked: r7 at 20 Nov 02:00, turned checkout on in production: serves on; r8 at 20 Nov 03:00"))
     }
 
     @Test
-    func markersTooCloseForOneRowOfLabelsUseTheSecond() throws {
-        let audit = (1...3).map { FlagInsightsTests.entry($0, at: Self.start + Self.hour + Int64($0) * 60_000, enabled: $0 % 2 == 1, wasEnabled: $0 % 2 == 0) }
+    func closeChangesShareAMarkerAndLabelsThatWouldOverlapUseTheSecondRow() throws {
+        let minute: Int64 = 60_000
+        // Over 4 hours a minute is about 3.8 units: 01:00 and 01:01 share a marker; 01:05's label
+        // would overlap theirs and goes on the second row; 01:08 finds room on neither.
+        let audit = [(1, 60), (2, 61), (3, 65), (4, 68)].map { revision, minutes in
+            FlagInsightsTests.entry(revision, at: Self.start + Int64(minutes) * minute, enabled: revision % 2 == 1, wasEnabled: revision % 2 == 0)
+        }
         let svg = try Self.chart([], audit: audit).svg
-        let first = (InsightsChart.top - 8).svg
-        let second = (InsightsChart.top - 21).svg
-        #expect(svg.contains(#"y="\#(first)" text-anchor="middle">r1<"#))
-        #expect(svg.contains(#"y="\#(second)" text-anchor="middle">r2<"#))
+        let first = (InsightsChart.top - 10).svg
+        let second = (InsightsChart.top - 10 - InsightsChart.labelRow).svg
+        #expect(svg.contains(#"<g class="marker" data-revisions="1 2">"#))
+        #expect(svg.contains(#"y="\#(first)" text-anchor="middle">r1–r2<"#))
+        #expect(svg.contains("<title>r1, 20 Nov 01:00 UTC, ana: turned checkout on in production: serves on; r2, 20 Nov 01:01 UTC, ana: turned checkout off in production</title>"))
+        #expect(svg.contains(#"y="\#(second)" text-anchor="middle">r3<"#))
         // No room on either row: the marker stays, its label is left to the list below the chart.
-        #expect(svg.contains(#"data-revision="3">"#))
-        #expect(!svg.contains(">r3</text>"))
+        #expect(svg.contains(#"data-revisions="4">"#))
+        #expect(!svg.contains(">r4</text>"))
+    }
+
+    @Test
+    func aLabelAtTheEdgeStaysInsideTheChart() throws {
+        let svg = try Self.chart([], audit: [FlagInsightsTests.entry(9, at: Self.start, enabled: true, wasEnabled: false)]).svg
+        // The line at the range's start; its label ("r9", 2 characters) moved right to fit.
+        #expect(svg.contains(#"<line x1="\#(InsightsChart.left.svg)" x2="\#(InsightsChart.left.svg)""#))
+        #expect(svg.contains(#"<text x="\#((InsightsChart.left + 12).svg)" y="\#((InsightsChart.top - 10).svg)" text-anchor="middle">r9</text>"#))
     }
 
     @Test
@@ -125,7 +140,7 @@ struct InsightsChartTests {
             FlagInsightsTests.rollup(Self.start, "on", evaluations: 1200), FlagInsightsTests.rollup(Self.start + Self.hour, "on", evaluations: 34),
         ])
         let svg = chart.svg
-        #expect(svg.hasPrefix(#"<svg class="chart" viewBox="0 0 720 280" role="img" aria-labelledby="chart-title chart-desc""#))
+        #expect(svg.hasPrefix(#"<svg class="chart" viewBox="0 0 1000 320" role="img" aria-labelledby="chart-title chart-desc""#))
         #expect(svg.contains(#"<title id="chart-title">Evaluations of checkout in production per hour, 20 Nov 00:00 to 20 Nov 04:00</title>"#))
         #expect(svg.contains(#"<desc id="chart-desc">on: 1,234 evaluations (at most 1,200 in one hour).</desc>"#))
         // A variant never evaluated draws no line; one bucket draws a dot.

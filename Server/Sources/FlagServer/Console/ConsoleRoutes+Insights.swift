@@ -107,7 +107,8 @@ extension ConsoleRoutes {
             [
                 "value": value, "evaluations": InsightsChart.number(entry.evaluations),
                 "exposures": InsightsChart.number(entry.exposures),
-                "share": total > 0 ? String(format: "%.1f %%", Double(entry.evaluations) * 100 / Double(total)) : "—",
+                // A no-break space keeps "12.5 %" on one line.
+                "share": total > 0 ? String(format: "%.1f\u{00A0}%%", Double(entry.evaluations) * 100 / Double(total)) : "—",
                 "variants": entry.variants.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
                     .map { "\(InsightsChart.name($0.key)) \(InsightsChart.number($0.value))" }.joined(separator: ", "),
             ]

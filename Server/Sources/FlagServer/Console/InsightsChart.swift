@@ -13,12 +13,16 @@ struct InsightsChart: Sendable {
     /// Prefix of the ids inside the SVG (title, description).
     let id: String
 
-    static let width = 720.0
-    static let height = 280.0
-    static let left = 56.0
-    static let right = 16.0
-    static let top = 34.0
-    static let bottom = 36.0
+    static let width = 1000.0
+    static let height = 320.0
+    static let left = 64.0
+    static let right = 24.0
+    static let top = 44.0
+    static let bottom = 40.0
+    /// Revisions closer than this on the x axis share one marker.
+    static let markerMerge = 6.0
+    /// The height of a row of marker labels above the plot.
+    static let labelRow = 16.0
     static var plotWidth: Double { width - left - right }
     static var plotHeight: Double { height - top - bottom }
     /// Colours before they repeat (`series-0` … `series-5`); later variants repeat them dashed.
@@ -97,7 +101,7 @@ struct InsightsChart: Sendable {
         while tick <= top {
             let at = y(tick, top: top)
             out += #"<line class="grid" x1="\#(Self.left.svg)" x2="\#((Self.width - Self.right).svg)" y1="\#(at.svg)" y2="\#(at.svg)"/>"#
-            out += #"<text class="axis" x="\#((Self.left - 6).svg)" y="\#((at + 4).svg)" text-anchor="end">\#(Self.escape(Self.compact(tick)))</text>"#
+            out += #"<text class="axis" x="\#((Self.left - 8).svg)" y="\#((at + 5).svg)" text-anchor="end">\#(Self.escape(Self.compact(tick)))</text>"#
             tick += step
         }
         // The x axis: a label about every sixth of the buckets, at their middle.
@@ -105,7 +109,7 @@ struct InsightsChart: Sendable {
         let stride = max(1, Int((Double(buckets) / 6).rounded(.up)))
         for index in Swift.stride(from: 0, to: buckets, by: stride) {
             let at = x(bucket: index)
-            out += #"<text class="axis" x="\#(at.svg)" y="\#((Self.height - Self.bottom + 18).svg)" text-anchor="middle">\#(Self.escape(Self.label(insights.buckets[index], hourly: hourly)))</text>"#
+            out += #"<text class="axis" x="\#(at.svg)" y="\#((Self.height - Self.bottom + 24).svg)" text-anchor="middle">\#(Self.escape(Self.label(insights.buckets[index], hourly: hourly)))</text>"#
         }
         // One line per variant (a dot when there is one bucket).
         for (position, series) in insights.variants.enumerated() where series.totalEvaluations > 0 {
@@ -117,18 +121,32 @@ struct InsightsChart: Sendable {
                 out += #"<polyline class="series \#(Self.seriesClass(position))" data-variant="\#(name)" points="\#(points.joined(separator: " "))"/>"#
             }
         }
-        // Revision markers: a line at the change's time and its revision above the plot, on a
-        // second row when the first would overlap the previous label.
-        var lastLabel: [Double] = [-.infinity, -.infinity]
+        // Revision markers: a line at the change's time (changes closer than a few pixels share
+        // one) and its revision above the plot, on a second row when the first would overlap the
+        // previous label, left to the list below the chart when both would.
+        var groups: [[FlagInsights.Revision]] = []
         for revision in insights.revisions {
-            let at = x(revision.time)
-            let text = "r\(revision.revision)"
-            out += #"<g class="marker\#(revision.revert ? " revert" : "")" data-revision="\#(revision.revision)">"#
-            out += "<title>\(Self.escape("r\(revision.revision), \(Self.label(revision.time, hourly: true)) UTC, \(revision.actor): \(revision.summary)"))</title>"
+            if let first = groups.last?.first, x(revision.time) - x(first.time) < Self.markerMerge {
+                groups[groups.count - 1].append(revision)
+            } else {
+                groups.append([revision])
+            }
+        }
+        var rowEnds: [Double] = [-.infinity, -.infinity]
+        for group in groups {
+            let at = x(group[0].time)
+            let text = group.count == 1 ? "r\(group[0].revision)" : "r\(group[0].revision)–r\(group[group.count - 1].revision)"
+            let words = group.map { "r\($0.revision), \(Self.label($0.time, hourly: true)) UTC, \($0.actor): \($0.summary)" }
+            let revert = group.contains { $0.revert }
+            out += #"<g class="marker\#(revert ? " revert" : "")" data-revisions="\#(group.map { String($0.revision) }.joined(separator: " "))">"#
+            out += "<title>\(Self.escape(words.joined(separator: "; ")))</title>"
             out += #"<line x1="\#(at.svg)" x2="\#(at.svg)" y1="\#((Self.top - 4).svg)" y2="\#((Self.top + Self.plotHeight).svg)"/>"#
-            if let row = lastLabel.firstIndex(where: { at - $0 >= 34 }) {
-                lastLabel[row] = at
-                out += #"<text x="\#(at.svg)" y="\#((Self.top - 8 - Double(row) * 13).svg)" text-anchor="middle">\#(Self.escape(text))</text>"#
+            // About 8 units a character at the labels' size; kept inside the chart.
+            let half = Double(text.count) * 4 + 4
+            let centre = min(max(at, Self.left + half), Self.width - Self.right - half)
+            if let row = rowEnds.firstIndex(where: { centre - half >= $0 }) {
+                rowEnds[row] = centre + half
+                out += #"<text x="\#(centre.svg)" y="\#((Self.top - 10 - Double(row) * Self.labelRow).svg)" text-anchor="middle">\#(Self.escape(text))</text>"#
             }
             out += "</g>"
         }
