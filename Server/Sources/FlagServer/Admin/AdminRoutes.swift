@@ -11,6 +11,9 @@ struct AdminRoutes: Sendable {
     let limits: ServerLimits
     /// The console's users, managed through `/admin/v1/users`; `nil` when the store keeps none.
     var accounts: ConsoleAccounts? = nil
+    /// Where the events apps send are kept (insights read it); `nil` when the server takes none.
+    var eventStore: (any FlagEventStore)? = nil
+    var now: @Sendable () -> Date = Date.init
 
     static let all = TokenIssuer.allEnvironments
 
@@ -45,6 +48,7 @@ struct AdminRoutes: Sendable {
         registerDefinitionRoutes(on: group)
         registerUserRoutes(on: group)
         registerStatisticsRoutes(on: group)
+        registerInsightsRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

@@ -285,7 +285,9 @@ public final class FlagServer: Sendable {
                 }
             )
         }
-        AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
+        AdminRoutes(
+            admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, eventStore: eventStore, now: now
+        ).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
                 admin: admin, accounts: consoleAccounts, renderer: console.renderer, options: console.options, limits: limits,
@@ -293,7 +295,8 @@ public final class FlagServer: Sendable {
                 now: now,
                 singleSignOn: console.options.singleSignOn.map {
                     OIDCSignIn(configuration: $0, accounts: consoleAccounts, logger: logger, now: now)
-                }
+                },
+                eventStore: eventStore
             ).register(on: router)
         }
         return router

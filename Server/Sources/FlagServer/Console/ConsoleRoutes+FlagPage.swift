@@ -20,7 +20,7 @@ extension ConsoleRoutes {
 
     func flagPage(
         _ visitor: Visitor, key: String, environment requested: String?, draft: Draft = Draft(),
-        status: HTTPResponse.Status = .ok, notice: String? = nil
+        status: HTTPResponse.Status = .ok, notice: String? = nil, insights window: String? = nil
     ) async throws -> Response {
         let state = await admin.state
         guard let flag = state.flags[key] else { throw Self.notFound("flag \"\(key)\"") }
@@ -93,6 +93,9 @@ extension ConsoleRoutes {
             ] as [String: Any]
         }
         context["notice"] = notice
+        if !selected.isEmpty {
+            context["insights"] = await insightsContext(flag: flag, environment: selected, window: window, state: state)
+        }
         return renderer.page("flag", context, status: status)
     }
 

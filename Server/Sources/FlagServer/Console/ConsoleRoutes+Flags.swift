@@ -37,7 +37,8 @@ extension ConsoleRoutes {
             return try await page(request) { visitor in
                 try await flagPage(
                     visitor, key: key, environment: Self.query(of: request)["environment"],
-                    notice: Self.query(of: request)["done"].flatMap { Self.notices[$0] })
+                    notice: Self.query(of: request)["done"].flatMap { Self.notices[$0] },
+                    insights: Self.query(of: request)["insights"])
             }
         }
         router.post("/console/flags/:key/environments/:environment/settings") { request, context in

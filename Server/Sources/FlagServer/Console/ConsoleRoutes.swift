@@ -23,6 +23,8 @@ struct ConsoleRoutes: Sendable {
     let now: @Sendable () -> Date
     /// Sign-in through an OpenID provider, when configured (``ConsoleOptions/singleSignOn``).
     var singleSignOn: OIDCSignIn? = nil
+    /// Where the events apps send are kept (the flag page's insights); `nil` when the server takes none.
+    var eventStore: (any FlagEventStore)? = nil
     /// The flags grid's filter choices and last changes, kept while the revisions stay.
     let gridCache = FlagGridCache()
 

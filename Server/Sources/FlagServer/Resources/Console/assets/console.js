@@ -88,10 +88,10 @@ function setUpKeys() {
   });
 }
 
-// A table wider than the screen scrolls sideways; one without a link or a button inside gets
-// into the tab order, so that the keyboard can scroll it too.
+// A table (or a chart, [data-scrolls]) wider than the screen scrolls sideways; one without a
+// link or a button inside gets into the tab order, so that the keyboard can scroll it too.
 function makeScrollingTablesFocusable() {
-  for (const table of document.querySelectorAll("main table")) {
+  for (const table of document.querySelectorAll("main table, main [data-scrolls]")) {
     const scrolls = table.scrollWidth > table.clientWidth + 1 && getComputedStyle(table).overflowX !== "visible";
     const reachable = table.querySelector("a[href], button:not([disabled]), input, select, textarea, [tabindex]");
     if (scrolls && !reachable) table.tabIndex = 0;
