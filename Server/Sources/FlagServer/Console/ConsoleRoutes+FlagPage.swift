@@ -16,6 +16,8 @@ extension ConsoleRoutes {
         var checked = false
         var preview: SettingsPreview.Result?
         var reason: String = ""
+        /// Why an archive or restore was refused.
+        var lifecycleProblems: [String] = []
     }
 
     func flagPage(
@@ -92,6 +94,14 @@ extension ConsoleRoutes {
                 },
             ] as [String: Any]
         }
+        // An archived flag is read-only: its lifecycle box offers the restore instead of the forms.
+        if flag.archived { context["edit"] = nil }
+        context["lifecycle"] = [
+            "archived": flag.archived, "path": Self.escaped(flag.key), "key": flag.key,
+            // A refused edit of an archived flag says why here: its forms are not shown.
+            "problems": draft.lifecycleProblems + (flag.archived ? draft.problems : []),
+            "hasProblems": !draft.lifecycleProblems.isEmpty || (flag.archived && !draft.problems.isEmpty),
+        ] as [String: Any]
         context["notice"] = notice
         return renderer.page("flag", context, status: status)
     }
