@@ -272,9 +272,18 @@ struct ReplicaAuditCatchUpTests {
                 try await a.server.admin.write(actor: "a", reason: nil) { _ in
                     [.orderEnvironments(["production", "staging", "development"])]
                 }
+                try await a.server.admin.write(actor: "a", reason: "retired") { _ in [.archiveFlag("ratio")] }
                 try await b.server.admin.refresh()
                 #expect(quiet.loads == loads)
                 try await Self.expectSameAsReload(b, first)
+                // Archived on the other replica: kept, and no longer served here either.
+                #expect(await b.server.admin.state.flags["ratio"]?.archived == true)
+                #expect(b.server.publisher.current.environments["production"]?.types["ratio"] == nil)
+                try await a.server.admin.write(actor: "a", reason: nil) { _ in [.restoreFlag("ratio")] }
+                try await b.server.admin.refresh()
+                #expect(quiet.loads == loads)
+                try await Self.expectSameAsReload(b, first)
+                #expect(b.server.publisher.current.environments["production"]?.types["ratio"] == .float)
 
                 // A created environment is not in the audit of a served one: the replica reloads.
                 try await a.server.admin.write(actor: "a", reason: nil) { _ in [.createEnvironment("qa")] }
