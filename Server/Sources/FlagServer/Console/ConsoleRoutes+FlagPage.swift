@@ -18,6 +18,9 @@ extension ConsoleRoutes {
         var reason: String = ""
         /// Why an archive or restore was refused.
         var lifecycleProblems: [String] = []
+        /// The definition form as posted, when it was not saved, and why.
+        var definition: ConsoleForm?
+        var definitionProblems: [String] = []
     }
 
     func flagPage(
@@ -102,6 +105,7 @@ extension ConsoleRoutes {
             "problems": draft.lifecycleProblems + (flag.archived ? draft.problems : []),
             "hasProblems": !draft.lifecycleProblems.isEmpty || (flag.archived && !draft.problems.isEmpty),
         ] as [String: Any]
+        if !flag.archived { context["definition"] = definitionContext(flag, draft: draft) }
         context["notice"] = notice
         return renderer.page("flag", context, status: status)
     }

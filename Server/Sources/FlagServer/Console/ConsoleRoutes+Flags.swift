@@ -58,6 +58,7 @@ extension ConsoleRoutes {
         }
         registerLivePreview(on: router)
         registerLifecycle(on: router)
+        registerDefinitionForm(on: router)
         router.post("/console/api/environments/:environment/flags/:key/validate") { request, context in
             let key = try context.parameters.require("key")
             let environment = try context.parameters.require("environment")
