@@ -290,6 +290,7 @@ struct FlagArchiveTests {
             let readOnly = try await client.get("/console/flags/checkout?done=archived")
             #expect(readOnly.body.contains(#"id="archived-banner""#))
             #expect(readOnly.body.contains(#"id="restore-form""#))
+            #expect(readOnly.body.contains("not served while archived; once restored, serves on"))
             #expect(!readOnly.body.contains(#"id="settings-form""#))
             #expect(!readOnly.body.contains(#"id="archive-form""#))
             let edit = try await client.post(

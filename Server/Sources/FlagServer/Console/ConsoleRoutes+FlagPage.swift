@@ -52,7 +52,7 @@ extension ConsoleRoutes {
                 "key": environment, "path": Self.escaped(environment), "current": environment == selected,
                 "state": settings?.enabled == true ? "on" : "off", "enabled": settings?.enabled == true,
                 "defaultVariant": settings?.defaultVariant ?? "",
-                "serving": settings.map { Self.serving(flag, $0) } ?? "",
+                "serving": settings.map { flag.archived ? "not served while archived; once restored, " + Self.serving(flag, $0) : Self.serving(flag, $0) } ?? "",
                 "rule": settings?.targeting.map { $0.serialized(prettyPrinted: true) } ?? "",
             ], ["rule"])
         }
