@@ -211,6 +211,46 @@ struct FlagArchiveTests {
         }
     }
 
+    @Test
+    func aManifestPushListingAnArchivedFlagKeepsItArchivedAndCannotChangeIt() async throws {
+        try await TestServer.with { server in
+            let manifest = #"{"flags": [{"key": "checkout", "type": "boolean", "variants": {"on": true, "off": false}, "defaultVariant": "off"}]}"#
+            #expect(try await server.request(.POST, "/admin/v1/flags", token: server.adminToken, body: manifest).status == 200)
+            let archived = try await server.request(.POST, "/admin/v1/flags/checkout/archive", token: server.adminToken, body: "{}")
+            #expect(archived.status == 200)
+            // The same definition pushed again (the code still names the flag) changes nothing.
+            let again = try await server.request(.POST, "/admin/v1/flags", token: server.adminToken, body: manifest)
+            #expect(again.status == 200, "\(again.body)")
+            #expect(await server.server.admin.state.flags["checkout"]?.archived == true)
+            let changed = #"{"flags": [{"key": "checkout", "type": "boolean", "variants": {"on": true, "off": false, "maybe": true}, "defaultVariant": "off"}]}"#
+            let refused = try await server.request(.POST, "/admin/v1/flags", token: server.adminToken, body: changed)
+            #expect(refused.status == 409)
+            #expect(refused.body.contains("archived flags are read-only: restore it first"))
+        }
+    }
+
+    @Test
+    func aRelayServesAnArchivedFlagAsTheServerDoes() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout")
+            try await server.booleanFlag("other")
+            #expect(try await server.request(.POST, "/admin/v1/flags/checkout/archive", token: server.adminToken, body: "{}").status == 200)
+            let client = try await server.token(.client, environment: "production")
+            let follower = try await server.token(.server, environment: "production", name: "relay")
+            try await TestRelay.with(following: server.baseURL, token: follower) { relay in
+                await relay.relay.readiness.wait(untilReady: true)
+                let context = #"{"context": {"targetingKey": "user-1"}}"#
+                for path in ["/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/checkout", "/ofrep/v1/evaluate/flags/other"] {
+                    let expected = try await server.request(.POST, path, token: client, body: context)
+                    let relayed = try await relay.request(.POST, path, token: client, body: context)
+                    #expect(relayed.status == expected.status, "\(path)")
+                    #expect(relayed.json == expected.json, "\(path)")
+                }
+                #expect(try await relay.request(.POST, "/ofrep/v1/evaluate/flags/checkout", token: client, body: context).status == 404)
+            }
+        }
+    }
+
     // MARK: - Storage and replicas
 
     @Test(arguments: FlagStoreCompatibilityTests.Kind.allCases)
