@@ -51,8 +51,10 @@ struct WritePathTests {
         let banner = FlagRecord(
             key: "banner", type: .string, variants: ["a": "A", "b": "B"], metadata: FlagMetadata(requires: ["checkout"]))
         let limit = FlagRecord(key: "limit", type: .integer, variants: ["low": 1, "high": 10])
+        // Archived: kept, not served.
+        let retired = FlagRecord(key: "retired", type: .boolean, variants: ["on": true, "off": false], archived: true)
         var flags: [String: FlagRecord] = [:]
-        for flag in [checkout, banner, limit] { flags[flag.key] = flag }
+        for flag in [checkout, banner, limit, retired] { flags[flag.key] = flag }
         for index in 0..<20 {
             flags["filler-\(index)"] = FlagRecord(key: "filler-\(index)", type: .boolean, variants: ["on": true, "off": false])
         }
@@ -75,6 +77,9 @@ struct WritePathTests {
         ("putFlag changed", [.putFlag(FlagRecord(key: "limit", type: .integer, variants: ["low": 1, "high": 20]), initialSettings: FlagSettings(enabled: false, defaultVariant: "low"))]),
         ("putFlag unchanged", [.putFlag(FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false]), initialSettings: FlagSettings(enabled: false, defaultVariant: "on"))]),
         ("deleteFlag", [.deleteFlag("limit")]),
+        ("archiveFlag", [.archiveFlag("limit")]),
+        ("restoreFlag", [.restoreFlag("retired")]),
+        ("deleteFlag archived", [.deleteFlag("retired")]),
         ("putSettings", [.putSettings(environment: "production", flag: "checkout", FlagSettings(enabled: true, defaultVariant: "on"))]),
         ("putSettings twice", [
             .putSettings(environment: "staging", flag: "limit", FlagSettings(enabled: true, defaultVariant: "high")),
@@ -134,6 +139,8 @@ struct WritePathTests {
         ("targeting returns a missing variant", [.putSettings(environment: "production", flag: "limit", FlagSettings(enabled: true, defaultVariant: "low", targeting: ["if": [true, "huge", "low"]]))]),
         ("variants removed under targeting", [.putFlag(FlagRecord(key: "banner", type: .string, variants: ["a": "A"], metadata: FlagMetadata(requires: ["checkout"])), initialSettings: FlagSettings(enabled: false, defaultVariant: "a"))]),
         ("a requires cycle", [.putFlag(FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false], metadata: FlagMetadata(requires: ["banner"])), initialSettings: FlagSettings(enabled: false, defaultVariant: "on"))]),
+        ("a required flag archived", [.archiveFlag("checkout")]),
+        ("a flag made to require an archived one", [.putFlag(FlagRecord(key: "limit", type: .integer, variants: ["low": 1, "high": 10], metadata: FlagMetadata(conflicts: ["retired"])), initialSettings: FlagSettings(enabled: false, defaultVariant: "low"))]),
         ("a bad environment key", [.createEnvironment("bad key")]),
         ("a bad flag", [.putFlag(FlagRecord(key: "typed", type: .integer, variants: ["x": "text"], metadata: FlagMetadata(conflicts: ["nothing"])), initialSettings: FlagSettings(enabled: true, defaultVariant: "y"))]),
         ("a rule that does not compile", [.putSettings(environment: "staging", flag: "checkout", FlagSettings(enabled: true, defaultVariant: "on", targeting: ["if": [["$ref": "missing"], "on", "off"]]))]),
@@ -187,12 +194,13 @@ struct WritePathTests {
         }
     }
 
-    /// The `app_config` document as its definition says: enabled flags' default values.
+    /// The `app_config` document as its definition says: enabled served flags' default values.
     static func appConfig(_ state: ServerState, _ key: String) -> JSONValue {
         var flags: [String: JSONValue] = [:]
         var config: [String: JSONValue] = [:]
         for (flagKey, settings) in state.environments[key]!.settings where settings.enabled {
-            guard let flag = state.flags[flagKey], let variant = settings.defaultVariant, let value = flag.variants[variant] else { continue }
+            guard let flag = state.flags[flagKey], !flag.archived, let variant = settings.defaultVariant, let value = flag.variants[variant]
+            else { continue }
             if flag.type == .boolean { flags[flagKey] = value } else { config[flagKey] = value }
         }
         return ["schemaVersion": 1, "flags": .object(flags), "config": .object(config), "ttlSeconds": 30]
@@ -264,9 +272,18 @@ struct ReplicaAuditCatchUpTests {
                 try await a.server.admin.write(actor: "a", reason: nil) { _ in
                     [.orderEnvironments(["production", "staging", "development"])]
                 }
+                try await a.server.admin.write(actor: "a", reason: "retired") { _ in [.archiveFlag("ratio")] }
                 try await b.server.admin.refresh()
                 #expect(quiet.loads == loads)
                 try await Self.expectSameAsReload(b, first)
+                // Archived on the other replica: kept, and no longer served here either.
+                #expect(await b.server.admin.state.flags["ratio"]?.archived == true)
+                #expect(b.server.publisher.current.environments["production"]?.types["ratio"] == nil)
+                try await a.server.admin.write(actor: "a", reason: nil) { _ in [.restoreFlag("ratio")] }
+                try await b.server.admin.refresh()
+                #expect(quiet.loads == loads)
+                try await Self.expectSameAsReload(b, first)
+                #expect(b.server.publisher.current.environments["production"]?.types["ratio"] == .float)
 
                 // A created environment is not in the audit of a served one: the replica reloads.
                 try await a.server.admin.write(actor: "a", reason: nil) { _ in [.createEnvironment("qa")] }

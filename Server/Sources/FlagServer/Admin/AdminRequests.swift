@@ -88,6 +88,11 @@ enum AdminRequests {
         var reason: String?
     }
 
+    /// `POST /admin/v1/flags/{key}/archive` and `…/restore`.
+    struct Lifecycle: Decodable {
+        var reason: String?
+    }
+
     struct Revert: Decodable {
         var revision: Int
         var reason: String?

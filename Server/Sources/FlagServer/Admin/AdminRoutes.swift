@@ -63,6 +63,14 @@ struct AdminRoutes: Sendable {
             }
         }
 
+        // Archiving and restoring are writes of every environment at once, as deleting is.
+        group.post("/flags/:key/archive") { request, context in
+            try await changeLifecycle(request, context, archive: true)
+        }
+        group.post("/flags/:key/restore") { request, context in
+            try await changeLifecycle(request, context, archive: false)
+        }
+
         group.get("/environments/:environment/flags") { request, context in
             let environment = try context.parameters.require("environment")
             _ = try authenticator.authorize(request, role: .admin, environment: environment)
@@ -352,6 +360,15 @@ struct AdminRoutes: Sendable {
         } catch {
             throw APIError(AdminError(store: error))
         }
+    }
+
+    /// `POST /admin/v1/flags/{key}/archive` or `…/restore`.
+    func changeLifecycle(_ request: Request, _ context: BasicRequestContext, archive: Bool) async throws -> Response {
+        let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
+        let key = try context.parameters.require("key")
+        let body = try await JSONBody.decode(AdminRequests.Lifecycle.self, from: request, limit: limits.maximumAdminBytes)
+        let change: StateChange = archive ? .archiveFlag(key) : .restoreFlag(key)
+        return try await write(token, reason: body.reason ?? "\(archive ? "archive" : "restore") \"\(key)\"") { _ in [change] }
     }
 
     /// Runs a write as `token`, answering `{"revisions": …}`.

@@ -25,6 +25,10 @@ extension AdminRequests.Revert: DocumentedRequestBody {
     static var schemaName: String { "Revert" }
 }
 
+extension AdminRequests.Lifecycle: DocumentedRequestBody {
+    static var schemaName: String { "Lifecycle" }
+}
+
 extension AdminRequests.CreateToken: DocumentedRequestBody {
     static var schemaName: String { "CreateToken" }
 }

@@ -29,7 +29,7 @@ public enum StateValidator {
     /// on them rather than to the environment.
     ///
     /// What it checks: the keys of created environments; the definitions of put flags and of
-    /// flags naming a deleted flag in `requires` or `conflicts`; `requires` cycles when a touched
+    /// flags naming a deleted or archived flag in `requires` or `conflicts`; `requires` cycles when a touched
     /// flag requires anything; in each environment, every segment when one was touched, and the
     /// settings of touched flags and of flags whose targeting uses a touched environment's
     /// segments, compiled as served.
@@ -39,12 +39,12 @@ public enum StateValidator {
             if let problem = keyProblem(key) { problems.append(ValidationError(key: key, field: "key", problem: problem)) }
         }
         var definitions = delta.flags.filter { state.flags[$0] != nil }
-        let deleted = delta.flags.filter { state.flags[$0] == nil }
-        if !deleted.isEmpty {
-            // Only a deletion can break another flag's reference.
+        // Only a deletion or an archiving can break another flag's reference.
+        let gone = delta.flags.filter { state.flags[$0] == nil || state.flags[$0]!.archived }
+        if !gone.isEmpty {
             for flag in state.flags.values
             where !flag.metadata.requires.isEmpty || !flag.metadata.conflicts.isEmpty {
-                if flag.metadata.requires.contains(where: deleted.contains) || flag.metadata.conflicts.contains(where: deleted.contains) {
+                if flag.metadata.requires.contains(where: gone.contains) || flag.metadata.conflicts.contains(where: gone.contains) {
                     definitions.insert(flag.key)
                 }
             }
@@ -184,7 +184,14 @@ public enum StateValidator {
             for other in keys {
                 if other == flag.key {
                     report(field, "names the flag itself")
-                } else if state.flags[other] == nil {
+                } else if let named = state.flags[other] {
+                    // An archived flag is not served: a served flag may not depend on it.
+                    if named.archived, !flag.archived {
+                        report(
+                            field,
+                            "names \"\(other)\", which is archived (not served): take \"\(other)\" out of \"\(flag.key)\"'s \(field) or archive \"\(flag.key)\" too")
+                    }
+                } else {
                     report(field, "names \"\(other)\", which is not a flag")
                 }
             }
@@ -288,7 +295,7 @@ public enum StateValidator {
             problems += variantProblems(of: targeting, flag: flag, in: environment)
         }
         // The rules and segments compile with FlagEvaluation's own loader, exactly as served.
-        guard let document = state.flagdDocument(environment: environment.key, only: flags) else { return problems }
+        guard let document = state.flagdDocument(environment: environment.key, only: flags, includingArchived: true) else { return problems }
         let source = FlagSource(name: "environment \"\(environment.key)\"", data: Data(document.serialized().utf8))
         let (_, errors) = FlagDefinitions.load([source])
         for error in errors where error.effect != .nonConforming {

@@ -100,6 +100,10 @@ struct Changelog: Sendable {
         if entries.allSatisfy({ $0.after == nil }) {
             return "deleted \(key) \(place(entries.map(\.environment), environments: environments))"
         }
+        // Archiving and restoring change nothing else, in every environment at once.
+        if let old = view(entries[0].before)?.flag, let new = view(entries[0].after)?.flag, old.archived != new.archived {
+            return new.archived ? "archived \(key)" : "restored \(key)"
+        }
         var definition: Set<String> = []
         for entry in entries {
             let before = view(entry.before)

@@ -60,7 +60,8 @@ extension ConsoleRoutes {
         context["right"] = right
         context["leftOptions"] = environments.map { ["value": $0, "selected": $0 == left] as [String: Any] }
         context["rightOptions"] = environments.map { ["value": $0, "selected": $0 == right] as [String: Any] }
-        context["rows"] = state.flags.values.sorted { $0.key < $1.key }.map { flag -> [String: Any] in
+        // Archived flags are read-only and not served: nothing to compare or copy.
+        context["rows"] = state.flags.values.filter { !$0.archived }.sorted { $0.key < $1.key }.map { flag -> [String: Any] in
             let a = state.environments[left]?.settings[flag.key]
             let b = state.environments[right]?.settings[flag.key]
             return [

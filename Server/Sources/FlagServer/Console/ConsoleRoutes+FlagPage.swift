@@ -16,6 +16,11 @@ extension ConsoleRoutes {
         var checked = false
         var preview: SettingsPreview.Result?
         var reason: String = ""
+        /// Why an archive or restore was refused.
+        var lifecycleProblems: [String] = []
+        /// The definition form as posted, when it was not saved, and why.
+        var definition: ConsoleForm?
+        var definitionProblems: [String] = []
     }
 
     func flagPage(
@@ -47,7 +52,7 @@ extension ConsoleRoutes {
                 "key": environment, "path": Self.escaped(environment), "current": environment == selected,
                 "state": settings?.enabled == true ? "on" : "off", "enabled": settings?.enabled == true,
                 "defaultVariant": settings?.defaultVariant ?? "",
-                "serving": settings.map { Self.serving(flag, $0) } ?? "",
+                "serving": settings.map { flag.archived ? "not served while archived; once restored, " + Self.serving(flag, $0) : Self.serving(flag, $0) } ?? "",
                 "rule": settings?.targeting.map { $0.serialized(prettyPrinted: true) } ?? "",
             ], ["rule"])
         }
@@ -92,6 +97,15 @@ extension ConsoleRoutes {
                 },
             ] as [String: Any]
         }
+        // An archived flag is read-only: its lifecycle box offers the restore instead of the forms.
+        if flag.archived { context["edit"] = nil }
+        context["lifecycle"] = [
+            "archived": flag.archived, "path": Self.escaped(flag.key), "key": flag.key,
+            // A refused edit of an archived flag says why here: its forms are not shown.
+            "problems": draft.lifecycleProblems + (flag.archived ? draft.problems : []),
+            "hasProblems": !draft.lifecycleProblems.isEmpty || (flag.archived && !draft.problems.isEmpty),
+        ] as [String: Any]
+        if !flag.archived { context["definition"] = definitionContext(flag, draft: draft) }
         context["notice"] = notice
         if !selected.isEmpty {
             context["insights"] = await insightsContext(flag: flag, environment: selected, window: window, state: state)

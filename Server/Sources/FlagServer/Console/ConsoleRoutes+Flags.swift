@@ -9,6 +9,8 @@ extension ConsoleRoutes {
     static let notices = [
         "switched": "Saved: the flag was switched.", "saved": "Saved.", "created": "The flag was created; it is off everywhere.",
         "reverted": "Reverted: written as a new revision.",
+        "archived": "Archived: the flag is no longer served, and read-only until restored.",
+        "restored": "Restored: the flag is served again as it was.",
     ]
 
     func registerFlagPages(on router: Router<BasicRequestContext>) {
@@ -56,6 +58,8 @@ extension ConsoleRoutes {
             }
         }
         registerLivePreview(on: router)
+        registerLifecycle(on: router)
+        registerDefinitionForm(on: router)
         router.post("/console/api/environments/:environment/flags/:key/validate") { request, context in
             let key = try context.parameters.require("key")
             let environment = try context.parameters.require("environment")
@@ -150,6 +154,7 @@ extension ConsoleRoutes {
                 },
             ], ["name", "description", "owner", "phase", "removalTarget"])
             row["tagged"] = !tags.isEmpty
+            row["archived"] = flag.archived
             if let last = changed[flag.key] {
                 row["changed"] = [
                     "time": formatter.string(from: last.time), "day": Self.shortTime(last.time), "actor": last.actor,
@@ -166,6 +171,9 @@ extension ConsoleRoutes {
         context["empty"] = rows.isEmpty
         context["q"] = query.search
         context["due"] = query.due
+        context["archivedFilter"] = [("", "hidden"), ("only", "only archived"), ("all", "shown with the others")].map { value, label in
+            ["value": value, "label": label, "selected": value == query.archived] as [String: Any]
+        }
         context["owners"] = owners.map { ["value": $0, "selected": $0 == query.owner] as [String: Any] }
         context["phases"] = phases.map { ["value": String($0), "selected": String($0) == query.phase] as [String: Any] }
         context["types"] = FlagType.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == query.type] as [String: Any] }

@@ -57,7 +57,8 @@ enum FlagExplainer {
         let segments = state.environments[environment]?.segments ?? [:]
         let evaluationContext = EvaluationContext(json: context)
         return state.flags.keys.sorted().compactMap { key in
-            guard let flag = state.flags[key], let settings = settingsByFlag[key] else { return nil }
+            // An archived flag is not served: the explanation lists what apps get.
+            guard let flag = state.flags[key], !flag.archived, let settings = settingsByFlag[key] else { return nil }
             let result = evaluator.evaluate(
                 flag: key, type: flag.type.evaluationType, default: .null, context: evaluationContext, now: now)
             let sensitive = flag.metadata.sensitive

@@ -2,7 +2,7 @@ import FlagEvaluation
 import Foundation
 
 /// The console's home: the flags that match a query (search, owner, phase, type, tag, due for
-/// removal), sorted, one page at a time, so that a server with ten thousand flags sends a page of
+/// removal, archived), sorted, one page at a time, so that a server with ten thousand flags sends a page of
 /// ``pageSize`` rows instead of all of them.
 struct FlagGrid: Sendable {
     /// How many flags one page of the grid lists.
@@ -23,6 +23,8 @@ struct FlagGrid: Sendable {
         var tag = ""
         /// An app version: only flags whose removal target is at or below it.
         var due = ""
+        /// Archived flags: hidden (`""`, the default), listed alone (`only`) or with the others (`all`).
+        var archived = ""
         var sort = Sort.key
         var descending = false
         var page = 1
@@ -39,6 +41,7 @@ struct FlagGrid: Sendable {
             type = field("type")
             tag = field("tag")
             due = field("due")
+            archived = ["only", "all"].contains(field("archived")) ? field("archived") : ""
             let sortText = field("sort")
             descending = sortText.hasPrefix("-")
             sort = Sort(rawValue: String(sortText.drop { $0 == "-" })) ?? .key
@@ -52,6 +55,7 @@ struct FlagGrid: Sendable {
             where !value.isEmpty {
                 result.append((name, value))
             }
+            if !archived.isEmpty { result.append(("archived", archived)) }
             if sort != .key || descending { result.append(("sort", (descending ? "-" : "") + sort.rawValue)) }
             if page != 1 { result.append(("page", String(page))) }
             return result
@@ -82,6 +86,11 @@ struct FlagGrid: Sendable {
     init(flags all: some Collection<FlagRecord>, query: Query) {
         let search = query.search.lowercased()
         let matching = all.filter { flag in
+            switch query.archived {
+            case "only": if !flag.archived { return false }
+            case "all": break
+            default: if flag.archived { return false }
+            }
             let metadata = flag.metadata
             if !search.isEmpty {
                 let fields = [flag.key, metadata.displayName, metadata.owner, metadata.description].compactMap { $0?.lowercased() }

@@ -13,16 +13,48 @@ public struct FlagRecord: Sendable, Hashable, Codable {
     /// The variant the app's code falls back to (the manifest's code default), when registered
     /// by `flags push` (`POST /admin/v1/flags`); `nil` for flags created otherwise.
     public var defaultVariant: String?
+    /// Whether the flag is archived: kept with its settings and history in every environment, but
+    /// not served (delivery answers for it as for a flag that does not exist) and read-only until
+    /// restored. Only ``StateChange/archiveFlag(_:)`` and ``StateChange/restoreFlag(_:)`` change it.
+    public var archived: Bool
 
     public init(
         key: String, type: FlagType, variants: [String: JSONValue], metadata: FlagMetadata = FlagMetadata(),
-        defaultVariant: String? = nil
+        defaultVariant: String? = nil, archived: Bool = false
     ) {
         self.key = key
         self.type = type
         self.variants = variants
         self.metadata = metadata
         self.defaultVariant = defaultVariant
+        self.archived = archived
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case key, type, variants, metadata, defaultVariant, archived
+    }
+
+    /// Reads rows and audit entries written before flags could be archived (no `archived`: live).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(String.self, forKey: .key)
+        type = try container.decode(FlagType.self, forKey: .type)
+        variants = try container.decode([String: JSONValue].self, forKey: .variants)
+        metadata = try container.decode(FlagMetadata.self, forKey: .metadata)
+        defaultVariant = try container.decodeIfPresent(String.self, forKey: .defaultVariant)
+        archived = try container.decodeIfPresent(Bool.self, forKey: .archived) ?? false
+    }
+
+    /// Writes `archived` only when set, so a live flag's stored document and audit entries are
+    /// what they were before flags could be archived.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(type, forKey: .type)
+        try container.encode(variants, forKey: .variants)
+        try container.encode(metadata, forKey: .metadata)
+        try container.encodeIfPresent(defaultVariant, forKey: .defaultVariant)
+        if archived { try container.encode(true, forKey: .archived) }
     }
 }
 

@@ -42,7 +42,12 @@ extension ServerState {
                 delta.settings[key, default: []].formUnion(environment.settings.keys)
                 delta.environments.insert(key)
                 next.environments[key] = environment
-            case .putFlag(let flag, let initial):
+            case .putFlag(var flag, let initial):
+                // Only archiving and restoring change whether a flag is archived; an archived
+                // flag is read-only until restored (a put of it as it is changes nothing).
+                let current = next.flags[flag.key]
+                flag.archived = current?.archived ?? false
+                if let current, current.archived, current != flag { throw .conflict(Self.archivedMessage(flag.key)) }
                 next.flags[flag.key] = flag
                 delta.flags.insert(flag.key)
                 for key in environmentKeys(next) {
@@ -58,9 +63,22 @@ extension ServerState {
                     delta.settings[environment, default: []].insert(key)
                     next.environments[environment]!.settings[key] = nil
                 }
+            case .archiveFlag(let key), .restoreFlag(let key):
+                guard var flag = next.flags[key] else { throw .notFound("flag \"\(key)\"") }
+                let archiving = if case .archiveFlag = change { true } else { false }
+                guard flag.archived != archiving else {
+                    throw .conflict("flag \"\(key)\" is \(archiving ? "archived already" : "not archived")")
+                }
+                flag.archived = archiving
+                next.flags[key] = flag
+                delta.flags.insert(key)
+                for environment in environmentKeys(next) { delta.settings[environment, default: []].insert(key) }
             case .putSettings(let environment, let flag, let settings):
                 guard next.environments[environment] != nil else { throw .notFound("environment \"\(environment)\"") }
-                guard next.flags[flag] != nil else { throw .notFound("flag \"\(flag)\"") }
+                guard let record = next.flags[flag] else { throw .notFound("flag \"\(flag)\"") }
+                if record.archived, next.environments[environment]!.settings[flag] != settings {
+                    throw .conflict(Self.archivedMessage(flag))
+                }
                 next.environments[environment]!.settings[flag] = settings
                 delta.settings[environment, default: []].insert(flag)
             case .putSegment(let environment, let key, let rule):
@@ -82,6 +100,11 @@ extension ServerState {
             }
         }
         return StateTransition(state: next, audit: auditDrafts(to: next, touched: delta), delta: delta)
+    }
+
+    /// Why a change of the archived flag `key` is refused.
+    static func archivedMessage(_ key: String) -> String {
+        "flag \"\(key)\" is archived, and archived flags are read-only: restore it first"
     }
 
     /// One draft per environment and subject of `touched` that differs between `self` and `next`,
@@ -223,7 +246,7 @@ extension StateChange {
             return .putSettings(environment: environment, flag: flag, settings)
         case .putSegment(let environment, let key, let rule):
             return .putSegment(environment: environment, key: key, rule: rule.asStored)
-        case .createEnvironment, .deleteFlag, .deleteSegment, .orderEnvironments:
+        case .createEnvironment, .deleteFlag, .archiveFlag, .restoreFlag, .deleteSegment, .orderEnvironments:
             return self
         }
     }
@@ -253,6 +276,7 @@ extension FlagRecord {
             "key": .string(key), "type": .string(type.rawValue), "variants": .object(variants), "metadata": metadata.jsonValue,
         ]
         if let defaultVariant { object["defaultVariant"] = .string(defaultVariant) }
+        if archived { object["archived"] = .bool(true) }
         return .object(object)
     }
 }

@@ -14,11 +14,17 @@ extension ServerState {
     ///   (``FlagMetadata/custom``), so an OFREP client and a flagd client see the same metadata,
     ///   what the flag's author wrote. The registry fields travel in the export (`false`).
     ///   - only: The flags to include (those of them that exist); `nil` for every flag.
-    public func flagdDocument(environment key: String, forEvaluation: Bool = false, only: Set<String>? = nil) -> JSONValue? {
+    ///   - includingArchived: Whether archived flags are included (validation compiles them, so
+    ///     that a restore brings back a flag that compiles); they are not served, so neither
+    ///     delivery nor the export has them.
+    public func flagdDocument(
+        environment key: String, forEvaluation: Bool = false, only: Set<String>? = nil, includingArchived: Bool = false
+    ) -> JSONValue? {
         guard let environment = environments[key] else { return nil }
         var flagsJSON: [String: JSONValue] = [:]
         func add(_ flagKey: String) {
-            guard let flag = flags[flagKey], let settings = environment.settings[flagKey] else { return }
+            guard let flag = flags[flagKey], includingArchived || !flag.archived, let settings = environment.settings[flagKey]
+            else { return }
             flagsJSON[flagKey] = flagdEntry(flag, settings, forEvaluation: forEvaluation)
         }
         if let only {

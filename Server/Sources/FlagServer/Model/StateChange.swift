@@ -9,6 +9,11 @@ public enum StateChange: Sendable, Hashable {
     case putFlag(FlagRecord, initialSettings: FlagSettings)
     /// Deletes a flag from every environment.
     case deleteFlag(String)
+    /// Archives a flag in every environment at once: its definition and settings are kept, it is
+    /// no longer served, and it refuses changes until restored (``FlagRecord/archived``).
+    case archiveFlag(String)
+    /// Restores an archived flag exactly as it was archived.
+    case restoreFlag(String)
     /// Replaces a flag's settings in one environment.
     case putSettings(environment: String, flag: String, FlagSettings)
     /// Creates or replaces a segment (shared rule) in one environment.
@@ -90,7 +95,7 @@ public struct StateFootprint: Sendable, Hashable {
             switch change {
             case .createEnvironment: allFlags = true
             case .putFlag(let flag, _): flags.insert(flag.key)
-            case .deleteFlag(let key): flags.insert(key)
+            case .deleteFlag(let key), .archiveFlag(let key), .restoreFlag(let key): flags.insert(key)
             case .putSettings(_, let flag, _): flags.insert(flag)
             case .putSegment(let environment, let key, _), .deleteSegment(let environment, let key):
                 segments[environment, default: []].insert(key)

@@ -30,6 +30,9 @@ public struct CompiledEnvironment: Sendable {
     public let types: [String: FlagType]
     /// Flag keys in bulk-response order.
     public let sortedKeys: [String]
+    /// How many flags the state held, archived ones (not served, so not in ``types``) included:
+    /// the next revision compares it to see whether flags were added or deleted.
+    let definedFlags: Int
     /// The bulk body with every untargeted entry in place; ``bulkPieces`` index into it.
     let bulkBytes: [UInt8]
     /// The bulk body in order: runs of ``bulkBytes`` and the targeted flags between them.
@@ -110,22 +113,25 @@ public struct CompiledEnvironment: Sendable {
         self.key = key
         revision = environment.revision
         self.lastModified = lastModified
+        definedFlags = state.flags.count
 
-        // The flag keys stay as they were unless a touched flag was added or deleted.
+        // Served flags: archived ones are answered as flags that do not exist.
+        let served = { (flagKey: String) -> FlagRecord? in state.flags[flagKey].flatMap { $0.archived ? nil : $0 } }
+        // The flag keys stay as they were unless a touched flag was added, deleted, archived or restored.
         let keysUnchanged =
             previous.map { previous in
-                previous.types.count == state.flags.count
-                    && recompiling.allSatisfy { (previous.types[$0] == nil) == (state.flags[$0] == nil) }
+                previous.definedFlags == state.flags.count
+                    && recompiling.allSatisfy { (previous.types[$0] == nil) == (served($0) == nil) }
             } ?? false
         if let previous, keysUnchanged {
             var types = previous.types
-            for flag in recompiling where state.flags[flag] != nil { types[flag] = state.flags[flag]?.type }
+            for flag in recompiling { if let record = served(flag) { types[flag] = record.type } }
             self.types = types
             sortedKeys = previous.sortedKeys
             positions = previous.positions
         } else {
-            types = state.flags.mapValues(\.type)
-            sortedKeys = state.flags.keys.sorted()
+            types = state.flags.filter { !$0.value.archived }.mapValues(\.type)
+            sortedKeys = types.keys.sorted()
             positions = Dictionary(uniqueKeysWithValues: sortedKeys.enumerated().map { ($1, $0) })
         }
         let count = sortedKeys.count
@@ -158,7 +164,7 @@ public struct CompiledEnvironment: Sendable {
                 continue
             }
             let flagKey = sortedKeys[position]
-            guard let flag = state.flags[flagKey], let settings = environment.settings[flagKey] else { continue }
+            guard let flag = served(flagKey), let settings = environment.settings[flagKey] else { continue }
             let entry = state.flagdEntry(flag, settings, forEvaluation: true)
             freshFlagd[flagKey] = entry
             if settings.enabled && settings.targeting != nil {
@@ -276,7 +282,7 @@ public struct CompiledEnvironment: Sendable {
         var freshMembers: [Int: (bytes: [UInt8], isBoolean: Bool)] = [:]
         for position in 0..<count where old[position] == nil {
             let flagKey = keys[position]
-            guard let settings = environment.settings[flagKey], settings.enabled, let flag = state.flags[flagKey],
+            guard let settings = environment.settings[flagKey], settings.enabled, let flag = served(flagKey),
                 let variant = settings.defaultVariant, let value = flag.variants[variant]
             else { continue }
             freshMembers[position] = (Array(JSONValue.object([flagKey: value]).serialized().utf8.dropFirst().dropLast()), flag.type == .boolean)
@@ -322,7 +328,7 @@ public struct CompiledEnvironment: Sendable {
         return Array(text[prefix..<(text.count - suffix)])
     }
 
-    /// An evaluator of every flag of `environment` (the console's explanations and previews,
+    /// An evaluator of every served flag of `environment` (the console's explanations and previews,
     /// which show each flag's steps), or `nil` when the environment does not exist.
     static func evaluatorOfEveryFlag(
         state: ServerState, environment key: String, bucketing: FractionalBucketing
