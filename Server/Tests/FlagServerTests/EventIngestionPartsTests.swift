@@ -206,6 +206,22 @@ struct EventIngestionPartsTests {
         #expect(!refused.description.contains("secret"))
     }
 
+    /// `flag-server serve` reads the event options, and refuses a bad one before it opens anything.
+    @Test(.enabled(if: CommandLineTests.built))
+    func serveRefusesABadEventOptionNamingIt() throws {
+        let directory = TemporaryDirectory().path
+        let (status, output) = try CommandLineTests.run(["serve", "--data-directory", directory, "--events-retention-days", "0"])
+        #expect(status != 0)
+        #expect(output.contains("--events-retention-days must be in 1…3650 days, got 0"), "\(output)")
+        let (postgresStatus, postgresOutput) = try CommandLineTests.run([
+            "serve", "--database-url", "postgres://flags:secret@127.0.0.1:1/flags", "--events-database", directory + "/e.sqlite",
+        ])
+        #expect(postgresStatus != 0)
+        #expect(postgresOutput.contains("--events-database names a SQLite file"), "\(postgresOutput)")
+        #expect(!postgresOutput.contains("secret"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/flags.sqlite"))
+    }
+
     @Test
     func aSweepDeletesWhatIsOlderThanTheRetention() async throws {
         let store = RecordingEventStore()
