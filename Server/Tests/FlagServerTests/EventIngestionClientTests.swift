@@ -4,6 +4,7 @@ import enum FlagEvaluation.JSONValue
 import struct FlagServer.EventBatch
 import enum FlagServer.TokenRole
 import Foundation
+import NIOHTTP1
 import Testing
 
 /// The library's own delivery (`FlagEventRecorder`, `FlagEventDelivery`) against the server's
@@ -59,6 +60,21 @@ struct EventIngestionClientTests {
             // a second flush sends nothing already sent.
             _ = await delivery.flush()
             #expect(await store.stored.filter { $0.id == batch.id }.count == 1)
+        }
+    }
+
+    /// The library's loader reads a bulk answer that advertises ingestion as before (the member is
+    /// one it does not know).
+    @Test
+    func theLibrarysLoaderReadsABulkAnswerThatAdvertisesIngestion() async throws {
+        try await TestServer.with(eventStore: RecordingEventStore()) { server in
+            try await server.booleanFlag("checkout", environment: "production", enabled: true, defaultVariant: "on")
+            let token = try await server.token(.client, environment: "production")
+            let bulk = try await server.request(.POST, "/ofrep/v1/evaluate/flags", token: token, body: "{}")
+            #expect(bulk.json?["eventIngestion"] != nil)
+            let loader = try await ClientStreamTests.loader(of: server)
+            let loaded = try await loader.loadFlags()
+            #expect(loaded.values["checkout"]?.value == true)
         }
     }
 }
