@@ -174,6 +174,13 @@ struct EventIngestionPartsTests {
             updating: compiled, state: CompiledEnvironmentTests.state, flags: ["banner"], segmentsChanged: false, ttlSeconds: 60,
             eventIngestion: advertisement))
         #expect(updated.bulkBytes == compiled.bulkBytes)
+        // With and without the member, the same context and revision have other ETags (a client's
+        // cached answer without it is not confirmed by a server that advertises it); without it,
+        // the ETag is what it always was.
+        let plain = try #require(CompiledEnvironment(state: CompiledEnvironmentTests.state, environment: "production", ttlSeconds: 60))
+        #expect(compiled.bulkETag(context: ["targetingKey": "u"]) != plain.bulkETag(context: ["targetingKey": "u"]))
+        #expect(updated.bulkETag(context: ["targetingKey": "u"]) == compiled.bulkETag(context: ["targetingKey": "u"]))
+        #expect(plain.bulkETag(context: [:]).hasPrefix("\"production-7-"))
     }
 
     @Test

@@ -38,6 +38,9 @@ public struct CompiledEnvironment: Sendable {
     public let appConfig: (body: Data, etag: String)
     /// The flagd flag-definition file and its ETag.
     public let flagd: (body: Data, etag: String)
+    /// The bulk body's `eventIngestion` member, serialized (empty without one): part of the bulk
+    /// ETag, so that a body with it and one without never share an ETag.
+    let eventIngestionBytes: [UInt8]
 
     // Per flag, by its position in ``sortedKeys``: what the next revision copies when the flag did
     // not change, so that a write touching one flag neither hashes nor copies the others.
@@ -199,6 +202,7 @@ public struct CompiledEnvironment: Sendable {
         // Members in key order, as `JSONValue.serialized()` writes them: `eventIngestion` (only
         // on a server that takes events), `eventStreams`, `flags`, `metadata`.
         bytes += Array("{".utf8)
+        eventIngestionBytes = eventIngestion.map { Array($0.serialized().utf8) } ?? []
         if let eventIngestion {
             bytes += Array(#""eventIngestion":"#.utf8) + Array(eventIngestion.serialized().utf8) + Array(",".utf8)
         }
@@ -351,6 +355,8 @@ public struct CompiledEnvironment: Sendable {
     func bulkETag(context: JSONValue) -> String {
         var hasher = SHA256()
         hasher.update(data: Data(Self.canonical(context).serialized().utf8))
+        // A server that advertises ingestion answers other bytes for the same context and revision.
+        if !eventIngestionBytes.isEmpty { hasher.update(data: Data([0] + eventIngestionBytes)) }
         let hex = hasher.finalize().prefix(12).lowercaseHex
         return "\"\(key)-\(revision)-\(hex)\""
     }
