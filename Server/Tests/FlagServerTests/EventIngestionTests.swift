@@ -383,6 +383,18 @@ struct EventIngestionTests {
         }
     }
 
+    /// A running server sweeps expired events at start (and then every interval).
+    @Test
+    func theServerSweepsExpiredEventsAtStart() async throws {
+        let store = RecordingEventStore()
+        try await TestServer.with(eventStore: store, eventRetention: EventRetention(rawDays: 2, hourlyDays: 1)) { _ in
+            await store.waitForDeletion()
+            let deletion = try #require(await store.deletions.first)
+            #expect(deletion.hourlyBefore - deletion.rawBefore == 86_400_000)
+            #expect(abs(Self.nowMilliseconds - 2 * 86_400_000 - deletion.rawBefore) < 600_000)
+        }
+    }
+
     @Test
     func theRequestsAndAnswersMatchTheOpenAPIDocument() async throws {
         let directory = TemporaryDirectory().path

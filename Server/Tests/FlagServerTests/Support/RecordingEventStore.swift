@@ -37,6 +37,14 @@ actor RecordingEventStore: FlagEventStore {
         await withCheckedContinuation { callWaiters.append((count, $0)) }
     }
 
+    /// Returns once ``deleteExpired(rawBefore:hourlyBefore:)`` was called.
+    func waitForDeletion() async {
+        if !deletions.isEmpty { return }
+        await withCheckedContinuation { deletionWaiters.append($0) }
+    }
+
+    private var deletionWaiters: [CheckedContinuation<Void, Never>] = []
+
     func migrate() async throws(StoreError) {}
 
     func ingest(_ batches: [EventBatch]) async throws(StoreError) -> [Bool] {
@@ -73,6 +81,9 @@ actor RecordingEventStore: FlagEventStore {
 
     func deleteExpired(rawBefore time: Int64, hourlyBefore: Int64) async throws(StoreError) -> Int {
         deletions.append((time, hourlyBefore))
+        let waiting = deletionWaiters
+        deletionWaiters = []
+        for waiter in waiting { waiter.resume() }
         if let failure { throw failure }
         return 0
     }
