@@ -118,7 +118,14 @@ public final class FlagServer: Sendable {
             let metrics = EventMetrics(registry: metrics, maximumSeries: eventIngestion.maximumEvaluationSeries) { environment, flag in
                 publisher.current.environments[environment]?.types[flag] != nil
             }
-            let queue = EventIngestionQueue(store: store, options: eventIngestion, observe: metrics.committed)
+            let queue = EventIngestionQueue(store: store, options: eventIngestion) { batches, result, elapsed in
+                metrics.committed(batches, result, elapsed)
+                if case .failure(let error) = result {
+                    logger.warning(
+                        "storing \(batches.count) event batches failed; their requests were answered 503: \(error)",
+                        metadata: ["events": "\(batches.reduce(0) { $0 + $1.eventCount })"])
+                }
+            }
             return (queue, metrics, DecodeSlots(count: eventIngestion.concurrentDecodes))
         }
         self.publisher = publisher
