@@ -55,6 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Event streams open at once per client of a token, more are refused 429 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN, default 64).")
     var maximumEventStreamsPerToken: Int?
     @OptionGroup(title: "Console single sign-on (OpenID Connect)") var singleSignOn: SingleSignOnOptions
+    @OptionGroup(title: "Events from apps (exposures, evaluation summaries, tracked events)") var eventOptions: EventOptions
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -70,6 +71,12 @@ struct ServeCommand: AsyncParsableCommand {
                 maximumEventStreamsPerToken: maximumEventStreamsPerToken, trustedProxies: trustedProxies,
                 refetchesPerSecond: refetchesPerSecond, listenBacklog: listenBacklog, descriptorLimit: descriptorLimit,
                 environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ArgumentParser.ValidationError(error.description)
+        }
+        let eventStorage: EventStorageConfiguration
+        do {
+            eventStorage = try eventOptions.configuration(server: configuration, environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ArgumentParser.ValidationError(error.description)
         }
@@ -98,13 +105,15 @@ struct ServeCommand: AsyncParsableCommand {
             store = try await SQLiteFlagStore(path: configuration.databasePath, logger: logger)
             location = configuration.databasePath
         }
+        let eventStore = try await eventStorage.makeStore(logger: logger)
         let (server, _) = try await FlagServer.start(
             store: store, limits: configuration.limits, ttlSeconds: configuration.ttlSeconds, fractionalBucketing: configuration.fractionalBucketing,
             rateLimiter: configuration.rateLimitPerSecond == 0
                 ? nil : RateLimiter(perSecond: Double(configuration.rateLimitPerSecond), burst: 2 * configuration.rateLimitPerSecond),
             metrics: registry, consoleOptions: consoleOptions, logger: logger,
             revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
-            eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds), delivery: configuration.delivery
+            eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds), delivery: configuration.delivery,
+            eventStore: eventStore, eventRetention: eventStorage.retention
         ) { bootstrap in
             // Shown once, before the server listens: the first start counts as finished only once
             // this returns, so a start killed before that shows a new first token next time.
@@ -118,6 +127,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("listening on http://\(configuration.host):\(port)")
         }
         try await app.runService()
+        await eventStore?.close()
         await store.close()
     }
 }

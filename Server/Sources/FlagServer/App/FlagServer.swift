@@ -35,6 +35,11 @@ public final class FlagServer: Sendable {
     /// Where the events apps send are kept (ingestion, insights, removal evidence); `nil` when the
     /// server takes no events.
     public let eventStore: (any FlagEventStore)?
+    /// The ingestion endpoint's queue, metrics and decoding slots; `nil` without an event store.
+    let ingestion: (queue: EventIngestionQueue, metrics: EventMetrics, decodes: DecodeSlots)?
+    /// How long the event store keeps events (swept by a service of ``application(host:port:onServerRunning:)``);
+    /// `nil`: never swept.
+    public let eventRetention: EventRetention?
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
@@ -103,10 +108,26 @@ public final class FlagServer: Sendable {
         limits: ServerLimits, readiness: Readiness, synchronizer: ReplicaSynchronizer?, rateLimiter: RateLimiter?,
         consoleAccounts: ConsoleAccounts? = nil, console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil,
         logger: Logger, now: @escaping @Sendable () -> Date, eventStreamKeepAlive: Duration = .seconds(15),
-        delivery: DeliveryOptions = DeliveryOptions(), eventStore: (any FlagEventStore)? = nil
+        delivery: DeliveryOptions = DeliveryOptions(), eventStore: (any FlagEventStore)? = nil,
+        eventIngestion: EventIngestionOptions = EventIngestionOptions(), eventRetention: EventRetention? = nil
     ) {
         self.admin = admin
         self.eventStore = eventStore
+        self.eventRetention = eventStore == nil ? nil : eventRetention
+        ingestion = eventStore.map { store in
+            let metrics = EventMetrics(registry: metrics, maximumSeries: eventIngestion.maximumEvaluationSeries) { environment, flag in
+                publisher.current.environments[environment]?.types[flag] != nil
+            }
+            let queue = EventIngestionQueue(store: store, options: eventIngestion) { batches, result, elapsed in
+                metrics.committed(batches, result, elapsed)
+                if case .failure(let error) = result {
+                    logger.warning(
+                        "storing \(batches.count) event batches failed; their requests were answered 503: \(error)",
+                        metadata: ["events": "\(batches.reduce(0) { $0 + $1.eventCount })"])
+                }
+            }
+            return (queue, metrics, DecodeSlots(count: eventIngestion.concurrentDecodes))
+        }
         self.publisher = publisher
         self.events = events
         self.metrics = metrics
@@ -144,7 +165,10 @@ public final class FlagServer: Sendable {
     ///     `: keep-alive`, so that proxies do not cut it as idle (15 s).
     ///   - delivery: The trusted proxies, and the refetch spread events advertise.
     ///   - eventStore: Where the events apps send are kept; migrated here. `nil`: the server takes
-    ///     no events.
+    ///     no events (no ingestion endpoint, none advertised).
+    ///   - eventIngestion: The bounds of `POST /ofrep/v1/ingestion` and of its queue.
+    ///   - eventRetention: How long the event store keeps events, swept at start and then every
+    ///     interval; `nil`: never swept.
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
     ///     password) to the operator. The first start is recorded as finished only after it
     ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
@@ -160,12 +184,15 @@ public final class FlagServer: Sendable {
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1),
         heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
-        eventStore: (any FlagEventStore)? = nil,
+        eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
+        eventRetention: EventRetention? = EventRetention(),
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
         try await eventStore?.migrate()
-        let publisher = StatePublisher(ttlSeconds: ttlSeconds, bucketing: fractionalBucketing)
+        let publisher = StatePublisher(
+            ttlSeconds: ttlSeconds, bucketing: fractionalBucketing,
+            eventIngestion: eventStore == nil ? nil : EventIngestionRoutes.advertisement(eventIngestion))
         let events = EventHub(maximumStreams: limits.maximumEventStreams, maximumStreamsPerOwner: limits.maximumEventStreamsPerToken)
         let admin = FlagAdmin(
             store: store, publisher: publisher, events: events, metrics: metrics, logger: logger, now: now,
@@ -250,7 +277,7 @@ public final class FlagServer: Sendable {
             admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits, readiness: readiness,
             synchronizer: synchronizer, rateLimiter: rateLimiter, consoleAccounts: accounts, console: console,
             logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
-            eventStore: eventStore)
+            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention)
         return (server, bootstrap)
     }
 
@@ -285,6 +312,11 @@ public final class FlagServer: Sendable {
                 }
             )
         }
+        if let ingestion {
+            EventIngestionRoutes(
+                authenticator: authenticator, queue: ingestion.queue, metrics: ingestion.metrics, decodes: ingestion.decodes, now: now
+            ).register(on: router)
+        }
         AdminRoutes(
             admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, eventStore: eventStore, now: now
         ).register(on: router)
@@ -309,7 +341,10 @@ public final class FlagServer: Sendable {
     ) -> some ApplicationProtocol {
         Self.guardedApplication(
             router: router(), serverName: "flag-server", host: host, port: port, limits: limits, logger: logger,
-            services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive)] + (synchronizer.map { [$0] } ?? []),
+            services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive)] + (synchronizer.map { [$0] } ?? [])
+                + (eventStore.flatMap { store in
+                    eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
+                } ?? []),
             onServerRunning: onServerRunning)
     }
 

@@ -35,7 +35,7 @@ struct DeliveryRouting {
         router.add(middleware: ExposeHeadersMiddleware(headers: "ETag, Retry-After"))
         router.add(middleware: CORSMiddleware(
             allowOrigin: .all,
-            allowHeaders: [.accept, .authorization, .contentType, .origin, .ifNoneMatch, .apiKey, .lastEventID],
+            allowHeaders: [.accept, .authorization, .contentType, .origin, .ifNoneMatch, .apiKey, .lastEventID, .idempotencyKey],
             allowMethods: methods,
             exposedHeaders: ["ETag", "Retry-After"]
         ))

@@ -41,6 +41,9 @@ public struct CompiledEnvironment: Sendable {
     public let appConfig: (body: Data, etag: String)
     /// The flagd flag-definition file and its ETag.
     public let flagd: (body: Data, etag: String)
+    /// The bulk body's `eventIngestion` member, serialized (empty without one): part of the bulk
+    /// ETag, so that a body with it and one without never share an ETag.
+    let eventIngestionBytes: [UInt8]
 
     // Per flag, by its position in ``sortedKeys``: what the next revision copies when the flag did
     // not change, so that a write touching one flag neither hashes nor copies the others.
@@ -75,13 +78,15 @@ public struct CompiledEnvironment: Sendable {
     ///   - bucketing: How `fractional` assigns buckets (flagd's current algorithm, or the
     ///     legacy one for deployments migrating from older flagd that must keep their assignments).
     ///   - lastModified: When the environment's revision was committed.
+    ///   - eventIngestion: The bulk body's `eventIngestion` member (where apps send events), or
+    ///     `nil` for none (a server without an event store).
     public init?(
         state: ServerState, environment key: String, ttlSeconds: Int, bucketing: FractionalBucketing = .current,
-        lastModified: Date? = nil
+        lastModified: Date? = nil, eventIngestion: JSONValue? = nil
     ) {
         self.init(
             previous: nil, recompiling: [], state: state, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing,
-            lastModified: lastModified)
+            lastModified: lastModified, eventIngestion: eventIngestion)
     }
 
     /// Compiles the environment of `previous` at its revision in `state`, after a write that
@@ -91,7 +96,7 @@ public struct CompiledEnvironment: Sendable {
     /// result is the one ``init(state:environment:ttlSeconds:bucketing:lastModified:)`` gives.
     public init?(
         updating previous: CompiledEnvironment, state: ServerState, flags: Set<String>, segmentsChanged: Bool,
-        ttlSeconds: Int, bucketing: FractionalBucketing = .current, lastModified: Date? = nil
+        ttlSeconds: Int, bucketing: FractionalBucketing = .current, lastModified: Date? = nil, eventIngestion: JSONValue? = nil
     ) {
         var recompiling = flags
         if segmentsChanged, let environment = state.environments[previous.key] {
@@ -101,13 +106,13 @@ public struct CompiledEnvironment: Sendable {
         }
         self.init(
             previous: previous, recompiling: recompiling, state: state, environment: previous.key, ttlSeconds: ttlSeconds,
-            bucketing: bucketing, lastModified: lastModified)
+            bucketing: bucketing, lastModified: lastModified, eventIngestion: eventIngestion)
     }
 
     /// Compiles every flag (no `previous`), or the flags of `recompiling` and copies the others from `previous`.
     private init?(
         previous: CompiledEnvironment?, recompiling: Set<String>, state: ServerState, environment key: String,
-        ttlSeconds: Int, bucketing: FractionalBucketing, lastModified: Date?
+        ttlSeconds: Int, bucketing: FractionalBucketing, lastModified: Date?, eventIngestion: JSONValue?
     ) {
         guard let environment = state.environments[key] else { return nil }
         self.key = key
@@ -200,7 +205,14 @@ public struct CompiledEnvironment: Sendable {
         let head: JSONValue = [
             ["type": "sse", "endpoint": ["requestUri": "/ofrep/v1/events"], "inactivityDelaySec": 120]
         ]
-        bytes += Array(#"{"eventStreams":"#.utf8) + Array(head.serialized().utf8) + Array(#","flags":["#.utf8)
+        // Members in key order, as `JSONValue.serialized()` writes them: `eventIngestion` (only
+        // on a server that takes events), `eventStreams`, `flags`, `metadata`.
+        bytes += Array("{".utf8)
+        eventIngestionBytes = eventIngestion.map { Array($0.serialized().utf8) } ?? []
+        if let eventIngestion {
+            bytes += Array(#""eventIngestion":"#.utf8) + Array(eventIngestion.serialized().utf8) + Array(",".utf8)
+        }
+        bytes += Array(#""eventStreams":"#.utf8) + Array(head.serialized().utf8) + Array(#","flags":["#.utf8)
         let now = Date()
         // The closures below read these, not `self`, which is not initialized yet.
         let keys = sortedKeys, typeOf = types
@@ -349,6 +361,8 @@ public struct CompiledEnvironment: Sendable {
     func bulkETag(context: JSONValue) -> String {
         var hasher = SHA256()
         hasher.update(data: Data(Self.canonical(context).serialized().utf8))
+        // A server that advertises ingestion answers other bytes for the same context and revision.
+        if !eventIngestionBytes.isEmpty { hasher.update(data: Data([0] + eventIngestionBytes)) }
         let hex = hasher.finalize().prefix(12).lowercaseHex
         return "\"\(key)-\(revision)-\(hex)\""
     }

@@ -12,10 +12,14 @@ public final class StatePublisher: Sendable {
     public let ttlSeconds: Int
     /// How `fractional` assigns buckets in every environment.
     public let bucketing: FractionalBucketing
+    /// The `eventIngestion` member of every bulk evaluation (where apps send their events), or
+    /// `nil` when the server takes no events.
+    public let eventIngestion: JSONValue?
 
-    public init(ttlSeconds: Int, bucketing: FractionalBucketing = .current) {
+    public init(ttlSeconds: Int, bucketing: FractionalBucketing = .current, eventIngestion: JSONValue? = nil) {
         self.ttlSeconds = ttlSeconds
         self.bucketing = bucketing
+        self.eventIngestion = eventIngestion
         state = ManagedAtomic(ServingState(environments: [:], tokens: [:]))
     }
 
@@ -34,7 +38,8 @@ public final class StatePublisher: Sendable {
             if let compiled = old.environments[key], compiled.revision == server.environments[key]?.revision {
                 environments[key] = compiled
             } else if let compiled = CompiledEnvironment(
-                state: server, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing, lastModified: modified[key])
+                state: server, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing, lastModified: modified[key],
+                eventIngestion: eventIngestion)
             {
                 environments[key] = compiled
                 changed.append(key)
@@ -69,10 +74,11 @@ public final class StatePublisher: Sendable {
                 compiled = CompiledEnvironment(
                     updating: previous, state: server, flags: delta.settings[key] ?? [],
                     segmentsChanged: !(delta.segments[key] ?? []).isEmpty, ttlSeconds: ttlSeconds, bucketing: bucketing,
-                    lastModified: modified[key])
+                    lastModified: modified[key], eventIngestion: eventIngestion)
             } else {
                 compiled = CompiledEnvironment(
-                    state: server, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing, lastModified: modified[key])
+                    state: server, environment: key, ttlSeconds: ttlSeconds, bucketing: bucketing, lastModified: modified[key],
+                eventIngestion: eventIngestion)
             }
             if let compiled {
                 environments[key] = compiled

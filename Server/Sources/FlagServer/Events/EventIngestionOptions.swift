@@ -1,0 +1,59 @@
+/// Bounds on what `POST /ofrep/v1/ingestion` accepts, and on the work it queues.
+///
+/// A batch is checked where it enters (``EventBatchDecoder``): the body, the events in it, every
+/// string and attribute, and the nesting of JSON values. Accepted batches wait in a bounded queue
+/// (``EventIngestionQueue``) that hands them to the event store in groups; past the queue's bounds
+/// a request is refused at once, 503 with `Retry-After`, before its body is decoded.
+public struct EventIngestionOptions: Sendable, Hashable {
+    /// The largest body, in bytes (413 above). Default 1 MiB.
+    public var maximumBatchBytes: Int = 1024 * 1024
+    /// The most exposures, summaries and tracked events in one batch together (413 above).
+    /// Default 2,000.
+    public var maximumEvents: Int = 2_000
+    /// The longest flag key, variant, reason, unit, revision, app version, build configuration or
+    /// platform, in UTF-8 bytes. Default 256.
+    public var maximumStringBytes: Int = 256
+    /// The longest tracked event name, in UTF-8 bytes (at least 1). Default 256.
+    public var maximumEventNameBytes: Int = 256
+    /// The most attributes of one tracked event (and variants it carries). Default 32.
+    public var maximumAttributes: Int = 32
+    /// The largest attribute value, as compact JSON, in bytes. Default 1,024.
+    public var maximumAttributeBytes: Int = 1024
+    /// The largest exposure value, as compact JSON, in bytes. Default 8,192.
+    public var maximumValueBytes: Int = 8 * 1024
+    /// The deepest nesting of an exposure's value or an attribute value (a scalar is depth 0).
+    /// Default 8.
+    public var maximumValueDepth: Int = 8
+    /// The longest batch id, in UTF-8 bytes. Default 64.
+    public var maximumBatchIDBytes: Int = 64
+    /// How far before the server's clock an event's time may lie, in milliseconds. Default 400
+    /// days (a device offline for a year still delivers).
+    public var maximumEventAge: Int64 = 400 * 86_400_000
+    /// How far after the server's clock an event's time may lie, in milliseconds (device clocks
+    /// drift). Default 1 day.
+    public var maximumClockSkew: Int64 = 86_400_000
+
+    /// The most events waiting for the store or being stored, over all requests; a batch that
+    /// would go past it is shed (503). Default 100,000.
+    public var maximumQueuedEvents: Int = 100_000
+    /// The most body bytes held by requests being read, decoded or waiting for the store; a request
+    /// that would go past it is shed (503) before its body is read. Default 32 MiB.
+    public var maximumQueuedBytes: Int = 32 * 1024 * 1024
+    /// The most batches in one call to ``FlagEventStore/ingest(_:)``. Default 256.
+    public var maximumBatchesPerCommit: Int = 256
+    /// The most events in one call to ``FlagEventStore/ingest(_:)`` (a group holds at least one
+    /// batch, however large). Default 20,000.
+    public var maximumEventsPerCommit: Int = 20_000
+    /// Calls to ``FlagEventStore/ingest(_:)`` in flight at once in this process. Default 1.
+    public var concurrentCommits: Int = 1
+    /// Bodies decoded at once in this process, so that decoding never takes every core from
+    /// delivery. Default 1.
+    public var concurrentDecodes: Int = 1
+    /// The `Retry-After` of a shed request and of a failed commit, in seconds. Default 5.
+    public var retryAfterSeconds: Int = 5
+    /// The flag and variant pairs of one environment with a `flag_evaluations_total` series of
+    /// their own; the others are counted under `flag="__other__"`. Default 1,000.
+    public var maximumEvaluationSeries: Int = 1_000
+
+    public init() {}
+}

@@ -1,0 +1,158 @@
+import Synchronization
+
+/// Collects accepted batches and hands them to the event store in groups (group commit), so that
+/// many small requests cost few transactions, and answers each request once its group is durable.
+///
+/// - **Bounded.** Requests reserve their body's bytes before the body is read
+///   (``reserve(bytes:)``), and their events before they wait (``commit(_:)``); past
+///   ``EventIngestionOptions/maximumQueuedBytes`` or ``EventIngestionOptions/maximumQueuedEvents``
+///   a request is shed at once, never queued. Events stay counted until their group's call to
+///   the store returns, so a slow store fills the queue and sheds rather than buffering.
+/// - **Groups.** At most ``EventIngestionOptions/concurrentCommits`` calls to
+///   ``FlagEventStore/ingest(_:)`` are in flight; each takes the oldest waiting batches, up to
+///   ``EventIngestionOptions/maximumBatchesPerCommit`` batches and
+///   ``EventIngestionOptions/maximumEventsPerCommit`` events (and always at least one batch).
+/// - **Whole or nothing.** The commits run in a task of the queue's own, not in a request's: a
+///   client that gives up (its connection closes, its task is cancelled) after its batch was
+///   queued does not stop or split the group. The batch is stored with its group, or the group
+///   fails and none of it is; the store's one transaction per call sees to the rest.
+final class EventIngestionQueue: Sendable {
+    /// What became of a queued batch.
+    enum Outcome: Sendable, Equatable {
+        /// Stored now (`true`), or its id was stored before (`false`: a repeated batch).
+        case stored(new: Bool)
+        /// The group's call to the store failed: nothing of it was stored.
+        case failed(StoreError)
+    }
+
+    /// Bytes a request holds from before its body is read until it answers.
+    struct Reservation: Sendable {
+        let bytes: Int
+    }
+
+    private struct Waiting {
+        var batch: EventBatch
+        /// Resumed with the group's outcome (never with `nil`, which means "shed").
+        var continuation: CheckedContinuation<Outcome?, Never>
+    }
+
+    private struct State: ~Copyable {
+        var waiting: [Waiting] = []
+        /// Index of the first batch in ``waiting`` not yet handed to a commit.
+        var head = 0
+        /// Events waiting or being stored.
+        var queuedEvents = 0
+        var reservedBytes = 0
+        var commitsInFlight = 0
+    }
+
+    let store: any FlagEventStore
+    let options: EventIngestionOptions
+    private let state = Mutex(State())
+    /// Called after every call to the store: the batches, their outcomes, and how long it took.
+    private let observe: @Sendable ([EventBatch], Result<[Bool], StoreError>, Duration) -> Void
+
+    init(
+        store: any FlagEventStore, options: EventIngestionOptions,
+        observe: @escaping @Sendable ([EventBatch], Result<[Bool], StoreError>, Duration) -> Void = { _, _, _ in }
+    ) {
+        self.store = store
+        self.options = options
+        self.observe = observe
+    }
+
+    /// Reserves `bytes` of the queue's byte budget for a request about to read its body; `nil`
+    /// when that would pass ``EventIngestionOptions/maximumQueuedBytes`` (shed the request).
+    /// Give it back with ``release(_:)`` once the request answered.
+    func reserve(bytes: Int) -> Reservation? {
+        let granted = state.withLock { state in
+            guard state.reservedBytes + bytes <= options.maximumQueuedBytes else { return false }
+            state.reservedBytes += bytes
+            return true
+        }
+        return granted ? Reservation(bytes: bytes) : nil
+    }
+
+    func release(_ reservation: Reservation) {
+        let bytes = reservation.bytes
+        state.withLock { $0.reservedBytes -= bytes }
+    }
+
+    /// Events waiting or being stored, and bytes reserved (for tests and metrics).
+    var load: (events: Int, bytes: Int) { state.withLock { ($0.queuedEvents, $0.reservedBytes) } }
+
+    /// Queues `batch` and waits until its group's call to the store returned; `nil` (nothing
+    /// queued) when its events would pass ``EventIngestionOptions/maximumQueuedEvents``.
+    ///
+    /// Waiting is not cancellable: once queued, the batch's fate is its group's.
+    func commit(_ batch: EventBatch) async -> Outcome? {
+        let events = batch.eventCount
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome?, Never>) in
+            let startsCommit = state.withLock { state -> Bool? in
+                // A batch larger than the whole bound still goes when the queue is empty.
+                guard state.queuedEvents == 0 || state.queuedEvents + events <= options.maximumQueuedEvents else {
+                    return nil
+                }
+                state.queuedEvents += events
+                state.waiting.append(Waiting(batch: batch, continuation: continuation))
+                guard state.commitsInFlight < max(1, options.concurrentCommits) else { return false }
+                state.commitsInFlight += 1
+                return true
+            }
+            switch startsCommit {
+            case nil: continuation.resume(returning: nil)
+            case true?: Task { await self.commitUntilEmpty() }
+            case false?: break
+            }
+        }
+    }
+
+    /// Takes groups of waiting batches and stores them, one call at a time, until none waits.
+    private func commitUntilEmpty() async {
+        while true {
+            let group = state.withLock { state -> [Waiting] in
+                var taken: [Waiting] = []
+                var events = 0
+                while state.head < state.waiting.count, taken.count < max(1, options.maximumBatchesPerCommit) {
+                    let next = state.waiting[state.head]
+                    if !taken.isEmpty, events + next.batch.eventCount > options.maximumEventsPerCommit { break }
+                    taken.append(next)
+                    events += next.batch.eventCount
+                    state.head += 1
+                }
+                if state.head == state.waiting.count {
+                    state.waiting.removeAll(keepingCapacity: state.waiting.count <= 1024)
+                    state.head = 0
+                } else if state.head > 1024, state.head * 2 > state.waiting.count {
+                    state.waiting.removeFirst(state.head)
+                    state.head = 0
+                }
+                if taken.isEmpty { state.commitsInFlight -= 1 }
+                return taken
+            }
+            guard !group.isEmpty else { return }
+            let batches = group.map(\.batch)
+            let clock = ContinuousClock()
+            let started = clock.now
+            let result: Result<[Bool], StoreError>
+            do {
+                let stored = try await store.ingest(batches)
+                result = stored.count == batches.count
+                    ? .success(stored)
+                    : .failure(.database("the event store answered \(stored.count) outcomes for \(batches.count) batches"))
+            } catch {
+                result = .failure(error)
+            }
+            let elapsed = clock.now - started
+            let events = batches.reduce(0) { $0 + $1.eventCount }
+            state.withLock { $0.queuedEvents -= events }
+            observe(batches, result, elapsed)
+            for (index, waiting) in group.enumerated() {
+                switch result {
+                case .success(let stored): waiting.continuation.resume(returning: .stored(new: stored[index]))
+                case .failure(let error): waiting.continuation.resume(returning: .failed(error))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+public import Logging
+
+/// Where `flag-server serve` keeps the events apps send, and for how long: from command-line
+/// options, falling back to environment variables, falling back to defaults.
+///
+/// | option | variable | default |
+/// |---|---|---|
+/// | `--no-events` / `--events` | `FLAG_SERVER_EVENTS` (`true` / `false`) | on: the server takes events |
+/// | `--events-database` | `FLAG_SERVER_EVENTS_DATABASE` | SQLite: `flags-events.sqlite` beside the flag database; PostgreSQL: the same database (the option is refused) |
+/// | `--events-retention-days` | `FLAG_SERVER_EVENTS_RETENTION_DAYS` | `30`: raw events kept |
+/// | `--events-hourly-retention-days` | `FLAG_SERVER_EVENTS_HOURLY_RETENTION_DAYS` | `14`: hourly rollups kept (daily rollups are kept) |
+public struct EventStorageConfiguration: Sendable, Hashable {
+    /// Where the event store lives.
+    public enum Location: Sendable, Hashable {
+        /// The server takes no events (`--no-events`): no ingestion endpoint is served or advertised.
+        case off
+        /// A SQLite file of its own, so that event writes never wait on the flag database's lock.
+        case sqlite(path: String)
+        /// The flag server's PostgreSQL database.
+        case postgres(PostgresConfiguration)
+    }
+
+    public var location: Location
+    public var retention: EventRetention
+
+    /// Resolves the options (`nil` when not given) against `environment`, for a server configured
+    /// as `server`.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the option or variable and the bad value.
+    public init(
+        events: Bool? = nil, eventsDatabase: String? = nil, retentionDays: Int? = nil, hourlyRetentionDays: Int? = nil,
+        server: ServerConfiguration, environment: [String: String]
+    ) throws(ConfigurationError) {
+        func days(_ option: Int?, _ variable: String, flag: String, default value: Int) throws(ConfigurationError) -> Int {
+            let resolved: Int
+            if let option {
+                resolved = option
+            } else if let text = environment[variable] {
+                guard let parsed = Int(text) else { throw ConfigurationError("\(variable)=\(text) is not a whole number") }
+                resolved = parsed
+            } else {
+                resolved = value
+            }
+            guard (1...3650).contains(resolved) else {
+                throw ConfigurationError("\(option == nil ? variable : flag) must be in 1…3650 days, got \(resolved)")
+            }
+            return resolved
+        }
+        let enabled: Bool
+        if let events {
+            enabled = events
+        } else if let text = environment["FLAG_SERVER_EVENTS"] {
+            switch text.lowercased() {
+            case "1", "true", "yes": enabled = true
+            case "0", "false", "no": enabled = false
+            default: throw ConfigurationError("FLAG_SERVER_EVENTS=\(text) is not true or false")
+            }
+        } else {
+            enabled = true
+        }
+        retention = EventRetention(
+            rawDays: try days(retentionDays, "FLAG_SERVER_EVENTS_RETENTION_DAYS", flag: "--events-retention-days", default: 30),
+            hourlyDays: try days(
+                hourlyRetentionDays, "FLAG_SERVER_EVENTS_HOURLY_RETENTION_DAYS", flag: "--events-hourly-retention-days", default: 14))
+        let path = eventsDatabase ?? environment["FLAG_SERVER_EVENTS_DATABASE"]
+        if !enabled {
+            location = .off
+        } else if let postgres = server.postgres {
+            if let path, !path.isEmpty {
+                throw ConfigurationError(
+                    "\(eventsDatabase == nil ? "FLAG_SERVER_EVENTS_DATABASE" : "--events-database") names a SQLite file; with PostgreSQL (\(ServerConfiguration.redactingCredentials(server.databaseURL ?? ""))) events are kept in the same database")
+            }
+            location = .postgres(postgres)
+        } else if let path, !path.isEmpty {
+            location = .sqlite(path: path)
+        } else {
+            location = .sqlite(path: Self.defaultSQLitePath(beside: server.databasePath))
+        }
+    }
+
+    /// `flags-events.sqlite` beside `flags.sqlite`: the flag database's name with `-events` before
+    /// its extension.
+    static func defaultSQLitePath(beside databasePath: String) -> String {
+        let url = URL(fileURLWithPath: databasePath)
+        let name = url.deletingPathExtension().lastPathComponent + "-events." + (url.pathExtension.isEmpty ? "sqlite" : url.pathExtension)
+        let directory = (databasePath as NSString).deletingLastPathComponent
+        return directory.isEmpty ? name : directory + "/" + name
+    }
+
+    /// Opens the event store ``location`` names; `nil` for ``Location/off``.
+    ///
+    /// The one place that names the concrete stores. Until they are part of the build, a server
+    /// configured with events runs without them (logged at `warning`) rather than failing to start.
+    public func makeStore(logger: Logger) async throws -> (any FlagEventStore)? {
+        switch location {
+        case .off:
+            return nil
+        case .sqlite(let path):
+            // TODO(merge): return try await SQLiteFlagEventStore(path: path, logger: logger)
+            logger.warning(
+                "this build has no SQLite event store yet: events are not taken", metadata: ["eventsDatabase": "\(path)"])
+            return nil
+        case .postgres(let configuration):
+            // TODO(merge): return PostgresFlagEventStore(configuration: configuration, logger: logger)
+            logger.warning(
+                "this build has no PostgreSQL event store yet: events are not taken",
+                metadata: ["database": "\(configuration.description)"])
+            return nil
+        }
+    }
+}

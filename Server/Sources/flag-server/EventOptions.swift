@@ -1,0 +1,23 @@
+import ArgumentParser
+import FlagServer
+
+/// `serve`'s options for the events apps send: where they are kept and for how long (see
+/// ``EventStorageConfiguration``).
+struct EventOptions: ParsableArguments {
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Take the events apps send at POST /ofrep/v1/ingestion (FLAG_SERVER_EVENTS, default true).")
+    var events: Bool?
+    @Option(help: "SQLite file of the events (FLAG_SERVER_EVENTS_DATABASE, default flags-events.sqlite beside the flag database; with PostgreSQL, the same database).")
+    var eventsDatabase: String?
+    @Option(help: "Days raw events are kept (FLAG_SERVER_EVENTS_RETENTION_DAYS, default 30).")
+    var eventsRetentionDays: Int?
+    @Option(help: "Days hourly rollups are kept; daily rollups stay (FLAG_SERVER_EVENTS_HOURLY_RETENTION_DAYS, default 14).")
+    var eventsHourlyRetentionDays: Int?
+
+    func configuration(server: ServerConfiguration, environment: [String: String]) throws(ConfigurationError) -> EventStorageConfiguration {
+        try EventStorageConfiguration(
+            events: events, eventsDatabase: eventsDatabase, retentionDays: eventsRetentionDays,
+            hourlyRetentionDays: eventsHourlyRetentionDays, server: server, environment: environment)
+    }
+}
