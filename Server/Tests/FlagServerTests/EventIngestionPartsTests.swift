@@ -219,7 +219,7 @@ struct EventIngestionPartsTests {
         let directory = TemporaryDirectory().path
         let (status, output) = try CommandLineTests.run(["serve", "--data-directory", directory, "--events-retention-days", "0"])
         #expect(status != 0)
-        #expect(output.contains("--events-retention-days must be in 1…3650 days, got 0"), "\(output)")
+        #expect(output.contains("--events-retention-days must be in 1…3650, got 0"), "\(output)")
         let (postgresStatus, postgresOutput) = try CommandLineTests.run([
             "serve", "--database-url", "postgres://flags:secret@127.0.0.1:1/flags", "--events-database", directory + "/e.sqlite",
         ])

@@ -32,20 +32,9 @@ public struct EventStorageConfiguration: Sendable, Hashable {
         events: Bool? = nil, eventsDatabase: String? = nil, retentionDays: Int? = nil, hourlyRetentionDays: Int? = nil,
         server: ServerConfiguration, environment: [String: String]
     ) throws(ConfigurationError) {
+        let source = ConfigurationSource(environment: environment)
         func days(_ option: Int?, _ variable: String, flag: String, default value: Int) throws(ConfigurationError) -> Int {
-            let resolved: Int
-            if let option {
-                resolved = option
-            } else if let text = environment[variable] {
-                guard let parsed = Int(text) else { throw ConfigurationError("\(variable)=\(text) is not a whole number") }
-                resolved = parsed
-            } else {
-                resolved = value
-            }
-            guard (1...3650).contains(resolved) else {
-                throw ConfigurationError("\(option == nil ? variable : flag) must be in 1…3650 days, got \(resolved)")
-            }
-            return resolved
+            try source.integer(option, variable, optionName: String(flag.dropFirst(2)), default: value, range: 1...3650)
         }
         let enabled: Bool
         if let events {
