@@ -11,12 +11,13 @@ extension TestServer {
     /// A real server with the console, whose passwords are hashed at bcrypt's lowest cost so
     /// that tests sign in quickly.
     static func withConsole<T: Sendable>(
-        options: ConsoleOptions = ConsoleOptions(), _ body: (TestServer) async throws -> T
+        options: ConsoleOptions = ConsoleOptions(), eventStore: (any FlagEventStore)? = nil,
+        now: @escaping @Sendable () -> Date = Date.init, _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(
             store: store, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
-            consoleOptions: options)
+            consoleOptions: options, now: now, eventStore: eventStore)
         return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }
 

@@ -29,12 +29,14 @@ struct TestServer {
         fractionalBucketing: FractionalBucketing = .current, eventStreamKeepAlive: Duration = .seconds(15),
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), delivery: DeliveryOptions = DeliveryOptions(),
         heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
+        eventStore: (any FlagEventStore)? = nil, now: @escaping @Sendable () -> Date = Date.init,
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store: any FlagStore = if let store { store } else { try await SQLiteFlagStore(path: nil) }
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter,
-            revisionCheck: revisionCheck, heartbeat: heartbeat, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery)
+            store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter, now: now,
+            revisionCheck: revisionCheck, heartbeat: heartbeat, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
+            eventStore: eventStore)
         return try await serving(server, bootstrap: bootstrap, store: store, body)
     }
 

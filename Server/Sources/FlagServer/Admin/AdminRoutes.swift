@@ -11,6 +11,8 @@ struct AdminRoutes: Sendable {
     let limits: ServerLimits
     /// The console's users, managed through `/admin/v1/users`; `nil` when the store keeps none.
     var accounts: ConsoleAccounts? = nil
+    /// The removal evidence of environments, from the server's event store (if any).
+    var evidence = FlagEvidenceCache(store: nil, now: Date.init)
 
     static let all = TokenIssuer.allEnvironments
 
@@ -45,6 +47,7 @@ struct AdminRoutes: Sendable {
         registerDefinitionRoutes(on: group)
         registerUserRoutes(on: group)
         registerStatisticsRoutes(on: group)
+        registerEvidenceRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

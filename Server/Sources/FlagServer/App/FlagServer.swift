@@ -35,6 +35,8 @@ public final class FlagServer: Sendable {
     /// Where the events apps send are kept (ingestion, insights, removal evidence); `nil` when the
     /// server takes no events.
     public let eventStore: (any FlagEventStore)?
+    /// The removal evidence computed from ``eventStore``, kept a minute (the admin API and the grid).
+    let evidence: FlagEvidenceCache
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
@@ -107,6 +109,7 @@ public final class FlagServer: Sendable {
     ) {
         self.admin = admin
         self.eventStore = eventStore
+        evidence = FlagEvidenceCache(store: eventStore, now: now)
         self.publisher = publisher
         self.events = events
         self.metrics = metrics
@@ -301,7 +304,8 @@ public final class FlagServer: Sendable {
                 }
             )
         }.register(on: router)
-        AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts).register(on: router)
+        AdminRoutes(admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, evidence: evidence)
+            .register(on: router)
         ServiceRoutes(metrics: metrics, events: events, readiness: readiness).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
@@ -310,7 +314,8 @@ public final class FlagServer: Sendable {
                 now: now,
                 singleSignOn: console.options.singleSignOn.map {
                     OIDCSignIn(configuration: $0, accounts: consoleAccounts, logger: logger, now: now)
-                }
+                },
+                evidence: evidence
             ).register(on: router)
         }
         return router

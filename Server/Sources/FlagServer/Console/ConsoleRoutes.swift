@@ -21,6 +21,8 @@ struct ConsoleRoutes: Sendable {
     let now: @Sendable () -> Date
     /// Sign-in through an OpenID provider, when configured (``ConsoleOptions/singleSignOn``).
     var singleSignOn: OIDCSignIn? = nil
+    /// The removal evidence the grid shows and filters on (``FlagEvidence``).
+    var evidence = FlagEvidenceCache(store: nil, now: Date.init)
     /// The flags grid's filter choices and last changes, kept while the revisions stay.
     let gridCache = FlagGridCache()
 
