@@ -160,7 +160,7 @@ public struct FlagServerClient: Sendable {
 
     // MARK: - Exchanges
 
-    private func call(_ method: String, _ path: String, body: Data? = nil, purpose: Purpose) throws(ToolingError) -> Data {
+    func call(_ method: String, _ path: String, body: Data? = nil, purpose: Purpose) throws(ToolingError) -> Data {
         let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
         guard let url = URL(string: base + path) else {
             throw ToolingError(.invalidInput, "Cannot form a URL from --server \"\(server.absoluteString)\" and \(path).")
@@ -259,7 +259,7 @@ public struct FlagServerClient: Sendable {
         return text.replacingOccurrences(of: token, with: ServerDiff.redacted)
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ data: Data, from operation: String) throws(ToolingError) -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data, from operation: String) throws(ToolingError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
@@ -287,7 +287,7 @@ public struct FlagServerClient: Sendable {
         }
     }
 
-    private static func pathComponent(_ text: String) -> String {
+    static func pathComponent(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
     }
 }
