@@ -102,7 +102,14 @@ struct EvidenceRoutesTests {
             let client = ConsoleClient(server)
             try await client.signIn("vera")
             let since = ConsoleRoutes.shortDay(Self.today - 30 * Self.day)
+            // The grid never waits for the event store: its first view starts the computation.
+            let first = try await client.get("/console/flags")
+            #expect(first.body.contains(#"id="evidence-computing""#))
+            #expect(!first.body.contains("badge settled"))
+            // The admin API waits for it (joining the computation the grid started).
+            #expect(try await server.request(.GET, "/admin/v1/environments/production/evidence", token: server.adminToken).status == 200)
             let all = try await client.get("/console/flags")
+            #expect(!all.body.contains(#"id="evidence-computing""#))
             #expect(all.body.contains(#"<select id="lifecycle" name="lifecycle""#))
             #expect(all.body.contains(#"<span class="badge settled" title="served only on to every unit"#))
             #expect(all.body.contains(">settled on on since \(since) in production</span>"))
@@ -117,6 +124,30 @@ struct EvidenceRoutesTests {
             // Staging has no events: no badge there, and its filter matches nothing.
             let staging = try await client.get("/console/flags?lifecycle=settled&in=staging")
             #expect(staging.body.contains(#"id="no-flags""#))
+        }
+    }
+
+    @Test
+    func theGridEscapesWhatTheEventsName() async throws {
+        // Variant names and app versions come from the apps: the page escapes them.
+        var store = FixedRowsEventStore()
+        let start = Self.today - 30 * Self.day
+        store.rollups["production"] = (Int64(0)...30).map { offset in
+            EvaluationRollup(
+                bucket: start + offset * Self.day, flag: "checkout", variant: "<b>on</b>", reason: "STATIC", appVersion: "\"><i>2",
+                platform: "iOS", evaluations: 1, exposures: 0)
+        }
+        try await TestServer.withConsole(eventStore: store, now: { Self.moment }) { server in
+            try await server.booleanFlag("checkout")
+            try await server.consoleUser("vera", role: .viewer)
+            let client = ConsoleClient(server)
+            try await client.signIn("vera")
+            _ = try await server.request(.GET, "/admin/v1/environments/production/evidence", token: server.adminToken)
+            let page = try await client.get("/console/flags?lifecycle=settled")
+            #expect(page.body.contains(">settled on &lt;b&gt;on&lt;/b&gt; since"))
+            #expect(page.body.contains("on app versions &quot;&gt;&lt;i&gt;2"))
+            #expect(!page.body.contains("<b>on</b>"))
+            #expect(!page.body.contains("<i>2"))
         }
     }
 

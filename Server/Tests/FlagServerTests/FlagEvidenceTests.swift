@@ -192,5 +192,52 @@ struct FlagEvidenceTests {
         #expect(try await cache.evidence(environment: "production", flags: ["checkout"], days: 30).now == first.now + 60_000)
         // Another window is another answer.
         #expect(try await cache.evidence(environment: "production", flags: ["checkout"], days: 7).days == 7)
+        // A flag the events never named (created since) is answered from the kept evidence:
+        // unused, as the events reach back to the window's start.
+        let more = try await cache.evidence(environment: "production", flags: ["new", "checkout"], days: 30)
+        #expect(more.now == first.now + 60_000)
+        #expect(more.flags.map(\.flag) == ["checkout", "new"])
+        #expect(more["checkout"]?.state == .settled)
+        #expect(more["new"]?.state == .unused)
+        // Flags the events name but the request does not ask for are left out.
+        #expect(try await cache.evidence(environment: "production", flags: [], days: 30).flags.isEmpty)
+    }
+
+    @Test
+    func keptEvidenceNeverWaitsAndStartsTheComputationTheNextCallerJoins() async throws {
+        let clock = Mutex<Date>(Date(timeIntervalSince1970: TimeInterval(Self.now) / 1000))
+        var store = FixedRowsEventStore()
+        store.rollups["production"] = Self.everyDay("checkout", "on", versions: ["2.0"])
+        let cache = FlagEvidenceCache(store: store, now: { clock.withLock { $0 } }, lifetime: 60_000)
+        #expect(cache.keptEvidence(environment: "production", flags: ["checkout"], days: 30) == nil)
+        // The computation the call above started is the one this joins: same time, same answer.
+        let computed = try await cache.evidence(environment: "production", flags: ["checkout"], days: 30)
+        #expect(computed.now == Self.now)
+        #expect(cache.keptEvidence(environment: "production", flags: ["checkout"], days: 30) == computed)
+        // Stale: still answered at once, and a new computation starts.
+        clock.withLock { $0 += 120 }
+        #expect(cache.keptEvidence(environment: "production", flags: ["checkout"], days: 30)?.now == Self.now)
+        let renewed = try await cache.evidence(environment: "production", flags: ["checkout"], days: 30)
+        #expect(renewed.now == Self.now + 120_000)
+        #expect(renewed["checkout"]?.state == .settled)
+    }
+
+    @Test
+    func daysAreWrittenAsTheirUTCDates() {
+        // Leap days, century years, the epoch and before it, against Foundation's formatter.
+        for days: Int64 in [-1, 0, 59, 11_016, 11_017, 10_956, 19_782, 20_000, 47_540, -25_509] {
+            let time = days * Self.day + 3_600_000
+            let expected = ISO8601DateFormatter.string(
+                from: Date(timeIntervalSince1970: TimeInterval(time) / 1000), timeZone: .gmt, formatOptions: [.withFullDate])
+            #expect(FlagEvidence.Calculator.dayText(time) == expected, "\(days)")
+        }
+    }
+
+    @Test
+    func evidenceWithoutAStoreAnswersUnknownForAnyFlag() {
+        let none = EnvironmentEvidence(
+            environment: "production", days: 30, windowStart: Self.start, now: Self.now, eventsEnabled: false,
+            historyCoversWindow: false, flags: [])
+        #expect(none.answering(["a"])["a"]?.reason == "the server keeps no events (no event store is configured)")
     }
 }

@@ -119,7 +119,7 @@ extension ConsoleRoutes {
         let state = await admin.state
         let environments = state.orderedEnvironmentKeys
         let lifecycleEnvironment = Self.lifecycleEnvironment(query, environments: environments)
-        let evidence = await gridEvidence(in: lifecycleEnvironment, state: state)
+        let (evidence, evidenceComputing) = gridEvidence(in: lifecycleEnvironment, state: state)
         let grid = FlagGrid(flags: state.flags.values, query: query, evidence: evidence.mapValues(\.state))
         let back = query.queryString
         let changed = await gridCache.lastChanges(of: grid.flags.map(\.key), in: state) { key in
@@ -176,6 +176,7 @@ extension ConsoleRoutes {
         context["tags"] = tags.map { ["value": $0, "selected": $0 == query.tag] as [String: Any] }
         context["hasTags"] = !tags.isEmpty
         context["hasEvidence"] = self.evidence.store != nil
+        context["evidenceComputing"] = evidenceComputing
         context["lifecycles"] = FlagGrid.Query.lifecycles.map { ["value": $0, "selected": $0 == query.lifecycle] as [String: Any] }
         context["lifecycleEnvironments"] = environments.map {
             ["value": $0, "selected": $0 == lifecycleEnvironment] as [String: Any]
@@ -205,15 +206,17 @@ extension ConsoleRoutes {
         return environments.contains("production") ? "production" : environments.last ?? ""
     }
 
-    /// The removal evidence of the flags of `environment` (over ``FlagEvidence/defaultDays``),
-    /// kept a minute by ``FlagEvidenceCache``; empty when the server keeps no events or the
-    /// store cannot say (the grid then shows no badge, and the lifecycle filters match nothing).
-    func gridEvidence(in environment: String, state: ServerState) async -> [String: FlagEvidence] {
-        guard evidence.store != nil, let settings = state.environments[environment]?.settings else { return [:] }
+    /// The removal evidence of the flags of `environment` (over ``FlagEvidence/defaultDays``) as
+    /// ``FlagEvidenceCache`` keeps it, without waiting for the event store: empty when the server
+    /// keeps no events or nothing is computed yet (the grid then shows no badge and says that the
+    /// evidence is being computed, and the lifecycle filters match nothing).
+    func gridEvidence(in environment: String, state: ServerState) -> (flags: [String: FlagEvidence], computing: Bool) {
+        guard evidence.store != nil, let settings = state.environments[environment]?.settings else { return ([:], false) }
         let flags = settings.keys.filter { state.flags[$0] != nil }
-        guard let computed = try? await evidence.evidence(environment: environment, flags: flags, days: FlagEvidence.defaultDays)
-        else { return [:] }
-        return Dictionary(computed.flags.map { ($0.flag, $0) }, uniquingKeysWith: { first, _ in first })
+        guard let kept = evidence.keptEvidence(environment: environment, flags: flags, days: FlagEvidence.defaultDays) else {
+            return ([:], true)
+        }
+        return (Dictionary(kept.flags.map { ($0.flag, $0) }, uniquingKeysWith: { first, _ in first }), false)
     }
 
     /// The grid's badge for a flag's evidence: `settled on on since 3 Nov in production`,

@@ -164,6 +164,22 @@ public struct EnvironmentEvidence: Sendable, Hashable, Codable {
     public subscript(flag: String) -> FlagEvidence? {
         flags.first { $0.flag == flag }
     }
+
+    /// This evidence for exactly `keys`, in key order: a flag it holds keeps its evidence, any
+    /// other is a flag without a row in the window and without a last-evaluated time (unused
+    /// when the history covers the window, else unknown), so that evidence computed once over
+    /// the flags the events name answers for any set of flags.
+    public func answering(_ keys: some Sequence<String>) -> EnvironmentEvidence {
+        let known = Dictionary(flags.map { ($0.flag, $0) }, uniquingKeysWith: { first, _ in first })
+        let calculator = FlagEvidence.Calculator(days: days, now: now)
+        var answer = self
+        answer.flags = Set(keys).sorted().map { key in
+            if let found = known[key] { return found }
+            guard eventsEnabled else { return FlagEvidence.withoutEvents(key) }
+            return calculator.evidence(of: key, rows: [], units: [], lastEvaluated: nil, historyCoversWindow: historyCoversWindow)
+        }
+        return answer
+    }
 }
 
 extension FlagEvidence {
@@ -178,26 +194,30 @@ extension FlagEvidence {
         RollupGranularity.day.bucket(of: now) - Int64(days) * day
     }
 
-    /// The evidence of `flags` in `environment` read from `store` (three queries: the window's
-    /// daily rollups and unit counts, and the last-evaluated times), or every flag unknown when
-    /// there is no store.
+    /// The evidence of an environment's flag when the server keeps no events.
+    static func withoutEvents(_ flag: String) -> FlagEvidence {
+        FlagEvidence(flag: flag, state: .unknown, reason: "the server keeps no events (no event store is configured)")
+    }
+
+    /// The evidence of `flags` (`nil`: every flag the events name) in `environment` read from
+    /// `store` (three queries: the window's daily rollups and unit counts, and the last-evaluated
+    /// times), or every flag unknown when there is no store.
     public static func load(
-        from store: (any FlagEventStore)?, environment: String, flags: [String], days: Int, now: Int64
+        from store: (any FlagEventStore)?, environment: String, flags: [String]?, days: Int, now: Int64
     ) async throws(StoreError) -> EnvironmentEvidence {
         let start = windowStart(days: days, now: now)
         guard let store else {
             return EnvironmentEvidence(
                 environment: environment, days: days, windowStart: start, now: now, eventsEnabled: false, historyCoversWindow: false,
-                flags: flags.sorted().map {
-                    FlagEvidence(flag: $0, state: .unknown, reason: "the server keeps no events (no event store is configured)")
-                })
+                flags: Set(flags ?? []).sorted().map(withoutEvents))
         }
         let end = RollupGranularity.day.bucket(of: now) + day
         let rollups = try await store.rollups(environment: environment, flag: nil, granularity: .day, from: start, to: end)
         let units = try await store.unitCounts(environment: environment, flag: nil, from: start, to: end)
         let last = try await store.lastEvaluated(environment: environment)
+        let named = flags ?? Array(Set(rollups.map(\.flag)).union(units.map(\.flag)).union(last.keys))
         return Calculator(days: days, now: now).evidence(
-            environment: environment, flags: flags, rollups: rollups, unitCounts: units, lastEvaluated: last)
+            environment: environment, flags: named, rollups: rollups, unitCounts: units, lastEvaluated: last)
     }
 
     /// The rules of ``FlagEvidence`` over rows already read.
@@ -267,7 +287,7 @@ extension FlagEvidence {
                 return result
             }
             result.run = run
-            let versions = run.appVersions.map { $0.isEmpty ? "(none)" : $0 }.joined(separator: ", ")
+            let versions = run.appVersions.map { $0.isEmpty ? "(unnamed)" : $0 }.joined(separator: ", ")
             if !run.coversWindow {
                 let others = result.variants.filter { $0.variant != run.variant }.map(\.variant)
                 result.reason = "served \(others.isEmpty ? "another variant" : others.joined(separator: ", ")) in the last \(days) days; only \(run.variant) since \(Self.dayText(run.since))"
@@ -339,10 +359,23 @@ extension FlagEvidence {
                 unitDays: units.filter { RollupGranularity.day.bucket(of: $0.day) >= since }.reduce(0) { $0 + $1.units })
         }
 
-        /// `2026-11-03` (UTC).
+        /// `2026-11-03` (UTC), by arithmetic (a formatter per flag costs more than the rules).
         static func dayText(_ time: Int64) -> String {
-            let date = Date(timeIntervalSince1970: TimeInterval(RollupGranularity.day.bucket(of: time)) / 1000)
-            return String(ISO8601DateFormatter.string(from: date, timeZone: .gmt, formatOptions: [.withFullDate]))
+            // Howard Hinnant's days-to-civil algorithm.
+            let days = RollupGranularity.day.bucket(of: time) / RollupGranularity.day.milliseconds + 719_468
+            let era = (days >= 0 ? days : days - 146_096) / 146_097
+            let dayOfEra = days - era * 146_097
+            let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+            let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+            let monthIndex = (5 * dayOfYear + 2) / 153
+            let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+            let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+            let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+            func padded(_ value: Int64, _ width: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, width - text.count)) + text
+            }
+            return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
         }
     }
 }
