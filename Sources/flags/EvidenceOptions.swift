@@ -52,7 +52,8 @@ struct EvidenceOptions: ParsableArguments {
         guard !token.isEmpty else {
             throw ToolingError(.invalidInput, "No token: set the environment variable \(tokenEnv) to an admin token of \"\(environment)\".")
         }
-        let client = try FlagServerClient(server: server, token: token, transport: URLSessionFlagServerTransport(timeout: timeout))
+        var client = try FlagServerClient(server: server, token: token, transport: URLSessionFlagServerTransport(timeout: timeout))
+        client.tokenSource = "the environment variable \(tokenEnv)"
         if client.sendsTokenInClear {
             Output.warning("\(server) is plain http to another machine: the token travels unencrypted. Use https.")
         }

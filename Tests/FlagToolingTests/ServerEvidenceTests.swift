@@ -46,6 +46,22 @@ struct ServerEvidenceTests {
         }
     }
 
+    @Test func aRefusedTokenNamesTheVariableItCameFrom() throws {
+        let transport = FakeFlagServerTransport(
+            status: 401, body: #"{"error": {"code": "unauthorized", "message": "unknown token", "problems": []}}"#)
+        var client = try FlagServerClient(server: "https://flags.example.com", token: Self.token, transport: transport)
+        client.tokenSource = "the environment variable EVIDENCE_TOKEN"
+        do {
+            _ = try client.evidence(environment: "production", days: 7)
+            Issue.record("a 401 must fail")
+        } catch {
+            #expect(
+                error.message
+                    == #"The server refused the token (401 unauthorized: "unknown token"). Pass a valid token with the environment variable EVIDENCE_TOKEN: reading environment "production" needs an admin token for it or for all environments ("*")."#)
+        }
+        #expect(transport.requests.first?.url.absoluteString == "https://flags.example.com/admin/v1/environments/production/evidence?days=7")
+    }
+
     @Test func aSavedAnswerThatIsNotEvidenceIsRefusedWithWhere() throws {
         let file = try TestPaths.temporaryDirectory().appendingPathComponent("evidence.json")
         try #"{"environment": "production", "days": "thirty"}"#.write(to: file, atomically: true, encoding: .utf8)

@@ -27,6 +27,9 @@ public struct FlagServerClient: Sendable {
     private let token: String
     private let transport: any FlagServerTransport
     public let maximumResponseBytes: Int
+    /// Where the token came from, as a refused token's message names it: `--token or the
+    /// FLAGS_SERVER_TOKEN environment variable` unless told otherwise.
+    public var tokenSource = "--token or the FLAGS_SERVER_TOKEN environment variable"
 
     /// A client of the server at `server` (an `http` or `https` URL, the server's root).
     ///
@@ -196,7 +199,7 @@ public struct FlagServerClient: Sendable {
         case 401:
             throw ToolingError(
                 .serverFailure,
-                "The server refused the token (401\(serverError(response.body))). Pass a valid token with --token or the FLAGS_SERVER_TOKEN environment variable: \(Self.roleNeeded(purpose)).")
+                "The server refused the token (401\(serverError(response.body))). Pass a valid token with \(tokenSource): \(Self.roleNeeded(purpose)).")
         case 403:
             throw ToolingError(
                 .serverFailure,
