@@ -139,14 +139,15 @@ struct FlagEvidenceTests {
         let never = try #require(evidence(flags: ["checkout", "other"], rollups: sinceStart)["checkout"])
         #expect(never.state == .unused)
         #expect(never.reason == "nothing evaluated it for 30 days: never evaluated since events began")
-        // They began a day later: not long enough to say; a settled-looking flag is only active.
+        // They began a day later: not long enough to say, for a settled-looking flag too.
         let later = sinceStart.filter { $0.bucket > Self.start }
         let result = evidence(flags: ["checkout", "other"], rollups: later)
         #expect(!result.historyCoversWindow)
         #expect(result["checkout"]?.state == .unknown)
         #expect(result["checkout"]?.reason == "never evaluated, and this environment's events began less than 30 days ago")
-        #expect(result["other"]?.state == .active)
+        #expect(result["other"]?.state == .unknown)
         #expect(result["other"]?.run?.coversWindow == true)
+        #expect(result["other"]?.reason == "only on served since 2024-09-05, but this environment's events began less than 30 days ago")
         // A flag last evaluated before the window proves the events began earlier.
         let proven = evidence(flags: ["checkout", "old"], rollups: later, last: ["old": Self.start - 5 * Self.day])
         #expect(proven.historyCoversWindow)

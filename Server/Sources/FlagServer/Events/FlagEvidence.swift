@@ -28,8 +28,12 @@ import Foundation
 ///   an error) were served nothing by the server: they count as evaluations (the flag is used)
 ///   but neither block nor make a settled flag; the evidence counts them (`localEvaluations`)
 ///   so that whoever removes the flag sees them.
-/// - **active**: evaluated in the window and not settled.
-/// - **unknown**: the server keeps no events (no event store), or not enough history (above).
+/// - **active**: evaluated in the window, and served another variant in it (or several, or only
+///   local values).
+/// - **unknown**: the server keeps no events (no event store), or not enough history: a flag
+///   never evaluated (above), or one served only one variant in the window while the
+///   environment's events do not reach back to `windowStart` (it may be settled; the server has
+///   not listened for long enough to say).
 ///
 /// **The run.** For every flag served in the window, ``run`` is the unbroken run of its newest
 /// served variant: from the first day of the window (or the day after the last day that served
@@ -292,6 +296,7 @@ extension FlagEvidence {
                 let others = result.variants.filter { $0.variant != run.variant }.map(\.variant)
                 result.reason = "served \(others.isEmpty ? "another variant" : others.joined(separator: ", ")) in the last \(days) days; only \(run.variant) since \(Self.dayText(run.since))"
             } else if !historyCoversWindow {
+                result.state = .unknown
                 result.reason = "only \(run.variant) served since \(Self.dayText(run.since)), but this environment's events began less than \(days) days ago"
             } else {
                 result.state = .settled
