@@ -2,8 +2,8 @@ import FlagEvaluation
 import Foundation
 
 /// The console's home: the flags that match a query (search, owner, phase, type, tag, due for
-/// removal, unused or settled in an environment), sorted, one page at a time, so that a server with ten thousand flags sends a page of
-/// ``pageSize`` rows instead of all of them.
+/// removal, unused or settled in an environment), sorted, one page at a time, so that a server
+/// with ten thousand flags sends a page of ``pageSize`` rows instead of all of them.
 struct FlagGrid: Sendable {
     /// How many flags one page of the grid lists.
     static let pageSize = 100

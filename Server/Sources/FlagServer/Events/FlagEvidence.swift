@@ -339,18 +339,25 @@ extension FlagEvidence {
         /// The newest served variant's unbroken run (see ``FlagEvidence``); `nil` when nothing
         /// was served.
         static func run(_ served: [EvaluationRollup], _ units: [UnitCount]) -> FlagEvidence.Run? {
-            var variantsByDay: [Int64: Set<String>] = [:]
-            for row in served { variantsByDay[RollupGranularity.day.bucket(of: row.bucket), default: []].insert(row.variant) }
-            for count in units { variantsByDay[RollupGranularity.day.bucket(of: count.day), default: []].insert(count.variant) }
-            let days = variantsByDay.keys.sorted(by: >)
-            // Nothing served, or the newest day served two variants: a run of none.
-            guard let newest = days.first, let only = variantsByDay[newest], only.count == 1, let variant = only.first else {
-                return nil
+            // Per day: the one variant served, or nil when it served two (no set per day: this
+            // runs for every flag and day of the window).
+            var variantByDay: [Int64: String?] = [:]
+            func note(_ variant: String, on day: Int64) {
+                switch variantByDay[day] {
+                case .none: variantByDay[day] = .some(variant)
+                case .some(.some(let known)) where known != variant: variantByDay[day] = .some(nil)
+                default: break
+                }
             }
+            for row in served { note(row.variant, on: RollupGranularity.day.bucket(of: row.bucket)) }
+            for count in units { note(count.variant, on: RollupGranularity.day.bucket(of: count.day)) }
+            let days = variantByDay.keys.sorted(by: >)
+            // Nothing served, or the newest day served two variants: a run of none.
+            guard let newest = days.first, case .some(.some(let variant)) = variantByDay[newest] else { return nil }
             var since = newest
             var coversWindow = true
             for day in days.dropFirst() {
-                guard variantsByDay[day] == [variant] else {
+                guard case .some(.some(let only)) = variantByDay[day], only == variant else {
                     coversWindow = false
                     break
                 }
