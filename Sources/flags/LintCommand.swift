@@ -7,8 +7,12 @@ struct LintCommand: ParsableCommand {
         commandName: "lint",
         abstract: "Check flags against their removal targets, dependencies, ownership and naming.",
         discussion: """
+            With --server (or --evidence), also warns for the flags the server's events find \
+            unused (nothing evaluated them for --evidence-days days) or settled (one variant \
+            served to every unit for those days on every app version still sending). \
             Exit status: 0 no errors (warnings alone pass); 1 errors found; 2 usage error or a \
-            manifest that cannot be read.
+            manifest that cannot be read; 3 the server cannot be reached, refused the token or \
+            answered an error.
             """)
 
     @OptionGroup var options: ManifestOption
@@ -18,6 +22,8 @@ struct LintCommand: ParsableCommand {
 
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
+
+    @OptionGroup var evidence: EvidenceOptions
 
     func validate() throws {
         guard AppVersion(appVersion) != nil else {
@@ -32,7 +38,10 @@ struct LintCommand: ParsableCommand {
         } catch {
             throw ToolingError(.invalidInput, error.description)
         }
-        let findings = ManifestLinter(appVersion: AppVersion(appVersion)!).lint(manifest)
+        var findings = ManifestLinter(appVersion: AppVersion(appVersion)!).lint(manifest)
+        if let evidence = try evidence.load() {
+            findings += EvidenceLinter(evidence: evidence).lint(manifest)
+        }
         Output.standardOutput(
             format == .json
                 ? LintReport.json(findings, file: options.manifest) : LintReport.text(findings, file: options.manifest))

@@ -15,7 +15,9 @@ struct RemoveCommand: ParsableCommand {
             kept off, the flags that require it would be always off; kept on, the flags that \
             conflict with it would be; the message names them and the order to remove them in. \
             Exit status 1 also when references remain that need a manual edit; they are listed \
-            with their lines in the rewritten files.
+            with their lines in the rewritten files. With --server (or --evidence), the plan \
+            cites the server's evidence for the flag (which variant every unit was served, since \
+            when, on which app versions) and warns when the kept value differs from it.
             """)
 
     enum Keep: String, ExpressibleByArgument, CaseIterable {
@@ -36,16 +38,21 @@ struct RemoveCommand: ParsableCommand {
     @Flag(name: .long, help: "Show the changes without writing them.")
     var dryRun = false
 
+    @OptionGroup var evidence: EvidenceOptions
+
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("Give at least one folder or file with --sources.") }
     }
 
     func run() throws {
+        // Read first: a server that cannot answer stops the removal before anything is planned.
+        let evidence = try self.evidence.load()
         let (manifest, _) = try options.load()
         let manifestBefore = (try? String(contentsOfFile: options.manifest, encoding: .utf8)) ?? ""
         let remover = try FlagRemover(manifest: manifest, key: key, keep: keep == .on)
         let plan = try remover.plan(files: SwiftSourceFiles.find(in: sources))
         Output.standardOutput(plan.summary(manifestPath: options.manifest, manifestBefore: manifestBefore))
+        if let evidence { Output.standardOutput(plan.evidenceText(evidence)) }
         if dryRun {
             Output.standardOutput("Dry run: nothing was written.\n")
         } else {

@@ -12,12 +12,13 @@ extension TestServer {
     /// that tests sign in quickly.
     static func withConsole<T: Sendable>(
         options: ConsoleOptions = ConsoleOptions(), delivery: DeliveryOptions = DeliveryOptions(),
+        eventStore: (any FlagEventStore)? = nil, now: @escaping @Sendable () -> Date = Date.init,
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(
             store: store, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
-            consoleOptions: options, delivery: delivery)
+            consoleOptions: options, now: now, delivery: delivery, eventStore: eventStore)
         return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }
 

@@ -135,6 +135,66 @@ struct FlagsCLITests {
         try await server.request(.GET, "/admin/v1/environments", token: server.adminToken).json
     }
 
+    /// `flags lint`, `refs` and `remove` read the server's removal evidence with the token from
+    /// the variable `--token-env` names, and never print it.
+    @Test
+    func lintRefsAndRemoveCiteTheServersEvidence() async throws {
+        let moment = Date()
+        let now = Int64(moment.timeIntervalSince1970 * 1000)
+        let day = RollupGranularity.day.milliseconds
+        let start = RollupGranularity.day.bucket(of: now) - 30 * day
+        var store = FixedRowsEventStore()
+        store.rollups["production"] = (Int64(0)...30).map { offset in
+            EvaluationRollup(
+                bucket: start + offset * day, flag: "new_checkout", variant: "on", reason: "STATIC", appVersion: "3.2", platform: "iOS",
+                evaluations: 10, exposures: 2)
+        } + ["on", "off"].map { variant in
+            EvaluationRollup(
+                bucket: start + 30 * day, flag: "search", variant: variant, reason: "SPLIT", appVersion: "3.2", platform: "iOS",
+                evaluations: 1, exposures: 1)
+        }
+        store.lastEvaluated["production"] = ["new_checkout": now, "search": now, "page_size": now - 40 * day]
+        try await TestServer.with(eventStore: store, now: { moment }) { server in
+            let manifest = try Self.write(Self.manifest)
+            let push = try await Self.flags(["push", "--manifest", manifest, "--server", server.baseURL, "--token", server.adminToken])
+            #expect(push.status == 0, "\(push)")
+            let sources = TemporaryDirectory().path
+            try "let checkout = flags.isEnabled(.newCheckout)\n".write(toFile: sources + "/Checkout.swift", atomically: true, encoding: .utf8)
+            let evidence = ["--server", server.baseURL, "--token-env", "EVIDENCE_TOKEN", "--environment", "production", "--timeout", "3600"]
+            let token = ["EVIDENCE_TOKEN": server.adminToken]
+            let since = ServerEvidenceDay.text(start)
+
+            let lint = try await Self.flags(["lint", "--manifest", manifest, "--app-version", "3.0"] + evidence, environment: token)
+            #expect(lint.status == 0, "\(lint)")
+            #expect(lint.standardOutput.contains(
+                #"warning: [settled] 'new_checkout' is settled in production: every unit was served "on" for 30 days, since \#(since), on app version 3.2 (310 evaluations, 62 exposures, 0 unit-days). Remove it keeping that variant: flags remove new_checkout --keep on."#),
+                "\(lint)")
+            #expect(lint.standardOutput.contains("warning: [unused] 'page_size' is unused in production: nothing evaluated it for 30 days"), "\(lint)")
+            #expect(!lint.standardOutput.contains("'search' is"), "\(lint)")
+
+            let refs = try await Self.flags(["refs", "--manifest", manifest, "--sources", sources] + evidence, environment: token)
+            #expect(refs.status == 0, "\(refs)")
+            #expect(refs.standardOutput.contains("Unused or settled in production, from the server's events over 30 days (2):"), "\(refs)")
+            #expect(refs.standardOutput.contains("; 1 reference\n    \(sources)/Checkout.swift:1\n"), "\(refs)")
+
+            let remove = try await Self.flags(
+                ["remove", "new_checkout", "--keep", "off", "--manifest", manifest, "--sources", sources, "--dry-run"] + evidence,
+                environment: token)
+            #expect(remove.standardOutput.contains(
+                #"evidence: 'new_checkout' is settled in production: every unit was served "on" for 30 days, since \#(since), on app version 3.2"#),
+                "\(remove)")
+            #expect(remove.standardOutput.contains(
+                "warning: every unit was served on, but this removal keeps off: their behaviour changes. Keep on with --keep on.\n"), "\(remove)")
+            for run in [lint, refs, remove] {
+                #expect(!run.standardOutput.contains(server.adminToken) && !run.standardError.contains(server.adminToken))
+            }
+
+            let noToken = try await Self.flags(["lint", "--manifest", manifest, "--app-version", "3.0"] + evidence)
+            #expect(noToken.status == 2)
+            #expect(noToken.standardError.contains(#"No token: set the environment variable EVIDENCE_TOKEN to an admin token of "production"."#))
+        }
+    }
+
     @Test
     func pushPullAndDiffRoundTrip() async throws {
         try await TestServer.with { server in
@@ -504,5 +564,14 @@ struct FlagsCLITests {
                         + "\n")
             }
         }
+    }
+}
+
+/// A day as `flags` prints evidence days: `2026-11-03` (UTC).
+enum ServerEvidenceDay {
+    static func text(_ time: Int64) -> String {
+        ISO8601DateFormatter.string(
+            from: Date(timeIntervalSince1970: TimeInterval(time) / 1000), timeZone: TimeZone(identifier: "UTC")!,
+            formatOptions: [.withFullDate])
     }
 }

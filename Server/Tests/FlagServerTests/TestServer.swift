@@ -30,12 +30,12 @@ struct TestServer {
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), delivery: DeliveryOptions = DeliveryOptions(),
         heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
-        eventRetention: EventRetention? = nil,
+        eventRetention: EventRetention? = nil, now: @escaping @Sendable () -> Date = Date.init,
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store: any FlagStore = if let store { store } else { try await SQLiteFlagStore(path: nil) }
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter,
+            store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter, now: now,
             revisionCheck: revisionCheck, heartbeat: heartbeat, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
             eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention)
         return try await serving(server, bootstrap: bootstrap, store: store, body)

@@ -34,8 +34,9 @@ public struct ReferenceReport: Sendable {
         }
     }
 
-    /// The human-readable report.
-    public func text(appVersion: AppVersion?) -> String {
+    /// The human-readable report; with a server's `evidence`, a last section lists the flags
+    /// it finds unused or settled, with their references.
+    public func text(appVersion: AppVersion?, evidence: ServerEvidence? = nil) -> String {
         var output = ""
         for flag in manifest.flags {
             let found = references(toKey: flag.key)
@@ -64,11 +65,31 @@ public struct ReferenceReport: Sendable {
                 for reference in found { output += "    \(reference.file):\(reference.line)\n" }
             }
         }
+        if let evidence {
+            let removable = removable(evidence)
+            output += "\nUnused or settled in \(evidence.environment), from the server's events over \(evidence.days) days (\(removable.count)):\n"
+            if removable.isEmpty { output += "  none\n" }
+            for (flag, found) in removable {
+                let references = references(toKey: flag.key)
+                output += "  \(flag.key): \(evidence.sentence(for: found)); "
+                output += references.isEmpty ? "no references\n" : "\(references.count) reference\(references.count == 1 ? "" : "s")\n"
+                for reference in references { output += "    \(reference.file):\(reference.line)\n" }
+            }
+        }
         return output
     }
 
-    /// The report as JSON.
-    public func json(appVersion: AppVersion?) -> String {
+    /// The manifest's flags that `evidence` finds unused or settled, in manifest order.
+    func removable(_ evidence: ServerEvidence) -> [(ManifestFlag, ServerEvidence.Flag)] {
+        manifest.flags.compactMap { flag in
+            guard let found = evidence[flag.key], found.state == .unused || found.state == .settled else { return nil }
+            return (flag, found)
+        }
+    }
+
+    /// The report as JSON; with a server's `evidence`, `evidence` lists the flags it finds
+    /// unused or settled.
+    public func json(appVersion: AppVersion?, evidence: ServerEvidence? = nil) -> String {
         var object: [String: FlagValue] = [
             "flags": .array(manifest.flags.map { flag in
                 [
@@ -89,6 +110,25 @@ public struct ReferenceReport: Sendable {
                     "references": .array(references(toKey: definition.key).map(\.json)),
                 ]
             })
+        }
+        if let evidence {
+            object["evidence"] = [
+                "environment": .string(evidence.environment), "days": .int(evidence.days),
+                "flags": .array(removable(evidence).map { flag, found in
+                    var entry: [String: FlagValue] = [
+                        "key": .string(flag.key), "state": .string(found.state.rawValue),
+                        "evidence": .string(evidence.sentence(for: found)),
+                        "references": .array(references(toKey: flag.key).map(\.json)),
+                    ]
+                    if let run = found.run, found.state == .settled {
+                        entry["variant"] = .string(run.variant)
+                        entry["since"] = .string(ServerEvidence.day(run.since))
+                        entry["appVersions"] = .array(run.appVersions.map(FlagValue.string))
+                    }
+                    if let last = found.lastEvaluated { entry["lastEvaluated"] = .string(ServerEvidence.day(last)) }
+                    return .object(entry)
+                }),
+            ]
         }
         return FlagValue.object(object).jsonString + "\n"
     }

@@ -59,6 +59,32 @@ public struct FlagRemovalPlan: Sendable {
         return output
     }
 
+    /// What a server's removal evidence says about this removal, as lines for the plan: the
+    /// evidence itself (which variant every unit got, since when, on which app versions), and a
+    /// warning when the kept value is not the one the server served everyone, or when the flag
+    /// is still served several variants.
+    public func evidenceText(_ evidence: ServerEvidence) -> String {
+        guard let found = evidence[key] else {
+            return "evidence: the server has no flag '\(key)' in \(evidence.environment).\n"
+        }
+        var output = "evidence: '\(key)' is \(evidence.sentence(for: found)).\n"
+        let kept = keep ? "on" : "off"
+        switch found.state {
+        case .settled:
+            if let variant = found.run?.variant, ["on", "off", "true", "false"].contains(variant) {
+                let served = variant == "on" || variant == "true" ? "on" : "off"
+                output += served == kept
+                    ? "evidence: keeping \(kept) keeps what every unit was served.\n"
+                    : "warning: every unit was served \(served), but this removal keeps \(kept): their behaviour changes. Keep \(served) with --keep \(served).\n"
+            }
+        case .active:
+            output += "warning: the server still serves '\(key)' in \(evidence.environment) (\(found.reason)): keeping \(kept) changes what some units get.\n"
+        case .unused, .unknown:
+            break
+        }
+        return output
+    }
+
     /// Writes the rewritten files and the manifest (each atomically).
     public func apply(manifestPath: String, manifestBefore: String) throws(ToolingError) {
         do {

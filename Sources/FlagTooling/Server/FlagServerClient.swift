@@ -27,6 +27,9 @@ public struct FlagServerClient: Sendable {
     private let token: String
     private let transport: any FlagServerTransport
     public let maximumResponseBytes: Int
+    /// Where the token came from, as a refused token's message names it: `--token or the
+    /// FLAGS_SERVER_TOKEN environment variable` unless told otherwise.
+    public var tokenSource = "--token or the FLAGS_SERVER_TOKEN environment variable"
 
     /// A client of the server at `server` (an `http` or `https` URL, the server's root).
     ///
@@ -160,7 +163,7 @@ public struct FlagServerClient: Sendable {
 
     // MARK: - Exchanges
 
-    private func call(_ method: String, _ path: String, body: Data? = nil, purpose: Purpose) throws(ToolingError) -> Data {
+    func call(_ method: String, _ path: String, body: Data? = nil, purpose: Purpose) throws(ToolingError) -> Data {
         let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
         guard let url = URL(string: base + path) else {
             throw ToolingError(.invalidInput, "Cannot form a URL from --server \"\(server.absoluteString)\" and \(path).")
@@ -196,7 +199,7 @@ public struct FlagServerClient: Sendable {
         case 401:
             throw ToolingError(
                 .serverFailure,
-                "The server refused the token (401\(serverError(response.body))). Pass a valid token with --token or the FLAGS_SERVER_TOKEN environment variable: \(Self.roleNeeded(purpose)).")
+                "The server refused the token (401\(serverError(response.body))). Pass a valid token with \(tokenSource): \(Self.roleNeeded(purpose)).")
         case 403:
             throw ToolingError(
                 .serverFailure,
@@ -259,7 +262,7 @@ public struct FlagServerClient: Sendable {
         return text.replacingOccurrences(of: token, with: ServerDiff.redacted)
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ data: Data, from operation: String) throws(ToolingError) -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data, from operation: String) throws(ToolingError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
@@ -287,7 +290,7 @@ public struct FlagServerClient: Sendable {
         }
     }
 
-    private static func pathComponent(_ text: String) -> String {
+    static func pathComponent(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
     }
 }

@@ -14,6 +14,8 @@ struct AdminRoutes: Sendable {
     /// Where the events apps send are kept (insights read it); `nil` when the server takes none.
     var eventStore: (any FlagEventStore)? = nil
     var now: @Sendable () -> Date = Date.init
+    /// The removal evidence of environments, from the server's event store (if any).
+    var evidence = FlagEvidenceCache(store: nil, now: Date.init)
 
     static let all = TokenIssuer.allEnvironments
 
@@ -49,6 +51,7 @@ struct AdminRoutes: Sendable {
         registerUserRoutes(on: group)
         registerStatisticsRoutes(on: group)
         registerInsightsRoutes(on: group)
+        registerEvidenceRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

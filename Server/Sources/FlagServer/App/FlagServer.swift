@@ -40,6 +40,8 @@ public final class FlagServer: Sendable {
     /// How long the event store keeps events (swept by a service of ``application(host:port:onServerRunning:)``);
     /// `nil`: never swept.
     public let eventRetention: EventRetention?
+    /// The removal evidence computed from ``eventStore``, kept a minute (the admin API and the grid).
+    let evidence: FlagEvidenceCache
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
@@ -128,6 +130,7 @@ public final class FlagServer: Sendable {
             }
             return (queue, metrics, DecodeSlots(count: eventIngestion.concurrentDecodes))
         }
+        evidence = FlagEvidenceCache(store: eventStore, now: now)
         self.publisher = publisher
         self.events = events
         self.metrics = metrics
@@ -318,7 +321,8 @@ public final class FlagServer: Sendable {
             ).register(on: router)
         }
         AdminRoutes(
-            admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, eventStore: eventStore, now: now
+            admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, eventStore: eventStore, now: now,
+            evidence: evidence
         ).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
@@ -328,7 +332,8 @@ public final class FlagServer: Sendable {
                 singleSignOn: console.options.singleSignOn.map {
                     OIDCSignIn(configuration: $0, accounts: consoleAccounts, logger: logger, now: now)
                 },
-                eventStore: eventStore
+                eventStore: eventStore,
+                evidence: evidence
             ).register(on: router)
         }
         return router

@@ -123,7 +123,9 @@ extension ConsoleRoutes {
     ) async -> Response {
         let state = await admin.state
         let environments = state.orderedEnvironmentKeys
-        let grid = FlagGrid(flags: state.flags.values, query: query)
+        let lifecycleEnvironment = Self.lifecycleEnvironment(query, environments: environments)
+        let (evidence, evidenceComputing) = gridEvidence(in: lifecycleEnvironment, state: state)
+        let grid = FlagGrid(flags: state.flags.values, query: query, evidence: evidence.mapValues(\.state))
         let back = query.queryString
         let changed = await gridCache.lastChanges(of: grid.flags.map(\.key), in: state) { key in
             await lastChange(of: key, in: environments)
@@ -155,6 +157,9 @@ extension ConsoleRoutes {
             ], ["name", "description", "owner", "phase", "removalTarget"])
             row["tagged"] = !tags.isEmpty
             row["archived"] = flag.archived
+            if let flagEvidence = evidence[flag.key], let text = Self.evidenceBadge(flagEvidence, environment: lifecycleEnvironment) {
+                row["evidence"] = ["state": flagEvidence.state.rawValue, "text": text, "reason": flagEvidence.reason] as [String: Any]
+            }
             if let last = changed[flag.key] {
                 row["changed"] = [
                     "time": formatter.string(from: last.time), "day": Self.shortTime(last.time), "actor": last.actor,
@@ -179,7 +184,13 @@ extension ConsoleRoutes {
         context["types"] = FlagType.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == query.type] as [String: Any] }
         context["tags"] = tags.map { ["value": $0, "selected": $0 == query.tag] as [String: Any] }
         context["hasTags"] = !tags.isEmpty
-        context["filtered"] = query.fields.contains { !["sort", "page"].contains($0.0) }
+        context["hasEvidence"] = self.evidence.store != nil
+        context["evidenceComputing"] = evidenceComputing
+        context["lifecycles"] = FlagGrid.Query.lifecycles.map { ["value": $0, "selected": $0 == query.lifecycle] as [String: Any] }
+        context["lifecycleEnvironments"] = environments.map {
+            ["value": $0, "selected": $0 == lifecycleEnvironment] as [String: Any]
+        }
+        context["filtered"] = query.fields.contains { !["sort", "page", "in"].contains($0.0) }
         let sortKey = (query.descending ? "-" : "") + query.sort.rawValue
         context["sorts"] = [
             ("key", "key, A to Z"), ("-key", "key, Z to A"), ("owner", "owner"), ("phase", "phase"),
@@ -195,6 +206,49 @@ extension ConsoleRoutes {
         context["error"] = error
         context["notice"] = notice.flatMap { Self.notices[$0] }
         return renderer.page("flags", context, status: status)
+    }
+
+    /// The environment whose removal evidence the grid shows: the query's, else `production`,
+    /// else the last one.
+    static func lifecycleEnvironment(_ query: FlagGrid.Query, environments: [String]) -> String {
+        if environments.contains(query.lifecycleEnvironment) { return query.lifecycleEnvironment }
+        return environments.contains("production") ? "production" : environments.last ?? ""
+    }
+
+    /// The removal evidence of the flags of `environment` (over ``FlagEvidence/defaultDays``) as
+    /// ``FlagEvidenceCache`` keeps it, without waiting for the event store: empty when the server
+    /// keeps no events or nothing is computed yet (the grid then shows no badge and says that the
+    /// evidence is being computed, and the lifecycle filters match nothing).
+    func gridEvidence(in environment: String, state: ServerState) -> (flags: [String: FlagEvidence], computing: Bool) {
+        guard evidence.store != nil, let settings = state.environments[environment]?.settings else { return ([:], false) }
+        let flags = settings.keys.filter { state.flags[$0] != nil }
+        guard let kept = evidence.keptEvidence(environment: environment, flags: flags, days: FlagEvidence.defaultDays) else {
+            return ([:], true)
+        }
+        return (Dictionary(kept.flags.map { ($0.flag, $0) }, uniquingKeysWith: { first, _ in first }), false)
+    }
+
+    /// The grid's badge for a flag's evidence: `settled on on since 3 Nov in production`,
+    /// `unused in production since 2 Oct`; `nil` for active and unknown flags.
+    static func evidenceBadge(_ evidence: FlagEvidence, environment: String) -> String? {
+        switch evidence.state {
+        case .settled:
+            guard let run = evidence.run else { return nil }
+            return "settled on \(run.variant) since \(shortDay(run.since)) in \(environment)"
+        case .unused:
+            return "unused in \(environment)" + (evidence.lastEvaluated.map { " since \(shortDay($0))" } ?? ", never evaluated")
+        case .active, .unknown:
+            return nil
+        }
+    }
+
+    /// `3 Nov` (UTC) of a time in milliseconds since 1970.
+    static func shortDay(_ time: Int64) -> String {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let parts = calendar.dateComponents([.day, .month], from: Date(timeIntervalSince1970: TimeInterval(time) / 1000))
+        return "\(parts.day ?? 1) \(months[((parts.month ?? 1) - 1) % 12])"
     }
 
     /// The newest audit entry of a flag across `environments` (one indexed look-up each); `nil`

@@ -25,6 +25,8 @@ struct ConsoleRoutes: Sendable {
     var singleSignOn: OIDCSignIn? = nil
     /// Where the events apps send are kept (the flag page's insights); `nil` when the server takes none.
     var eventStore: (any FlagEventStore)? = nil
+    /// The removal evidence the grid shows and filters on (``FlagEvidence``).
+    var evidence = FlagEvidenceCache(store: nil, now: Date.init)
     /// The flags grid's filter choices and last changes, kept while the revisions stay.
     let gridCache = FlagGridCache()
 

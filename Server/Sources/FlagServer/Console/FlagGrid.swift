@@ -2,8 +2,8 @@ import FlagEvaluation
 import Foundation
 
 /// The console's home: the flags that match a query (search, owner, phase, type, tag, due for
-/// removal, archived), sorted, one page at a time, so that a server with ten thousand flags sends a page of
-/// ``pageSize`` rows instead of all of them.
+/// removal, archived, unused or settled in an environment), sorted, one page at a time, so that a
+/// server with ten thousand flags sends a page of ``pageSize`` rows instead of all of them.
 struct FlagGrid: Sendable {
     /// How many flags one page of the grid lists.
     static let pageSize = 100
@@ -25,6 +25,11 @@ struct FlagGrid: Sendable {
         var due = ""
         /// Archived flags: hidden (`""`, the default), listed alone (`only`) or with the others (`all`).
         var archived = ""
+        /// `unused` or `settled`: only flags in that state of the removal evidence (``FlagEvidence``).
+        var lifecycle = ""
+        /// The environment whose evidence the grid shows and ``lifecycle`` filters on; "" for the
+        /// default (`production`, else the last environment).
+        var lifecycleEnvironment = ""
         var sort = Sort.key
         var descending = false
         var page = 1
@@ -42,16 +47,23 @@ struct FlagGrid: Sendable {
             tag = field("tag")
             due = field("due")
             archived = ["only", "all"].contains(field("archived")) ? field("archived") : ""
+            let lifecycleText = field("lifecycle")
+            lifecycle = Self.lifecycles.contains(lifecycleText) ? lifecycleText : ""
+            lifecycleEnvironment = field("in")
             let sortText = field("sort")
             descending = sortText.hasPrefix("-")
             sort = Sort(rawValue: String(sortText.drop { $0 == "-" })) ?? .key
             page = max(1, min(Int(field("page")) ?? 1, 1_000_000))
         }
 
+        /// The evidence states the grid filters on.
+        static let lifecycles = [FlagEvidence.State.unused.rawValue, FlagEvidence.State.settled.rawValue]
+
         /// The fields of the query that differ from the defaults, in a fixed order.
         var fields: [(String, String)] {
             var result: [(String, String)] = []
-            for (name, value) in [("q", search), ("owner", owner), ("phase", phase), ("type", type), ("tag", tag), ("due", due)]
+            for (name, value) in [("q", search), ("owner", owner), ("phase", phase), ("type", type), ("tag", tag), ("due", due),
+                ("lifecycle", lifecycle), ("in", lifecycleEnvironment)]
             where !value.isEmpty {
                 result.append((name, value))
             }
@@ -83,7 +95,9 @@ struct FlagGrid: Sendable {
     let page: Int
     let pageCount: Int
 
-    init(flags all: some Collection<FlagRecord>, query: Query) {
+    /// - Parameter evidence: The state of each flag in the query's lifecycle environment; a flag
+    ///   without one matches no lifecycle filter.
+    init(flags all: some Collection<FlagRecord>, query: Query, evidence: [String: FlagEvidence.State] = [:]) {
         let search = query.search.lowercased()
         let matching = all.filter { flag in
             switch query.archived {
@@ -102,6 +116,7 @@ struct FlagGrid: Sendable {
             if !query.type.isEmpty, flag.type.rawValue != query.type { return false }
             if !query.tag.isEmpty, !Self.tags(of: flag).contains(query.tag) { return false }
             if !query.due.isEmpty, !AppVersion.isDue(removalTarget: metadata.removalTarget, at: query.due) { return false }
+            if !query.lifecycle.isEmpty, evidence[flag.key]?.rawValue != query.lifecycle { return false }
             return true
         }
         let sorted = Self.sorted(matching, by: query.sort, descending: query.descending)
