@@ -31,7 +31,7 @@ import json, sys
 # Operations per iteration, by benchmark-name prefix (see `scalingFactor` and the loop counts
 # in the benchmark sources). Anything not listed is one operation per iteration.
 OPS = [
-    ("Threads.", 20_000_000), ("Build.", 1), ("Launch.", 1), ("Baseline.Launch.", 1), ("Baseline.DecodeFiles.", 1),
+    ("Threads.Dictionary.", 2_000_000), ("Threads.valueForKey.", 2_000_000), ("Threads.", 20_000_000), ("Build.", 1), ("Launch.", 1), ("Baseline.Launch.", 1), ("Baseline.DecodeFiles.", 1),
     ("Eval.", 1_000), ("Load.", 1), ("Baseline.Load.", 1), ("Shared.", 1), ("Baseline.Shared.", 1), ("Remote.", 1), ("Baseline.Remote", 1),
     ("", 1_000_000),
 ]
@@ -53,12 +53,14 @@ COMPARISONS = [
     ("Snapshot.isEnabled", "Baseline.BoolArray", "slower", None),
     ("Engine.valueForKey", "Baseline.Dictionary", "slower", 1.5),
     ("Engine.valueForKey.untracked", "Baseline.Dictionary", "slower", 1.5),
+    ("Engine.valueForKey.recording", "Baseline.Dictionary", "slower", 1.5),
     ("Value.Int", "Baseline.BoolArray", "slower", None),
     ("Value.String", "Baseline.Dictionary", "slower", None),
     ("Threads.BoolArray.2", "Threads.BoolArray.1", "speedup", None),
     ("Threads.isEnabled.2", "Threads.isEnabled.1", "speedup", 1.8, ("Threads.BoolArray.2", "Threads.BoolArray.1")),
     ("Threads.valueForKey.2", "Threads.valueForKey.1", "speedup", 1.8, ("Threads.Dictionary.2", "Threads.Dictionary.1")),
     ("Threads.valueForKey.untracked.2", "Threads.valueForKey.untracked.1", "speedup", 1.8, ("Threads.Dictionary.2", "Threads.Dictionary.1")),
+    ("Threads.valueForKey.recording.2", "Threads.valueForKey.recording.1", "speedup", 1.8, ("Threads.Dictionary.2", "Threads.Dictionary.1")),
     ("Threads.isEnabled.recording.2", "Threads.isEnabled.recording.1", "speedup", 1.8, ("Threads.BoolArray.2", "Threads.BoolArray.1")),
     ("Threads.isEnabled.untracked.recording.2", "Threads.isEnabled.untracked.recording.1", "speedup", 1.8, ("Threads.BoolArray.2", "Threads.BoolArray.1")),
     ("Build.Manager", "Baseline.DecodeFiles.JSONSerialization", "slower", 2.0),
@@ -90,7 +92,7 @@ ABSOLUTE = [
 ]
 # Benchmarks that must not allocate at all (every iteration, p100).
 ZERO_ALLOCATIONS = [
-    "Baseline.ObservationAccess", "Check.isEnabled", "Check.isEnabled.untracked", "Check.isEnabled.recording", "Check.isEnabled.untracked.recording", "Snapshot.access", "Snapshot.isEnabled", "Engine.valueForKey", "Engine.valueForKey.untracked", "Value.Int", "Value.String",
+    "Baseline.ObservationAccess", "Check.isEnabled", "Check.isEnabled.untracked", "Check.isEnabled.recording", "Check.isEnabled.untracked.recording", "Snapshot.access", "Snapshot.isEnabled", "Engine.valueForKey", "Engine.valueForKey.untracked", "Engine.valueForKey.recording", "Value.Int", "Value.String",
     "Eval.Static", "Eval.Targeted", "Eval.Fractional", "Eval.Fractional.v3", "Eval.JSONLogic",
 ]
 
@@ -180,6 +182,7 @@ PAIRED = [
     ("Threads.isEnabled.speedup", 1.8, "Threads.BoolArray.speedup"),
     ("Threads.valueForKey.speedup", 1.8, "Threads.Dictionary.speedup"),
     ("Threads.valueForKey.untracked.speedup", 1.8, "Threads.Dictionary.speedup"),
+    ("Threads.valueForKey.recording.speedup", 1.8, "Threads.Dictionary.speedup"),
     ("Threads.isEnabled.recording.speedup", 1.8, "Threads.BoolArray.speedup"),
     ("Threads.isEnabled.untracked.recording.speedup", 1.8, "Threads.BoolArray.speedup"),
 ]

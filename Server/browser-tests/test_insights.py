@@ -1,33 +1,45 @@
 #!/usr/bin/env python3
 """Browser tests of the flag page's Insights section: headless Chromium driven by Selenium.
 
-The real `flag-server serve` keeps no events yet (its event store and the ingestion endpoint come
-with the events work), so the section shows its empty state here: its heading names the page's
-environment, it says the server keeps no events, its range links keep the environment and mark the
-chosen range, and the page passes axe-core in both themes at laptop and phone widths, with a
-screenshot of each (Server/.build/console-screenshots/flag-insights-empty-*.png). The chart itself
-is checked by the Swift tests (InsightsChartTests, ConsoleInsightsTests) over an event store that
-answers hand-made rollups.
+Two real `flag-server serve` processes:
+
+- one started with `--no-events`: the section says the server keeps no events, its range links
+  keep the environment and mark the chosen range (flag-insights-empty-*.png);
+- one on its default event store, to which the test sends a batch of summaries and exposures
+  through `POST /ofrep/v1/ingestion` with a client token, as an app's delivery does: the page then
+  charts them (a line per variant, the settings change marked on the time axis), with the units
+  per variant, the app version and platform tables and the last evaluation (flag-insights-*.png).
+
+Every page passes axe-core in both themes at laptop and phone widths, with a screenshot of each
+(Server/.build/console-screenshots).
 
 Needs what test_console.py needs (its helpers are reused). Run:
 python3 -m unittest discover -s Server/browser-tests -p 'test_insights.py' -v
 """
+import json
 import os
+import time
 import unittest
+import urllib.request
+import uuid
 
 import test_console as console
 
 FLAG = "browser-insights"
 
 
-class InsightsBrowserTests(unittest.TestCase):
+class InsightsBrowserTestCase(unittest.TestCase):
+    """A browser and a server with FLAG on in production; subclasses name the server's arguments."""
+
+    SERVER_ARGUMENTS = ()
+
     @classmethod
     def setUpClass(cls):
         chromium, driver = console.find_browser()
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
-        cls.server = console.Server()
+        cls.server = console.Server(cls.SERVER_ARGUMENTS)
         try:
             status, body = cls.server.api("PUT", "/admin/v1/flags/" + FLAG, cls.server.admin_token, {
                 "type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})
@@ -59,6 +71,10 @@ class InsightsBrowserTests(unittest.TestCase):
     sign_in = console.ConsoleBrowserTests.sign_in
     check_page = console.ConsoleBrowserTests.check_page
 
+
+class InsightsWithoutEventsBrowserTests(InsightsBrowserTestCase):
+    SERVER_ARGUMENTS = ("--no-events",)
+
     def test_the_flag_page_says_the_server_keeps_no_events_and_offers_the_ranges(self):
         self.sign_in("admin", self.server.admin_password)
         self.open("/console/flags/%s?environment=production" % FLAG)
@@ -81,6 +97,61 @@ class InsightsBrowserTests(unittest.TestCase):
         # The section follows the environment the page shows.
         self.open("/console/flags/%s?environment=staging" % FLAG)
         self.assertEqual(self.find("#insights-heading").text, "Insights in staging")
+
+
+class InsightsBrowserTests(InsightsBrowserTestCase):
+    def ingest(self, token, batch):
+        request = urllib.request.Request(
+            self.server.base + "/ofrep/v1/ingestion", method="POST", data=json.dumps(batch).encode(),
+            headers={"Authorization": "Bearer " + token, "Content-Type": "application/json",
+                     "Idempotency-Key": batch["batchId"]})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+
+    def test_events_an_app_sent_are_charted_beside_the_flags_change(self):
+        self.sign_in("admin", self.server.admin_password)
+        self.open("/console/flags/%s?environment=production&insights=24h" % FLAG)
+        self.assertIn("no events", self.find("#insights-empty").text.lower())
+        status, created = self.server.api("POST", "/admin/v1/tokens", self.server.admin_token,
+                                          {"name": "insights-app", "environment": "production", "role": "client"})
+        self.assertEqual(status, 201, created)
+        now = int(time.time() * 1000)
+        hour = 3_600_000
+        for version, platform, on, off in (("4.2", "iOS", 900, 100), ("4.1", "Android", 300, 0)):
+            batch = {
+                "version": 1, "batchId": str(uuid.uuid4()),
+                "source": {"appVersion": version, "buildConfiguration": "release", "platform": platform},
+                "summaries": [
+                    {"flag": FLAG, "variant": "on", "reason": "STATIC", "count": on, "start": now - 2 * hour, "end": now - hour},
+                    {"flag": FLAG, "variant": "on", "reason": "STATIC", "count": on // 3, "start": now - hour // 2, "end": now},
+                ] + ([{"flag": FLAG, "variant": "off", "reason": "DEFAULT", "count": off, "start": now - 2 * hour,
+                       "end": now - hour}] if off else []),
+                "exposures": [{"flag": FLAG, "variant": "on", "reason": "STATIC", "unit": "user-%s-%d" % (version, index),
+                               "time": now - hour} for index in range(3)],
+                "events": [],
+            }
+            status, answer = self.ingest(created["token"], batch)
+            self.assertEqual(status, 202, answer)
+            self.assertEqual(answer["accepted"], 7 if off else 5)
+            # The same batch again (a retry) is counted once.
+            status, answer = self.ingest(created["token"], batch)
+            self.assertEqual(status, 202, answer)
+        self.open("/console/flags/%s?environment=production&insights=24h" % FLAG)
+        chart = self.find("#insights svg.chart[role=img]")
+        self.assertTrue(chart.get_attribute("aria-label") or self.find_all("#insights svg.chart title"))
+        self.assertTrue(self.find_all("#insights svg.chart polyline[data-variant='on']"))
+        self.assertTrue(self.find_all("#insights svg.chart g.marker"), "the settings change is marked on the time axis")
+        # 4.2: 900 + 300 on and 100 off; 4.1: 300 + 100 on; each batch once though sent twice.
+        self.assertEqual(self.find("#insights-totals").text, "1,700 evaluations · 6 exposures")
+        units = [row.text for row in self.find_all("#insights-units tbody tr")]
+        self.assertTrue(any(row.startswith("on 6") for row in units), units)
+        versions = [row.text for row in self.find_all("#insights-app-versions tbody tr")]
+        self.assertTrue(versions[0].startswith("4.2"), versions)
+        self.assertEqual(len(versions), 2)
+        platforms = [row.text for row in self.find_all("#insights-platforms tbody tr")]
+        self.assertEqual(sorted(row.split()[0] for row in platforms), ["Android", "iOS"])
+        self.assertTrue(self.find("#last-evaluated").text)
+        self.check_page("flag-insights")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-import FeatureFlags
 import Foundation
 import Synchronization
 import Testing
+
+@testable import FeatureFlags
 
 /// Exposures, read counts, tracked events and hooks, recorded by the flags' checks.
 struct FlagEventRecorderTests {
@@ -50,6 +51,28 @@ struct FlagEventRecorderTests {
                     time: Self.start, source: Self.source)
             ])
         #expect(fixture.hook.exposures.withLock { $0 } == exposures)
+    }
+
+    /// Many threads make the first read of a newly published value together: one of them
+    /// records the exposure, and afterwards the flag's reads are only counted (its mark no longer
+    /// sends them out of line).
+    @Test func theFirstReadFromManyThreadsIsOneExposureAndLaterReadsOnlyCount() async throws {
+        let fixture = Fixture()
+        fixture.serve(["right": RemoteFlagValue(true, variant: "on", reason: .split)], unit: "user-1")
+        let flags = fixture.flags
+        let index = try #require(flags.engine.registry.index(ofKey: "right"))
+        #expect(flags.engine.slots.mark(at: index) & FlagReadMarks.slow != 0)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask { for _ in 0..<1_000 { _ = flags.untracked.isEnabled(.right) } }
+            }
+        }
+        #expect(flags.engine.slots.mark(at: index) == UInt64(flags.engine.slots.counterOffset(of: index)))
+        let events = fixture.recorder.drain().events
+        #expect(events.compactMap { if case .exposure(let exposure) = $0 { exposure.flag } else { nil } } == ["right"])
+        #expect(fixture.hook.exposures.withLock { $0.count } == 1)
+        let counted = events.compactMap { if case .summary(let summary) = $0 { summary.count } else { nil } }.reduce(0, +)
+        #expect((1...4_000).contains(counted), "threads meeting in one row may lose counts, never add any")
     }
 
     @Test func republishingTheSameVariantIsNotASecondExposure() {

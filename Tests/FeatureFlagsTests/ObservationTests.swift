@@ -56,6 +56,33 @@ struct ObservationTests {
         #expect(!observes({ path.read(release) }, { release.setOverride(.chatViewRedesign, to: false) }))
     }
 
+    /// Recording events changes what a check does besides reading (counting, exposures), not
+    /// what Observation sees: a tracked read still registers, so its `onChange` fires.
+    @Test(arguments: ObservedRead.allCases)
+    func everyReadIsObservedWhileRecording(_ path: ObservedRead) {
+        let recorder = FlagEventRecorder(.init(source: FlagEventSource(appVersion: "1", buildConfiguration: .debug)))
+        let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .debug, eventRecorder: recorder))
+        flags.engine.receiveRemoteValues(
+            RemoteFlagValues(["chat_view_redesign": RemoteFlagValue(true, variant: "on")], source: "ofrep", unit: "u"))
+        // The first read (the exposure, out of line) and a later one (counted inline).
+        #expect(observes({ path.read(flags) }, { flags.setOverride(.chatViewRedesign, to: false) }))
+        #expect(observes({ path.read(flags) }, { flags.setOverride(.chatViewRedesign, to: true) }))
+    }
+
+    @Test func anObservedCheckWhileRecordingFiresOnChangeAndIsCounted() {
+        let recorder = FlagEventRecorder(.init(source: FlagEventSource(appVersion: "1", buildConfiguration: .debug)))
+        let flags = FeatureFlagManager<AppFlag>(FlagSetup(buildConfiguration: .debug, eventRecorder: recorder))
+        let fired = ChangeCounter()
+        var seen: Bool?
+        withObservationTracking { seen = flags.isEnabled(.terminalRedesign) } onChange: { fired.increment() }
+        #expect(seen == false && fired.count == 0)
+        flags.setOverride(.terminalRedesign, to: true)
+        #expect(fired.count == 1)
+        #expect(flags.untracked.isEnabled(.terminalRedesign))
+        let counts = recorder.drain().events.compactMap { if case .summary(let summary) = $0 { summary.count } else { nil } }
+        #expect(counts.reduce(0, +) == 2, "both reads counted, whether observed or not")
+    }
+
     @Test func overridesAndTheirRemovalNotify() {
         let flags = FeatureFlagManager<AppFlag>(buildConfiguration: .debug)
         #expect(observes({ _ = flags.isEnabled(.terminalRedesign) }, { flags.setOverride(.terminalRedesign, to: true) }))

@@ -26,6 +26,27 @@ struct UnconfiguredTests {
         #expect(log.messages(at: .warning).count == 3)
     }
 
+    /// Every way of checking goes out of line before configuration (a warning once per flag),
+    /// and counts reads like any other check once configured with a recorder.
+    @Test func everyCheckWarnsBeforeConfigurationAndCountsAfterIt() {
+        let log = RecordingLogHandler()
+        let flags = FeatureFlagManager<AppFlag>(logger: log.logger)
+        _ = flags.untracked.isEnabled(.messageRetry)
+        _ = flags.engine.value(forKey: "chat_view_redesign")
+        _ = flags.engine.untracked.value(forKey: "onboarding_variant")
+        _ = flags.value(AppConfig.onboardingVariant)
+        #expect(log.messages(at: .warning).count == 3)
+        #expect(log.messages(at: .warning).allSatisfy { $0.contains("was read before the feature flags were configured") })
+
+        let recorder = FlagEventRecorder(.init(source: FlagEventSource(appVersion: "1", buildConfiguration: .debug)))
+        flags.configure(FlagSetup(buildConfiguration: .debug, eventRecorder: recorder))
+        for _ in 0..<3 { _ = flags.untracked.isEnabled(.messageRetry) }
+        _ = flags.engine.value(forKey: "message_retry")
+        #expect(log.messages(at: .warning).count == 3, "no warning once configured")
+        let counts = recorder.drain().events.compactMap { if case .summary(let summary) = $0 { summary } else { nil } }
+        #expect(counts.map { "\($0.flag)=\($0.count)" } == ["message_retry=4"])
+    }
+
     @Test func snapshotReadsBeforeConfigurationWarnOncePerFlagLikeChecks() {
         let log = RecordingLogHandler()
         let flags = FeatureFlagManager<AppFlag>(logger: log.logger)

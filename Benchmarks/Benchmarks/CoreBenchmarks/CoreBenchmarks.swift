@@ -109,6 +109,14 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(on)
     }
 
+    // Reads by key while recording (issue 23): counted, and exposed once, like checks.
+    Benchmark("Engine.valueForKey.recording", configuration: readConfiguration) { benchmark in
+        let (engine, names, mask) = (fixture.recordingFlags.engine, fixture.names, fixture.mask)
+        var on = 0
+        for i in benchmark.scaledIterations where engine.value(forKey: names[i & mask]) == .bool(true) { on &+= 1 }
+        blackHole(on)
+    }
+
     Benchmark("Value.Int", configuration: readConfiguration) { benchmark in
         blackHole(readValues(fixture.flags, AppConfig.pageSize, count: benchmark.scaledIterations.count) { $0 })
     }
@@ -122,10 +130,12 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: - Two threads
 
-    /// 20,000,000 reads per iteration, on one thread or split over two. The aggregate
-    /// throughput ratio is time(1 thread) / time(2 threads); the `[Bool]` pair shows what this
-    /// machine allows in the same run (the cores are shared).
+    /// 20,000,000 reads per iteration (2,000,000 by string key, each a hash of the key), on one
+    /// thread or split over two. The aggregate throughput ratio is time(1 thread) / time(2
+    /// threads); the `[Bool]` and `[String: Bool]` pairs show what this machine allows in the same
+    /// run (the cores are shared).
     let threadReads = 20_000_000
+    let threadKeyReads = 2_000_000
     // CPU time beside wall time: when two threads take as much CPU time in all as one, the reads
     // do not slow each other down (no shared cache line written), and a wall-clock speedup below
     // 2× comes from the cores being busy with other work.
@@ -181,6 +191,15 @@ let benchmarks: @Sendable () -> Void = {
         return on
     }
 
+    @Sendable func recordingKeyReads(_ count: Int, part: Int) -> Int {
+        let (engine, names, mask) = (fixture.recordingFlags.engine, fixture.namesPerThread[part], fixture.mask)
+        var on = 0
+        for i in (part * count)..<((part + 1) * count) where engine.value(forKey: names[i & mask]) == .bool(true) {
+            on &+= 1
+        }
+        return on
+    }
+
     @Sendable func dictionaryReads(_ count: Int, part: Int) -> Int {
         let (byName, names, mask) = (fixture.byName, fixture.namesPerThread[part], fixture.mask)
         var on = 0
@@ -197,29 +216,31 @@ let benchmarks: @Sendable () -> Void = {
         return on
     }
 
-    for (name, reads) in [
-        ("BoolArray", boolArrayReads), ("isEnabled", flagChecks), ("Dictionary", dictionaryReads),
-        ("valueForKey", keyReads), ("valueForKey.untracked", untrackedKeyReads), ("isEnabled.recording", recordingChecks),
-        ("isEnabled.untracked.recording", untrackedRecordingChecks),
+    for (name, reads, count) in [
+        ("BoolArray", boolArrayReads, threadReads), ("isEnabled", flagChecks, threadReads),
+        ("Dictionary", dictionaryReads, threadKeyReads), ("valueForKey", keyReads, threadKeyReads),
+        ("valueForKey.untracked", untrackedKeyReads, threadKeyReads),
+        ("valueForKey.recording", recordingKeyReads, threadKeyReads), ("isEnabled.recording", recordingChecks, threadReads),
+        ("isEnabled.untracked.recording", untrackedRecordingChecks, threadReads),
     ] {
         Benchmark("Threads.\(name).speedup", configuration: pairedConfiguration) { benchmark in
             let clock = ContinuousClock()
-            let one = clock.measure { blackHole(reads(threadReads, 0)) }
+            let one = clock.measure { blackHole(reads(count, 0)) }
             let two = clock.measure {
                 DispatchQueue.concurrentPerform(iterations: 2) { part in
-                    blackHole(reads(threadReads / 2, part))
+                    blackHole(reads(count / 2, part))
                 }
             }
             benchmark.measurement(speedup, Int((one / two * 100).rounded()))
         }
         Benchmark("Threads.\(name).1", configuration: threadConfiguration) { _ in
-            blackHole(reads(threadReads, 0))
+            blackHole(reads(count, 0))
         }
         Benchmark("Threads.\(name).2", configuration: threadConfiguration) { _ in
             // concurrentPerform runs the two halves on two threads at once (the caller and one
             // pool thread), unlike tasks, whose placement the cooperative pool decides.
             DispatchQueue.concurrentPerform(iterations: 2) { part in
-                blackHole(reads(threadReads / 2, part))
+                blackHole(reads(count / 2, part))
             }
         }
     }

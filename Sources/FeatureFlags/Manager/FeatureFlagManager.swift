@@ -110,10 +110,7 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
     @inlinable
     public func isEnabled(_ flag: Key) -> Bool {
         engine.track()
-        let index = caseIndex.index(of: flag)
-        if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
-        engine.noteRead(index)
-        return engine.slots.word(at: index) != 0
+        return engine.readWord(at: caseIndex.index(of: flag)) != 0
     }
 
     /// Whether a flag is on: `flags[.chatViewRedesign]`.
@@ -134,17 +131,16 @@ public final class FeatureFlagManager<Key: FeatureFlagKey>: Sendable, Observable
     public func value<Value>(_ flag: TypedFlag<Value>) -> Value {
         engine.track()
         guard let index = engine.registry.index(of: flag) else { return flag.defaultValue }
-        if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
-        engine.noteRead(index)
         switch Value.flagValueType {
         case .boolean:
-            return Value(flagValue: .bool(engine.slots.word(at: index) != 0)) ?? flag.defaultValue
+            return Value(flagValue: .bool(engine.readWord(at: index) != 0)) ?? flag.defaultValue
         case .integer:
-            return Value(flagValue: .int(Int(truncatingIfNeeded: Int64(bitPattern: engine.slots.word(at: index)))))
+            return Value(flagValue: .int(Int(truncatingIfNeeded: Int64(bitPattern: engine.readWord(at: index)))))
                 ?? flag.defaultValue
         case .double:
-            return Value(flagValue: .double(Double(bitPattern: engine.slots.word(at: index)))) ?? flag.defaultValue
+            return Value(flagValue: .double(Double(bitPattern: engine.readWord(at: index)))) ?? flag.defaultValue
         case .string, .object:
+            engine.noteRead(index)
             return storedValue(flag, at: index)
         }
     }

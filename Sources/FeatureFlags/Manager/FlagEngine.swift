@@ -26,20 +26,19 @@ public final class FlagEngine: Sendable, Observable {
     /// The flags this manager resolves.
     public let registry: FlagRegistry
 
+    /// Each flag's value word and read mark (see ``FlagReadMarks``), and the read counters.
     @usableFromInline
     let slots: AtomicFlagSlots
     @usableFromInline
     let configured = Atomic<Bool>(false)
-    /// What a check records besides reading (see ``FlagReadMarks``); all zero while no
-    /// ``FlagEventRecorder`` is configured.
-    @usableFromInline
-    let reads: FlagReadMarks
-    @usableFromInline
-    let registrar = ObservationRegistrar()
     /// ``revision``'s key path, built once: building a key path on every read would cost more
     /// than the read itself.
     @usableFromInline
     let revisionKeyPath: any KeyPath<FlagEngine, UInt64> & Sendable
+    /// After the fields a check reads: the registrar's size is known only at run time (its
+    /// module is built for library evolution), and so are the offsets of the fields after it.
+    @usableFromInline
+    let registrar = ObservationRegistrar()
     private let publishedRevision = Atomic<UInt64>(0)
     /// ``statusRevision``'s key path, built once.
     let statusKeyPath: any KeyPath<FlagEngine, UInt64> & Sendable
@@ -69,10 +68,12 @@ public final class FlagEngine: Sendable, Observable {
         var subscribers: [UInt64: Subscriber] = [:]
         var nextSubscriberID: UInt64 = 0
         var remoteTask: Task<Void, Never>?
-        /// Where each row of read counters stood at the last harvest.
+        /// The highest each row of read counters stood at a harvest.
         var readBaselines: [UInt64] = []
-        /// Whether the read marks are on (a recorder was configured).
-        var marksOn = false
+        /// Whether any read mark may be non-zero: a recorder is configured, or (from creation to
+        /// the first publication after configuration) every mark sends reads out of line to warn
+        /// of reads before configuration.
+        var marksOn = true
         /// The non-default flags of `table`, for crash reporters: recomputed when a table is
         /// published, never when it is read.
         var crashReport = FlagCrashReportSnapshot.empty
@@ -118,7 +119,6 @@ public final class FlagEngine: Sendable, Observable {
         self.registry = registry
         self.fallbackLogger = logger
         self.slots = AtomicFlagSlots(count: registry.count)
-        self.reads = FlagReadMarks(count: registry.count)
         let inputs = ResolutionInputs(count: registry.count)
         let table =
             resolvingDefaults
@@ -130,6 +130,9 @@ public final class FlagEngine: Sendable, Observable {
                 decoded: Array(repeating: nil, count: registry.count))
         for index in 0..<registry.count {
             slots.store(AtomicFlagSlots.word(for: table.values[index]), at: index)
+            // Until configured, reads go out of line to warn (the first publication after
+            // configuration rewrites every mark).
+            slots.setMark(FlagReadMarks.slow, at: index)
         }
         self.state = Locked(State(table: table, remote: .empty(count: registry.count)))
         self.published = PublishedReference(table)
@@ -285,17 +288,16 @@ public final class FlagEngine: Sendable, Observable {
 
     func value(forKey key: String, tracked: Bool) -> FlagValue? {
         guard let index = registry.index(ofKey: key) else { return nil }
-        if !configured.load(ordering: .relaxed) { noteReadIfUnconfigured(index) }
-        noteRead(index)
         if tracked { track() }
         switch registry.definitions[index].type {
         case .boolean:
-            return .bool(slots.word(at: index) != 0)
+            return .bool(readWord(at: index) != 0)
         case .integer:
-            return .int(Int(truncatingIfNeeded: Int64(bitPattern: slots.word(at: index))))
+            return .int(Int(truncatingIfNeeded: Int64(bitPattern: readWord(at: index))))
         case .double:
-            return .double(Double(bitPattern: slots.word(at: index)))
+            return .double(Double(bitPattern: readWord(at: index)))
         case .string, .object:
+            noteRead(index)
             return published.withCurrent { $0.values[index] }
         }
     }
@@ -352,23 +354,56 @@ public final class FlagEngine: Sendable, Observable {
 
     // MARK: - Recording
 
-    /// Counts a read and records an exposure when a ``FlagEventRecorder`` is configured: one
-    /// load and a branch when none is.
+    /// The value word of the flag at `index` (a Boolean, integer or double flag), its read
+    /// noted (see ``noteRead(_:)``): what a check reads. The value is loaded first, so that the
+    /// slot's address serves both words.
     @inlinable
+    @inline(__always)
+    func readWord(at index: Int) -> UInt64 {
+        let word = slots.word(at: index)
+        noteRead(index)
+        return word
+    }
+
+    /// What every check does besides reading its value, by the flag's read mark (see
+    /// ``FlagReadMarks``): nothing but one load and a branch when no ``FlagEventRecorder`` is
+    /// configured; with one, an increment of a counter of the thread's row; out of line, only
+    /// the first read of a newly published remote value (its exposure) and reads before
+    /// configuration (a warning).
+    @inlinable
+    @inline(__always)
     func noteRead(_ index: Int) {
-        let mark = reads.mark(at: index)
+        let mark = Int64(bitPattern: slots.mark(at: index))
         if mark != 0 {
-            reads.countRead(at: index)
-            if mark & FlagReadMarks.exposure != 0 { recordExposure(at: index) }
+            if mark > 0 {
+                slots.countRead(atOffset: Int(truncatingIfNeeded: mark))
+            } else {
+                noteMarkedRead(index)
+            }
         }
+    }
+
+    /// A read whose mark has ``FlagReadMarks/slow`` set: counts it if reads are counted, then
+    /// warns of a read before configuration, or records the exposure of a newly published
+    /// remote value.
+    @usableFromInline
+    func noteMarkedRead(_ index: Int) {
+        let offset = slots.mark(at: index) & ~FlagReadMarks.slow
+        if offset != 0 { slots.countRead(atOffset: Int(truncatingIfNeeded: offset)) }
+        // Acquiring: configuration rewrote every mark before it said so, so a read that finds
+        // the manager configured and the bit still set is the first read of a remote value.
+        guard configured.load(ordering: .acquiring) else {
+            noteUnconfiguredRead(index)
+            return
+        }
+        recordExposure(at: index)
     }
 
     /// Records the exposure of the flag at `index` to the unit its remote value was served to:
     /// the first read since the value was published (the recorder drops repeats of a flag,
     /// variant and unit).
-    @usableFromInline
     func recordExposure(at index: Int) {
-        guard reads.claimExposure(at: index), let recorder = state.withLock({ $0.setup?.eventRecorder }) else { return }
+        guard slots.claimSlowMark(at: index), let recorder = state.withLock({ $0.setup?.eventRecorder }) else { return }
         let exposure = published.withCurrent { table -> (FlagValue, String?, FlagReason, String?, String?)? in
             guard table.layers[index] == .remote else { return nil }
             return (
@@ -404,10 +439,10 @@ public final class FlagEngine: Sendable, Observable {
         in state: inout State, table: ResolvedFlagTable
     ) -> [(flag: String, variant: String?, reason: FlagReason, count: Int)] {
         if state.readBaselines.isEmpty {
-            state.readBaselines = Array(repeating: 0, count: FlagReadMarks.stripes * registry.count)
+            state.readBaselines = Array(repeating: 0, count: FlagReadMarks.rows * registry.count)
         }
         var counts = Array(repeating: 0, count: registry.count)
-        reads.harvest(into: &counts, baselines: &state.readBaselines)
+        slots.harvest(into: &counts, baselines: &state.readBaselines)
         var result: [(flag: String, variant: String?, reason: FlagReason, count: Int)] = []
         for index in counts.indices where counts[index] > 0 {
             result.append(
@@ -417,7 +452,6 @@ public final class FlagEngine: Sendable, Observable {
     }
 
     /// Logs, once per flag, a read made before the manager was configured.
-    @usableFromInline
     func noteReadIfUnconfigured(_ index: Int) {
         guard !configured.load(ordering: .relaxed) else { return }
         noteUnconfiguredRead(index)
@@ -813,8 +847,10 @@ public final class FlagEngine: Sendable, Observable {
                 for index in 0..<table.count {
                     let mark =
                         recorder == nil
-                        ? 0 : FlagReadMarks.count | (table.layers[index] == .remote ? FlagReadMarks.exposure : 0)
-                    reads.setMark(mark, at: index)
+                        ? 0
+                        : UInt64(slots.counterOffset(of: index))
+                            | (table.layers[index] == .remote ? FlagReadMarks.slow : 0)
+                    slots.setMark(mark, at: index)
                 }
                 state.marksOn = recorder != nil
             }

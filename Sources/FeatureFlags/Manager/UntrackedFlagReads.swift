@@ -21,11 +21,7 @@ public struct UntrackedFlagReads<Key: FeatureFlagKey>: Sendable {
     /// Whether a flag is on; a lock-free, allocation-free read that Observation does not see.
     @inlinable
     public func isEnabled(_ flag: Key) -> Bool {
-        let engine = manager.engine
-        let index = manager.caseIndex.index(of: flag)
-        if !engine.configured.load(ordering: .relaxed) { engine.noteReadIfUnconfigured(index) }
-        engine.noteRead(index)
-        return engine.slots.word(at: index) != 0
+        manager.engine.readWord(at: manager.caseIndex.index(of: flag)) != 0
     }
 
     /// Whether a flag is on: `flags.untracked[.offlineMode]`.
