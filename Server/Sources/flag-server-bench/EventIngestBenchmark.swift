@@ -10,20 +10,23 @@ import SQLiteNIO
 /// bulk insert of the same rows into a plain table, measured in the same run.
 ///
 /// For each store (SQLite in a new temporary directory; PostgreSQL when a database URL is given,
-/// in a new schema per run) and each group size, it ingests `--batches N` batches of 500 events
-/// (45 % evaluation summaries, 45 % exposures, 10 % tracked events; 200 flags, 50,000 units,
-/// three app versions, two platforms), `--group` batches per ``FlagEventStore/ingest(_:)`` call,
-/// one call after another, into a fresh database. The baseline writes every event as one row of
+/// in a new schema per run) and each group size (`--groups`), it ingests `--batches N` batches of
+/// 500 events (45 % evaluation summaries, 45 % exposures, 10 % tracked events; 200 flags, 50,000
+/// units, three app versions, two platforms), group-size batches per
+/// ``FlagEventStore/ingest(_:)`` call, one call after another, into a fresh database. The baseline writes every event as one row of
 /// a plain table without keys or indexes, in one transaction per call of the same size: SQLite
 /// with multi-row `INSERT`s, PostgreSQL with `COPY`. Printed per run: events per second, the
-/// call latency's p50 and p99, and the peak resident memory of the process during the run.
+/// call latency's p50 and p99, and the peak resident memory of the process during the run. The
+/// rate is over the time spent in the calls (making the batches is not counted).
 ///
-///     swift run -c release flag-server-bench --events [--batches 400] [--groups 1,10,50] [--database-url postgres://…]
+///     swift run -c release flag-server-bench --events [--batches 400] [--groups 1,10,50] \
+///         [--database-url postgres://… [--postgres-only]]
 enum EventIngestBenchmark {
     struct Options {
         var batches = 400
         var groups = [1, 10, 50]
         var databaseURL: String?
+        var sqlite = true
     }
 
     static let eventsPerBatch = 500
@@ -32,23 +35,22 @@ enum EventIngestBenchmark {
         let options = Self.options(arguments)
         var logger = Logger(label: "flag-server-bench")
         logger.logLevel = .warning
-        let batches = Self.batches(options.batches)
-        let events = batches.reduce(0) { $0 + $1.eventCount }
-        print("\(options.batches) batches of \(eventsPerBatch) events (\(events) events), groups \(options.groups)")
+        let batches = options.batches
+        print("\(batches) batches of \(eventsPerBatch) events (\(batches * eventsPerBatch) events) per run, groups \(options.groups)")
         print("| store | batches per call | events/s | p50 per call (ms) | p99 per call (ms) | peak RSS (MB) |")
         print("| --- | ---: | ---: | ---: | ---: | ---: |")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flag-server-bench-events-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        for group in options.groups {
+        for group in options.groups where options.sqlite {
             let path = directory.appendingPathComponent("events-\(group).sqlite").path
             let store = try await SQLiteFlagEventStore(path: path, logger: logger)
             try await store.migrate()
-            try await measure("SQLite store", group: group, batches) { _ = try await store.ingest($0) }
+            try await measure("SQLite store", group: group, batches: batches) { _ = try await store.ingest($0) }
             await store.close()
 
             let baseline = try await SQLiteBaseline(path: directory.appendingPathComponent("plain-\(group).sqlite").path, logger: logger)
-            try await measure("SQLite plain INSERT", group: group, batches) { try await baseline.insert($0) }
+            try await measure("SQLite plain INSERT", group: group, batches: batches) { try await baseline.insert($0) }
             try await baseline.close()
         }
         guard let url = options.databaseURL else { return }
@@ -57,32 +59,35 @@ enum EventIngestBenchmark {
             configuration.schema = "bench_events_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
             let store = PostgresFlagEventStore(configuration: configuration, logger: logger)
             try await store.migrate()
-            try await measure("PostgreSQL store", group: group, batches) { _ = try await store.ingest($0) }
+            try await measure("PostgreSQL store", group: group, batches: batches) { _ = try await store.ingest($0) }
             await store.close()
 
             let baseline = try await PostgresBaseline(configuration: configuration, logger: logger)
-            try await measure("PostgreSQL plain COPY", group: group, batches) { try await baseline.insert($0) }
+            try await measure("PostgreSQL plain COPY", group: group, batches: batches) { try await baseline.insert($0) }
             try await baseline.close()
             try await PostgresBaseline.dropSchema(configuration, logger: logger)
         }
     }
 
-    /// Calls `ingest` with `group` batches at a time, and prints a row of the table.
+    /// Calls `ingest` with `group` batches at a time, one call after another, and prints a row of
+    /// the table. Each call's batches are made just before it (not timed), so the memory measured
+    /// is the store's and one call's batches, not the whole run's input.
     static func measure(
-        _ name: String, group: Int, _ batches: [EventBatch], _ ingest: ([EventBatch]) async throws -> Void
+        _ name: String, group: Int, batches count: Int, _ ingest: ([EventBatch]) async throws -> Void
     ) async throws {
         resetPeakMemory()
         let clock = ContinuousClock()
         var latencies: [Duration] = []
-        let start = clock.now
-        for first in stride(from: 0, to: batches.count, by: group) {
-            let call = Array(batches[first..<min(first + group, batches.count)])
+        var events = 0
+        for first in stride(from: 0, to: count, by: group) {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let call = (first..<min(first + group, count)).map { batch($0, now: now) }
+            events += call.reduce(0) { $0 + $1.eventCount }
             let before = clock.now
             try await ingest(call)
             latencies.append(clock.now - before)
         }
-        let elapsed = clock.now - start
-        let events = batches.reduce(0) { $0 + $1.eventCount }
+        let elapsed = latencies.reduce(Duration.zero, +)
         latencies.sort()
         func percentile(_ p: Double) -> String {
             let index = min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.up)) - 1)
@@ -96,42 +101,41 @@ enum EventIngestBenchmark {
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
-    /// `count` batches of 500 events, the same on every run (a fixed seed).
-    static func batches(_ count: Int) -> [EventBatch] {
-        var random = SplitMix(seed: 42)
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let sources = ["4.1", "4.2", "4.3"].flatMap { version in
-            ["iOS", "Android"].map { EventBatch.EventSource(appVersion: version, buildConfiguration: "release", platform: $0) }
-        }
-        let reasons = ["SPLIT", "TARGETING_MATCH", "STATIC", "DEFAULT"]
-        return (0..<count).map { index in
-            var summaries: [EventBatch.Summary] = []
-            var exposures: [EventBatch.Exposure] = []
-            var tracked: [EventBatch.Tracked] = []
-            let unit = "user-\(random.next(50_000))"
-            for event in 0..<eventsPerBatch {
-                let flag = "flag-\(random.next(200))"
-                let variant = random.next(2) == 0 ? "on" : "off"
-                let reason = reasons[random.next(reasons.count)]
-                let time = now - Int64(random.next(3_600_000))
-                switch event % 20 {
-                case 0..<9:
-                    summaries.append(EventBatch.Summary(
-                        flag: flag, variant: variant, reason: reason, count: 1 + random.next(1000), start: time - 60_000, end: time))
-                case 9..<18:
-                    exposures.append(EventBatch.Exposure(
-                        flag: flag, variant: variant, value: .bool(variant == "on"), reason: reason, revision: "\"r42\"",
-                        unit: random.next(10) == 0 ? "user-\(random.next(50_000))" : unit, time: time))
-                default:
-                    tracked.append(EventBatch.Tracked(
-                        name: "event-\(random.next(20))", value: Double(random.next(10_000)) / 100,
-                        attributes: ["plan": "pro"], unit: unit, variants: [flag: variant], time: time))
-                }
+    static let sources = ["4.1", "4.2", "4.3"].flatMap { version in
+        ["iOS", "Android"].map { EventBatch.EventSource(appVersion: version, buildConfiguration: "release", platform: $0) }
+    }
+    static let reasons = ["SPLIT", "TARGETING_MATCH", "STATIC", "DEFAULT"]
+
+    /// Batch number `index` of 500 events: the same events on every run (a seed per batch), the
+    /// times within the hour before `now`.
+    static func batch(_ index: Int, now: Int64) -> EventBatch {
+        var random = SplitMix(seed: 42 &+ UInt64(index))
+        var summaries: [EventBatch.Summary] = []
+        var exposures: [EventBatch.Exposure] = []
+        var tracked: [EventBatch.Tracked] = []
+        let unit = "user-\(random.next(50_000))"
+        for event in 0..<eventsPerBatch {
+            let flag = "flag-\(random.next(200))"
+            let variant = random.next(2) == 0 ? "on" : "off"
+            let reason = reasons[random.next(reasons.count)]
+            let time = now - Int64(random.next(3_600_000))
+            switch event % 20 {
+            case 0..<9:
+                summaries.append(EventBatch.Summary(
+                    flag: flag, variant: variant, reason: reason, count: 1 + random.next(1000), start: time - 60_000, end: time))
+            case 9..<18:
+                exposures.append(EventBatch.Exposure(
+                    flag: flag, variant: variant, value: .bool(variant == "on"), reason: reason, revision: "\"r42\"",
+                    unit: random.next(10) == 0 ? "user-\(random.next(50_000))" : unit, time: time))
+            default:
+                tracked.append(EventBatch.Tracked(
+                    name: "event-\(random.next(20))", value: Double(random.next(10_000)) / 100,
+                    attributes: ["plan": "pro"], unit: unit, variants: [flag: variant], time: time))
             }
-            return EventBatch(
-                id: UUID().uuidString, environment: "production", receivedAt: now, source: sources[index % sources.count],
-                exposures: exposures, summaries: summaries, tracked: tracked)
         }
+        return EventBatch(
+            id: UUID().uuidString, environment: "production", receivedAt: now, source: sources[index % sources.count],
+            exposures: exposures, summaries: summaries, tracked: tracked)
     }
 
     /// One row of the plain table per event: its kind, then every field any kind has.
@@ -174,7 +178,7 @@ enum EventIngestBenchmark {
         var arguments = arguments
         func usage() -> Never {
             FileHandle.standardError.write(Data(
-                "usage: flag-server-bench --events [--batches N] [--groups 1,10,50] [--database-url postgres://…]\n".utf8))
+                "usage: flag-server-bench --events [--batches N] [--groups 1,10,50] [--database-url postgres://… [--postgres-only]]\n".utf8))
             exit(2)
         }
         while let argument = arguments.popFirst() {
@@ -190,6 +194,8 @@ enum EventIngestBenchmark {
             case "--database-url":
                 guard let url = arguments.popFirst() else { usage() }
                 options.databaseURL = url
+            case "--postgres-only":
+                options.sqlite = false
             default: usage()
             }
         }

@@ -2,8 +2,9 @@ import FlagEvaluation
 
 /// What one ``FlagEventStore/ingest(_:)`` call writes, aggregated before anything is written, so
 /// that a call costs a few multi-row statements however many batches it carries: the raw events
-/// of the batches stored, and the rollups they add to (one row per key, keys sorted, so that two
-/// replicas touching the same rows lock them in the same order).
+/// of the batches stored, and the rollups they add to (one row per key, in no particular order:
+/// a store whose writers can meet sorts them in the database, where it is cheaper than comparing
+/// strings in Swift).
 ///
 /// Both stores build it the same way; only the SQL differs.
 struct FlagEventRows {
@@ -14,7 +15,7 @@ struct FlagEventRows {
     }
 
     /// A key of the hourly and daily evaluation rollups.
-    struct RollupKey: Hashable, Comparable {
+    struct RollupKey: Hashable {
         var bucket: Int64
         var environment: String
         var flag: String
@@ -22,13 +23,6 @@ struct FlagEventRows {
         var reason: String
         var appVersion: String
         var platform: String
-
-        static func < (a: Self, b: Self) -> Bool {
-            (a.bucket, a.environment, a.flag, a.variant, a.reason)
-                < (b.bucket, b.environment, b.flag, b.variant, b.reason)
-                || (a.bucket, a.environment, a.flag, a.variant, a.reason) == (b.bucket, b.environment, b.flag, b.variant, b.reason)
-                && (a.appVersion, a.platform) < (b.appVersion, b.platform)
-        }
     }
 
     struct RollupCounts {
@@ -37,24 +31,18 @@ struct FlagEventRows {
     }
 
     /// A unit seen for a flag's variant on a day.
-    struct UnitKey: Hashable, Comparable {
+    struct UnitKey: Hashable {
         var day: Int64
         var environment: String
         var flag: String
         var variant: String
         var unit: String
-
-        static func < (a: Self, b: Self) -> Bool {
-            (a.day, a.environment, a.flag, a.variant, a.unit) < (b.day, b.environment, b.flag, b.variant, b.unit)
-        }
     }
 
-    struct TrackedKey: Hashable, Comparable {
+    struct TrackedKey: Hashable {
         var day: Int64
         var environment: String
         var name: String
-
-        static func < (a: Self, b: Self) -> Bool { (a.day, a.environment, a.name) < (b.day, b.environment, b.name) }
     }
 
     struct TrackedTotals {
@@ -62,11 +50,9 @@ struct FlagEventRows {
         var sum = 0.0
     }
 
-    struct FlagKey: Hashable, Comparable {
+    struct FlagKey: Hashable {
         var environment: String
         var flag: String
-
-        static func < (a: Self, b: Self) -> Bool { (a.environment, a.flag) < (b.environment, b.flag) }
     }
 
     /// An exposure with the batch (its row id in the store) it came in and its place there.
@@ -160,20 +146,20 @@ struct FlagEventRows {
                 trackedDaily[key, default: TrackedTotals()].add(event.value)
             }
         }
-        self.hourly = hourly.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        self.daily = daily.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        self.units = units.sorted()
-        self.trackedDaily = trackedDaily.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        self.lastEvaluated = lastEvaluated.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        self.hourly = hourly.map { ($0.key, $0.value) }
+        self.daily = daily.map { ($0.key, $0.value) }
+        self.units = Array(units)
+        self.trackedDaily = trackedDaily.map { ($0.key, $0.value) }
+        self.lastEvaluated = lastEvaluated.map { ($0.key, $0.value) }
     }
 
-    /// The unit counts `inserted` (the units newly recorded) add, one per day, flag and variant, sorted.
+    /// The unit counts `inserted` (the units newly recorded) add, one per day, flag and variant.
     static func unitCounts(_ inserted: [UnitKey]) -> [(day: Int64, environment: String, flag: String, variant: String, units: Int)] {
         var counts: [UnitKey: Int] = [:]
         for unit in inserted {
             counts[UnitKey(day: unit.day, environment: unit.environment, flag: unit.flag, variant: unit.variant, unit: ""), default: 0] += 1
         }
-        return counts.sorted { $0.key < $1.key }.map { ($0.key.day, $0.key.environment, $0.key.flag, $0.key.variant, $0.value) }
+        return counts.map { ($0.key.day, $0.key.environment, $0.key.flag, $0.key.variant, $0.value) }
     }
 
     /// A tracked event's attributes as stored: a JSON object, or `nil` when there are none.

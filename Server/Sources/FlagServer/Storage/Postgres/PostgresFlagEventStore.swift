@@ -20,8 +20,9 @@ import Synchronization
 /// **Replicas.** Any replica ingests. A batch id is a unique key (per environment) of a table
 /// that is not partitioned: two replicas ingesting the same batch at once record it once (the
 /// second waits for the first's transaction, then finds the id). Keys are written in one order
-/// (sorted) by every replica, so concurrent ingests of overlapping rollups wait for each other
-/// rather than deadlock; a deadlock or serialization failure all the same is retried.
+/// (each upsert's rows sorted in the statement) by every replica, so concurrent ingests of
+/// overlapping rollups wait for each other rather than deadlock; a deadlock or serialization
+/// failure all the same is retried.
 ///
 /// **Cost.** Each ingest is one transaction of a fixed number of statements: every column of a
 /// multi-row insert is bound as one array and read back with `unnest`, so a statement binds a
@@ -241,6 +242,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
                     SELECT * FROM unnest(\(keys.map(\.bucket)), \(keys.map(\.environment)), \(keys.map(\.flag)),
                         \(keys.map(\.variant)), \(keys.map(\.reason)), \(keys.map(\.appVersion)), \(keys.map(\.platform)),
                         \(chunk.map { Int64($0.counts.evaluations) }), \(chunk.map { Int64($0.counts.exposures) }))
+                    ORDER BY 1, 2, 3, 4, 5, 6, 7
                     ON CONFLICT (bucket, environment, flag, variant, reason, app_version, platform) DO UPDATE SET
                         evaluations = r.evaluations + excluded.evaluations, exposures = r.exposures + excluded.exposures
                     """, logger: logger)
@@ -254,6 +256,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
                     INSERT INTO flag_event_units (day, environment, flag, variant, unit)
                     SELECT * FROM unnest(\(chunk.map(\.day)), \(chunk.map(\.environment)), \(chunk.map(\.flag)),
                         \(chunk.map(\.variant)), \(chunk.map(\.unit)))
+                    ORDER BY 1, 2, 3, 4, 5
                     ON CONFLICT DO NOTHING
                     RETURNING day, environment, flag, variant
                 )
@@ -270,6 +273,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
                 INSERT INTO flag_event_tracked_daily AS t (day, environment, name, count, value_sum)
                 SELECT * FROM unnest(\(keys.map(\.day)), \(keys.map(\.environment)), \(keys.map(\.name)),
                     \(chunk.map { Int64($0.totals.count) }), \(chunk.map(\.totals.sum)))
+                ORDER BY 1, 2, 3
                 ON CONFLICT (day, environment, name) DO UPDATE SET
                     count = t.count + excluded.count, value_sum = t.value_sum + excluded.value_sum
                 """, logger: logger)
@@ -279,6 +283,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
                 """
                 INSERT INTO flag_event_last_evaluated AS l (environment, flag, time)
                 SELECT * FROM unnest(\(chunk.map(\.key.environment)), \(chunk.map(\.key.flag)), \(chunk.map(\.time)))
+                ORDER BY 1, 2
                 ON CONFLICT (environment, flag) DO UPDATE SET time = GREATEST(l.time, excluded.time)
                 """, logger: logger)
         }

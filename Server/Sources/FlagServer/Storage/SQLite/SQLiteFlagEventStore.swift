@@ -31,6 +31,14 @@ public actor SQLiteFlagEventStore: FlagEventStore {
             }
             _ = try await connection.query("PRAGMA synchronous=FULL")
             _ = try await connection.query("PRAGMA busy_timeout=5000")
+            // An ingest touches rollup and unit pages all over their tables: a page cache that
+            // holds them (bounded: 64 MB) is what keeps it from spilling and re-reading pages
+            // mid-transaction; statement journals (multi-row upserts) stay in memory.
+            _ = try await connection.query("PRAGMA cache_size=-65536")
+            _ = try await connection.query("PRAGMA temp_store=MEMORY")
+            // Checkpoints every 40 MB of log rather than 4: a rollup page rewritten by many
+            // ingests is copied into the database once per checkpoint, not once per few ingests.
+            _ = try await connection.query("PRAGMA wal_autocheckpoint=10000")
         } catch {
             throw .database("cannot open \(path ?? ":memory:"): \(error)")
         }
