@@ -17,16 +17,19 @@ import SQLiteNIO
 /// a plain table without keys or indexes, in one transaction per call of the same size: SQLite
 /// with multi-row `INSERT`s, PostgreSQL with `COPY`. Printed per run: events per second, the
 /// call latency's p50 and p99, and the peak resident memory of the process during the run. The
-/// rate is over the time spent in the calls (making the batches is not counted).
+/// rate is over the time spent in the calls (making the batches is not counted). With
+/// `--concurrency N`, the PostgreSQL store is also measured with N callers at once.
 ///
 ///     swift run -c release flag-server-bench --events [--batches 400] [--groups 1,10,50] \
-///         [--database-url postgres://… [--postgres-only]]
+///         [--database-url postgres://… [--postgres-only] [--concurrency N]]
 enum EventIngestBenchmark {
     struct Options {
         var batches = 400
         var groups = [1, 10, 50]
         var databaseURL: String?
         var sqlite = true
+        /// Callers ingesting into the PostgreSQL store at once (besides the one-caller run).
+        var concurrency = 1
     }
 
     static let eventsPerBatch = 500
@@ -61,6 +64,19 @@ enum EventIngestBenchmark {
             try await store.migrate()
             try await measure("PostgreSQL store", group: group, batches: batches) { _ = try await store.ingest($0) }
             await store.close()
+            if options.concurrency > 1 {
+                // Several callers at once (concurrent requests, or replicas), each on a connection
+                // of the store's pool: PostgreSQL works on one transaction per connection.
+                var other = configuration
+                other.schema = configuration.schema.map { $0 + "_c" }
+                let store = PostgresFlagEventStore(configuration: other, maximumConnections: options.concurrency, logger: logger)
+                try await store.migrate()
+                try await measureConcurrently(
+                    "PostgreSQL store, \(options.concurrency) callers", group: group, batches: batches, callers: options.concurrency
+                ) { _ = try await store.ingest($0) }
+                await store.close()
+                try await PostgresBaseline.dropSchema(other, logger: logger)
+            }
 
             let baseline = try await PostgresBaseline(configuration: configuration, logger: logger)
             try await measure("PostgreSQL plain COPY", group: group, batches: batches) { try await baseline.insert($0) }
@@ -88,6 +104,50 @@ enum EventIngestBenchmark {
             latencies.append(clock.now - before)
         }
         let elapsed = latencies.reduce(Duration.zero, +)
+        latencies.sort()
+        func percentile(_ p: Double) -> String {
+            let index = min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.up)) - 1)
+            return String(format: "%.1f", milliseconds(latencies[max(0, index)]))
+        }
+        let rate = Double(events) / (milliseconds(elapsed) / 1000)
+        print("| \(name) | \(group) | \(Int(rate.rounded())) | \(percentile(0.5)) | \(percentile(0.99)) | \(peakMemoryMegabytes()) |")
+    }
+
+    /// As ``measure(_:group:batches:_:)`` with `callers` calling at once, each its share of the
+    /// calls one after another; the rate is over the wall-clock time of the whole run (making
+    /// each call's batches included).
+    static func measureConcurrently(
+        _ name: String, group: Int, batches count: Int, callers: Int, _ ingest: @escaping @Sendable ([EventBatch]) async throws -> Void
+    ) async throws {
+        resetPeakMemory()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let calls = Array(stride(from: 0, to: count, by: group))
+        var latencies: [Duration] = []
+        var events = 0
+        try await withThrowingTaskGroup(of: (latencies: [Duration], events: Int).self) { tasks in
+            for caller in 0..<callers {
+                let mine = calls.enumerated().filter { $0.offset % callers == caller }.map(\.element)
+                tasks.addTask {
+                    var latencies: [Duration] = []
+                    var events = 0
+                    for first in mine {
+                        let now = Int64(Date().timeIntervalSince1970 * 1000)
+                        let call = (first..<min(first + group, count)).map { batch($0, now: now) }
+                        events += call.reduce(0) { $0 + $1.eventCount }
+                        let before = clock.now
+                        try await ingest(call)
+                        latencies.append(clock.now - before)
+                    }
+                    return (latencies, events)
+                }
+            }
+            for try await result in tasks {
+                latencies += result.latencies
+                events += result.events
+            }
+        }
+        let elapsed = clock.now - start
         latencies.sort()
         func percentile(_ p: Double) -> String {
             let index = min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.up)) - 1)
@@ -178,7 +238,7 @@ enum EventIngestBenchmark {
         var arguments = arguments
         func usage() -> Never {
             FileHandle.standardError.write(Data(
-                "usage: flag-server-bench --events [--batches N] [--groups 1,10,50] [--database-url postgres://… [--postgres-only]]\n".utf8))
+                "usage: flag-server-bench --events [--batches N] [--groups 1,10,50] [--database-url postgres://… [--postgres-only] [--concurrency N]]\n".utf8))
             exit(2)
         }
         while let argument = arguments.popFirst() {
@@ -196,6 +256,9 @@ enum EventIngestBenchmark {
                 options.databaseURL = url
             case "--postgres-only":
                 options.sqlite = false
+            case "--concurrency":
+                guard let value = arguments.popFirst().flatMap(Int.init), value >= 1 else { usage() }
+                options.concurrency = value
             default: usage()
             }
         }
