@@ -256,7 +256,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
                     INSERT INTO flag_event_units (day, environment, flag, variant, unit)
                     SELECT * FROM unnest(\(chunk.map(\.day)), \(chunk.map(\.environment)), \(chunk.map(\.flag)),
                         \(chunk.map(\.variant)), \(chunk.map(\.unit)))
-                    ORDER BY 1, 2, 3, 4, 5
+                    ORDER BY 1, 2, 5, 3, 4
                     ON CONFLICT DO NOTHING
                     RETURNING day, environment, flag, variant
                 )

@@ -85,7 +85,9 @@ enum SQLiteEventMigrations {
                 ) WITHOUT ROWID
                 """,
                 "CREATE INDEX flag_event_rollups_daily_by_flag ON flag_event_rollups_daily (environment, flag, bucket)",
-                // The units seen per flag, variant and day, so that each counts once.
+                // The units seen per flag, variant and day, so that each counts once. Keyed by
+                // unit before flag: a batch comes from one device, so its rows land together
+                // on a page or two rather than one page per flag.
                 """
                 CREATE TABLE flag_event_units (
                     day INTEGER NOT NULL,
@@ -93,7 +95,7 @@ enum SQLiteEventMigrations {
                     flag TEXT NOT NULL,
                     variant TEXT NOT NULL,
                     unit TEXT NOT NULL,
-                    PRIMARY KEY (day, environment, flag, variant, unit)
+                    PRIMARY KEY (day, environment, unit, flag, variant)
                 ) WITHOUT ROWID
                 """,
                 """
