@@ -85,6 +85,9 @@ package.targets = [
             .product(name: "FlagEvaluation", package: rootPackage),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
+            // The event stores' baseline: the same rows bulk-inserted into plain tables (`--events`).
+            .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]
     ),
     .testTarget(
@@ -101,6 +104,8 @@ package.targets = [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            // FlagEventStoreCompatibilityTests reach the SQLite event store's connection.
+            .product(name: "SQLiteNIO", package: "sqlite-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         exclude: ["ExpectedFailures"]

@@ -18,9 +18,15 @@ import NIOCore
 /// configuration: the `flag-server` executable has no such routes.
 ///
 ///     swift run -c release flag-server-bench --flags 1000
+///
+/// `--events` runs the event stores' ingest benchmark instead (``EventIngestBenchmark``).
 @main
 struct BenchmarkServer {
     static func main() async throws {
+        if CommandLine.arguments.dropFirst().first == "--events" {
+            try await EventIngestBenchmark.run(CommandLine.arguments.dropFirst(2))
+            return
+        }
         let (flagCount, unlimitedSignIns) = Self.arguments(CommandLine.arguments.dropFirst())
         var logger = Logger(label: "flag-server-bench")
         logger.logLevel = .warning

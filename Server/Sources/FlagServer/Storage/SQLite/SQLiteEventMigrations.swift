@@ -1,0 +1,132 @@
+/// The schema of ``SQLiteFlagEventStore``'s database, as numbered migrations applied in order and
+/// recorded in `flag_event_migrations`.
+///
+/// Append a migration to change the schema; never edit one that has shipped.
+enum SQLiteEventMigrations {
+    static let all: [(version: Int, statements: [String])] = [
+        (
+            1,
+            [
+                // One row per batch recorded: its id counts once per environment.
+                """
+                CREATE TABLE flag_event_batches (
+                    seq INTEGER PRIMARY KEY,
+                    environment TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    received_at INTEGER NOT NULL,
+                    app_version TEXT NOT NULL,
+                    build_configuration TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    dropped_exposures INTEGER NOT NULL,
+                    dropped_summaries INTEGER NOT NULL,
+                    dropped_tracked INTEGER NOT NULL,
+                    UNIQUE (environment, id)
+                )
+                """,
+                "CREATE INDEX flag_event_batches_by_received_at ON flag_event_batches (received_at)",
+                """
+                CREATE TABLE flag_event_exposures (
+                    batch INTEGER NOT NULL,
+                    ordinal INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    value TEXT,
+                    reason TEXT NOT NULL,
+                    revision TEXT,
+                    unit TEXT,
+                    time INTEGER NOT NULL
+                )
+                """,
+                "CREATE INDEX flag_event_exposures_by_flag ON flag_event_exposures (environment, flag, time)",
+                "CREATE INDEX flag_event_exposures_by_batch ON flag_event_exposures (batch)",
+                """
+                CREATE TABLE flag_event_tracked (
+                    batch INTEGER NOT NULL,
+                    ordinal INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    value REAL,
+                    attributes TEXT,
+                    unit TEXT,
+                    variants TEXT,
+                    time INTEGER NOT NULL
+                )
+                """,
+                "CREATE INDEX flag_event_tracked_by_name ON flag_event_tracked (environment, name, time)",
+                "CREATE INDEX flag_event_tracked_by_batch ON flag_event_tracked (batch)",
+                """
+                CREATE TABLE flag_event_rollups_hourly (
+                    bucket INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    app_version TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    evaluations INTEGER NOT NULL,
+                    exposures INTEGER NOT NULL,
+                    PRIMARY KEY (bucket, environment, flag, variant, reason, app_version, platform)
+                ) WITHOUT ROWID
+                """,
+                "CREATE INDEX flag_event_rollups_hourly_by_flag ON flag_event_rollups_hourly (environment, flag, bucket)",
+                """
+                CREATE TABLE flag_event_rollups_daily (
+                    bucket INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    app_version TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    evaluations INTEGER NOT NULL,
+                    exposures INTEGER NOT NULL,
+                    PRIMARY KEY (bucket, environment, flag, variant, reason, app_version, platform)
+                ) WITHOUT ROWID
+                """,
+                "CREATE INDEX flag_event_rollups_daily_by_flag ON flag_event_rollups_daily (environment, flag, bucket)",
+                // The units seen per flag, variant and day, so that each counts once. Keyed by
+                // unit before flag: a batch comes from one device, so its rows land together
+                // on a page or two rather than one page per flag.
+                """
+                CREATE TABLE flag_event_units (
+                    day INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    unit TEXT NOT NULL,
+                    PRIMARY KEY (day, environment, unit, flag, variant)
+                ) WITHOUT ROWID
+                """,
+                """
+                CREATE TABLE flag_event_unit_counts (
+                    day INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    units INTEGER NOT NULL,
+                    PRIMARY KEY (day, environment, flag, variant)
+                ) WITHOUT ROWID
+                """,
+                """
+                CREATE TABLE flag_event_tracked_daily (
+                    day INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    count INTEGER NOT NULL,
+                    value_sum REAL NOT NULL,
+                    PRIMARY KEY (day, environment, name)
+                ) WITHOUT ROWID
+                """,
+                """
+                CREATE TABLE flag_event_last_evaluated (
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    time INTEGER NOT NULL,
+                    PRIMARY KEY (environment, flag)
+                ) WITHOUT ROWID
+                """,
+            ]
+        )
+    ]
+}

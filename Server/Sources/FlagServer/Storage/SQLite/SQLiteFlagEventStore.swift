@@ -1,0 +1,380 @@
+import FlagEvaluation
+import Foundation
+public import Logging
+import SQLiteNIO
+
+/// The embedded event store: a SQLite file of its own, beside the flag store's, with a connection
+/// of its own, so that ingesting events never waits for SQLite's write lock behind a flag write
+/// (nor a flag write behind an ingest).
+///
+/// The database runs in WAL mode with `synchronous=FULL`, like ``SQLiteFlagStore``: when
+/// ``ingest(_:)`` returns, its batches survive a crash of the process or the machine. One ingest
+/// is one transaction of a few multi-row statements: the batch ids (a repeated id is recorded
+/// nowhere), the raw exposures and tracked events, then the rollups, each aggregated in memory
+/// first so that a call of many batches adds to each rollup row once.
+///
+/// ```swift
+/// let events = try await SQLiteFlagEventStore(path: "data/events.sqlite")
+/// try await events.migrate()
+/// ```
+public actor SQLiteFlagEventStore: FlagEventStore {
+    let connection: SQLiteConnection
+    /// One operation at a time on the connection: the actor is reentrant at every `await`.
+    private let serial = AsyncLock()
+
+    /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory database.
+    public init(path: String?, logger: Logger = Logger(label: "flag-server.sqlite-events")) async throws(StoreError) {
+        do {
+            connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: logger)
+            if path != nil {
+                _ = try await connection.query("PRAGMA journal_mode=WAL")
+            }
+            _ = try await connection.query("PRAGMA synchronous=FULL")
+            _ = try await connection.query("PRAGMA busy_timeout=5000")
+            // An ingest touches rollup and unit pages all over their tables: a page cache that
+            // holds them (bounded: 64 MB) is what keeps it from spilling and re-reading pages
+            // mid-transaction; statement journals (multi-row upserts) stay in memory.
+            _ = try await connection.query("PRAGMA cache_size=-65536")
+            _ = try await connection.query("PRAGMA temp_store=MEMORY")
+            // Checkpoints every 40 MB of log rather than 4: a rollup page rewritten by many
+            // ingests is copied into the database once per checkpoint, not once per few ingests.
+            _ = try await connection.query("PRAGMA wal_autocheckpoint=10000")
+        } catch {
+            throw .database("cannot open \(path ?? ":memory:"): \(error)")
+        }
+    }
+
+    public func close() async {
+        try? await connection.close()
+    }
+
+    public func migrate() async throws(StoreError) {
+        try await run {
+            _ = try await connection.query(
+                "CREATE TABLE IF NOT EXISTS flag_event_migrations (version INTEGER PRIMARY KEY NOT NULL, applied_at REAL NOT NULL)")
+            let rows = try await connection.query("SELECT MAX(version) AS version FROM flag_event_migrations")
+            let current = rows.first?.column("version")?.integer ?? 0
+            for migration in SQLiteEventMigrations.all where migration.version > current {
+                try await transaction {
+                    for statement in migration.statements {
+                        _ = try await connection.query(statement)
+                    }
+                    _ = try await connection.query(
+                        "INSERT INTO flag_event_migrations (version, applied_at) VALUES (?, ?)",
+                        [.integer(migration.version), .float(Date().timeIntervalSince1970)])
+                }
+            }
+        }
+    }
+
+    public func ingest(_ batches: [EventBatch]) async throws(StoreError) -> [Bool] {
+        guard !batches.isEmpty else { return [] }
+        return try await run {
+            try await transaction {
+                var stored = Array(repeating: false, count: batches.count)
+                let candidates = FlagEventRows.candidates(batches)
+                // The ids recorded now; those recorded before are not returned, and not stored again.
+                var recorded: [FlagEventRows.BatchKey: Int64] = [:]
+                try await insert(
+                    """
+                    INSERT INTO flag_event_batches (environment, id, received_at, app_version, build_configuration, platform,
+                        dropped_exposures, dropped_summaries, dropped_tracked)
+                    """,
+                    columns: 9,
+                    candidates.map { candidate in
+                        let batch = candidate.batch
+                        return [
+                            .text(batch.environment), .text(batch.id), .integer(Int(batch.receivedAt)),
+                            .text(batch.source.appVersion), .text(batch.source.buildConfiguration), .text(batch.source.platform),
+                            .integer(batch.dropped.exposures), .integer(batch.dropped.summaries), .integer(batch.dropped.tracked),
+                        ]
+                    },
+                    then: " ON CONFLICT (environment, id) DO NOTHING RETURNING seq, environment, id"
+                ) { row in
+                    recorded[FlagEventRows.BatchKey(
+                        environment: row.column("environment")?.string ?? "", id: row.column("id")?.string ?? "")] =
+                        Int64(row.column("seq")?.integer ?? 0)
+                }
+                var newBatches: [(id: Int64, batch: EventBatch)] = []
+                for candidate in candidates {
+                    guard let id = recorded[FlagEventRows.BatchKey(environment: candidate.batch.environment, id: candidate.batch.id)]
+                    else { continue }
+                    stored[candidate.index] = true
+                    newBatches.append((id, candidate.batch))
+                }
+                try await write(FlagEventRows(stored: newBatches))
+                return stored
+            }
+        }
+    }
+
+    /// Writes the raw events and adds to the rollups.
+    private func write(_ rows: FlagEventRows) async throws {
+        try await insert(
+            "INSERT INTO flag_event_exposures (batch, ordinal, environment, flag, variant, value, reason, revision, unit, time)",
+            columns: 10,
+            rows.exposures.map { row in
+                let exposure = row.exposure
+                return [
+                    .integer(Int(row.batch)), .integer(row.ordinal), .text(row.environment), .text(exposure.flag),
+                    .text(exposure.variant), exposure.value.map { .text($0.serialized()) } ?? .null, .text(exposure.reason),
+                    exposure.revision.map(SQLiteData.text) ?? .null, exposure.unit.map(SQLiteData.text) ?? .null,
+                    .integer(Int(exposure.time)),
+                ]
+            })
+        try await insert(
+            "INSERT INTO flag_event_tracked (batch, ordinal, environment, name, value, attributes, unit, variants, time)",
+            columns: 9,
+            rows.tracked.map { row in
+                let event = row.event
+                return [
+                    .integer(Int(row.batch)), .integer(row.ordinal), .text(row.environment), .text(event.name),
+                    event.value.map(SQLiteData.float) ?? .null,
+                    FlagEventRows.text(event.attributes).map(SQLiteData.text) ?? .null,
+                    event.unit.map(SQLiteData.text) ?? .null,
+                    FlagEventRows.text(event.variants).map(SQLiteData.text) ?? .null, .integer(Int(event.time)),
+                ]
+            })
+        for (table, rollups) in [("flag_event_rollups_hourly", rows.hourly), ("flag_event_rollups_daily", rows.daily)] {
+            try await insert(
+                "INSERT INTO \(table) (bucket, environment, flag, variant, reason, app_version, platform, evaluations, exposures)",
+                columns: 9,
+                rollups.map { key, counts in
+                    [
+                        .integer(Int(key.bucket)), .text(key.environment), .text(key.flag), .text(key.variant), .text(key.reason),
+                        .text(key.appVersion), .text(key.platform), .integer(counts.evaluations), .integer(counts.exposures),
+                    ]
+                },
+                then: """
+                     ON CONFLICT (bucket, environment, flag, variant, reason, app_version, platform) DO UPDATE SET
+                    evaluations = evaluations + excluded.evaluations, exposures = exposures + excluded.exposures
+                    """)
+        }
+        var newUnits: [FlagEventRows.UnitKey] = []
+        try await insert(
+            "INSERT INTO flag_event_units (day, environment, flag, variant, unit)", columns: 5,
+            rows.units.map { [.integer(Int($0.day)), .text($0.environment), .text($0.flag), .text($0.variant), .text($0.unit)] },
+            then: " ON CONFLICT DO NOTHING RETURNING day, environment, flag, variant"
+        ) { row in
+            newUnits.append(FlagEventRows.UnitKey(
+                day: Int64(row.column("day")?.integer ?? 0), environment: row.column("environment")?.string ?? "",
+                flag: row.column("flag")?.string ?? "", variant: row.column("variant")?.string ?? "", unit: ""))
+        }
+        try await insert(
+            "INSERT INTO flag_event_unit_counts (day, environment, flag, variant, units)", columns: 5,
+            FlagEventRows.unitCounts(newUnits).map {
+                [.integer(Int($0.day)), .text($0.environment), .text($0.flag), .text($0.variant), .integer($0.units)]
+            },
+            then: " ON CONFLICT (day, environment, flag, variant) DO UPDATE SET units = units + excluded.units")
+        try await insert(
+            "INSERT INTO flag_event_tracked_daily (day, environment, name, count, value_sum)", columns: 5,
+            rows.trackedDaily.map { key, totals in
+                [.integer(Int(key.day)), .text(key.environment), .text(key.name), .integer(totals.count), .float(totals.sum)]
+            },
+            then: """
+                 ON CONFLICT (day, environment, name) DO UPDATE SET
+                count = count + excluded.count, value_sum = value_sum + excluded.value_sum
+                """)
+        try await insert(
+            "INSERT INTO flag_event_last_evaluated (environment, flag, time)", columns: 3,
+            rows.lastEvaluated.map { key, time in [.text(key.environment), .text(key.flag), .integer(Int(time))] },
+            then: " ON CONFLICT (environment, flag) DO UPDATE SET time = max(time, excluded.time)")
+    }
+
+    public func rollups(
+        environment: String, flag: String?, granularity: RollupGranularity, from: Int64, to: Int64
+    ) async throws(StoreError) -> [EvaluationRollup] {
+        let table = granularity == .hour ? "flag_event_rollups_hourly" : "flag_event_rollups_daily"
+        var sql = "SELECT * FROM \(table) WHERE environment = ? AND bucket >= ? AND bucket < ?"
+        var binds: [SQLiteData] = [.text(environment), .integer(Int(from)), .integer(Int(to))]
+        if let flag {
+            sql += " AND flag = ?"
+            binds.append(.text(flag))
+        }
+        sql += " ORDER BY bucket, flag, variant, reason, app_version, platform"
+        return try await run {
+            try await connection.query(sql, binds).map { row in
+                EvaluationRollup(
+                    bucket: Int64(row.column("bucket")?.integer ?? 0), flag: row.column("flag")?.string ?? "",
+                    variant: row.column("variant")?.string ?? "", reason: row.column("reason")?.string ?? "",
+                    appVersion: row.column("app_version")?.string ?? "", platform: row.column("platform")?.string ?? "",
+                    evaluations: row.column("evaluations")?.integer ?? 0, exposures: row.column("exposures")?.integer ?? 0)
+            }
+        }
+    }
+
+    public func unitCounts(environment: String, flag: String?, from: Int64, to: Int64) async throws(StoreError) -> [UnitCount] {
+        var sql = "SELECT * FROM flag_event_unit_counts WHERE environment = ? AND day >= ? AND day < ?"
+        var binds: [SQLiteData] = [.text(environment), .integer(Int(from)), .integer(Int(to))]
+        if let flag {
+            sql += " AND flag = ?"
+            binds.append(.text(flag))
+        }
+        sql += " ORDER BY day, flag, variant"
+        return try await run {
+            try await connection.query(sql, binds).map { row in
+                UnitCount(
+                    day: Int64(row.column("day")?.integer ?? 0), flag: row.column("flag")?.string ?? "",
+                    variant: row.column("variant")?.string ?? "", units: row.column("units")?.integer ?? 0)
+            }
+        }
+    }
+
+    public func lastEvaluated(environment: String) async throws(StoreError) -> [String: Int64] {
+        try await run {
+            var times: [String: Int64] = [:]
+            for row in try await connection.query(
+                "SELECT flag, time FROM flag_event_last_evaluated WHERE environment = ?", [.text(environment)])
+            {
+                times[row.column("flag")?.string ?? ""] = Int64(row.column("time")?.integer ?? 0)
+            }
+            return times
+        }
+    }
+
+    public func trackedCounts(environment: String, from: Int64, to: Int64) async throws(StoreError) -> [TrackedCount] {
+        try await run {
+            try await connection.query(
+                "SELECT * FROM flag_event_tracked_daily WHERE environment = ? AND day >= ? AND day < ? ORDER BY day, name",
+                [.text(environment), .integer(Int(from)), .integer(Int(to))]
+            ).map { row in
+                TrackedCount(
+                    day: Int64(row.column("day")?.integer ?? 0), name: row.column("name")?.string ?? "",
+                    count: row.column("count")?.integer ?? 0, valueSum: row.column("value_sum")?.double ?? 0)
+            }
+        }
+    }
+
+    public func trackedEvents(
+        environment: String, name: String, from: Int64, to: Int64, limit: Int
+    ) async throws(StoreError) -> [EventBatch.Tracked] {
+        try await run {
+            let rows = try await connection.query(
+                """
+                SELECT value, attributes, unit, variants, time FROM flag_event_tracked
+                WHERE environment = ? AND name = ? AND time >= ? AND time < ?
+                ORDER BY time, batch, ordinal LIMIT ?
+                """,
+                [.text(environment), .text(name), .integer(Int(from)), .integer(Int(to)), .integer(max(0, limit))])
+            return try rows.map { row throws(StoreError) in
+                let what = "tracked event \"\(name)\" in \"\(environment)\""
+                return EventBatch.Tracked(
+                    name: name, value: row.column("value")?.double,
+                    attributes: try FlagEventRows.attributes(row.column("attributes")?.string, what),
+                    unit: row.column("unit")?.string,
+                    variants: try FlagEventRows.variants(row.column("variants")?.string, what),
+                    time: Int64(row.column("time")?.integer ?? 0))
+            }
+        }
+    }
+
+    public func exposures(
+        environment: String, flag: String, from: Int64, to: Int64, limit: Int
+    ) async throws(StoreError) -> [StoredExposure] {
+        try await run {
+            let rows = try await connection.query(
+                """
+                SELECT e.variant, e.value, e.reason, e.revision, e.unit, e.time,
+                    b.app_version, b.build_configuration, b.platform
+                FROM flag_event_exposures e JOIN flag_event_batches b ON b.seq = e.batch
+                WHERE e.environment = ? AND e.flag = ? AND e.time >= ? AND e.time < ?
+                ORDER BY e.time, e.batch, e.ordinal LIMIT ?
+                """,
+                [.text(environment), .text(flag), .integer(Int(from)), .integer(Int(to)), .integer(max(0, limit))])
+            return try rows.map { row throws(StoreError) in
+                StoredExposure(
+                    exposure: EventBatch.Exposure(
+                        flag: flag, variant: row.column("variant")?.string ?? "",
+                        value: try FlagEventRows.value(
+                            row.column("value")?.string, "an exposure to \"\(flag)\" in \"\(environment)\""),
+                        reason: row.column("reason")?.string ?? "", revision: row.column("revision")?.string,
+                        unit: row.column("unit")?.string, time: Int64(row.column("time")?.integer ?? 0)),
+                    source: EventBatch.EventSource(
+                        appVersion: row.column("app_version")?.string ?? "",
+                        buildConfiguration: row.column("build_configuration")?.string ?? "",
+                        platform: row.column("platform")?.string ?? ""))
+            }
+        }
+    }
+
+    @discardableResult
+    public func deleteExpired(rawBefore time: Int64, hourlyBefore: Int64) async throws(StoreError) -> Int {
+        try await run {
+            try await transaction {
+                let expired = "SELECT seq FROM flag_event_batches WHERE received_at < ?"
+                var deleted = 0
+                for table in ["flag_event_exposures", "flag_event_tracked"] {
+                    _ = try await connection.query("DELETE FROM \(table) WHERE batch IN (\(expired))", [.integer(Int(time))])
+                    deleted += try await connection.query("SELECT changes() AS n").first?.column("n")?.integer ?? 0
+                }
+                _ = try await connection.query("DELETE FROM flag_event_batches WHERE received_at < ?", [.integer(Int(time))])
+                // A unit is remembered for the days wholly before the raw events' retention; the
+                // counts stay.
+                _ = try await connection.query(
+                    "DELETE FROM flag_event_units WHERE day <= ?",
+                    [.integer(Int(RollupGranularity.day.bucket(of: time) - RollupGranularity.day.milliseconds))])
+                _ = try await connection.query(
+                    "DELETE FROM flag_event_rollups_hourly WHERE bucket < ?", [.integer(Int(hourlyBefore))])
+                return deleted
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Runs `body` alone on the connection, mapping every failure that is not already a
+    /// ``StoreError`` to one.
+    private func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
+        await serial.lock()
+        defer { serial.unlock() }
+        do {
+            return try await body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            switch error.reason {
+            case .busy, .locked, .busyTimeout:
+                throw .unavailable("the event database is locked by another writer and did not free in time")
+            default:
+                throw .database(String(describing: error))
+            }
+        } catch {
+            throw .database(String(describing: error))
+        }
+    }
+
+    /// Runs `body` in a write transaction, rolling back if it throws.
+    private func transaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        _ = try await connection.query("BEGIN IMMEDIATE")
+        do {
+            let result = try await body()
+            _ = try await connection.query("COMMIT")
+            return result
+        } catch {
+            _ = try? await connection.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The most parameters one statement binds: well below SQLite's limit, and small enough that a
+    /// statement is parsed quickly.
+    static let maximumParameters = 8_000
+
+    /// Inserts `rows` (`columns` values each) in multi-row statements of at most
+    /// ``maximumParameters`` parameters, in order, handing every row a `RETURNING` tail returns
+    /// to `returned`.
+    private func insert(
+        _ head: String, columns: Int, _ rows: [[SQLiteData]], then tail: String = "",
+        returned: (SQLiteRow) -> Void = { _ in }
+    ) async throws {
+        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        let perStatement = max(1, Self.maximumParameters / columns)
+        for start in stride(from: 0, to: rows.count, by: perStatement) {
+            let chunk = rows[start..<min(start + perStatement, rows.count)]
+            let sql = head + " VALUES " + Array(repeating: row, count: chunk.count).joined(separator: ", ") + tail
+            for result in try await connection.query(sql, chunk.flatMap { $0 }) {
+                returned(result)
+            }
+        }
+    }
+}
