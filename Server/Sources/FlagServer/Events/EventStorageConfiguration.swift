@@ -77,25 +77,16 @@ public struct EventStorageConfiguration: Sendable, Hashable {
         return directory.isEmpty ? name : directory + "/" + name
     }
 
-    /// Opens the event store ``location`` names; `nil` for ``Location/off``.
-    ///
-    /// The one place that names the concrete stores. Until they are part of the build, a server
-    /// configured with events runs without them (logged at `warning`) rather than failing to start.
+    /// Opens the event store ``location`` names; `nil` for ``Location/off``. The caller migrates
+    /// it (`FlagServer.start` does).
     public func makeStore(logger: Logger) async throws -> (any FlagEventStore)? {
         switch location {
         case .off:
             return nil
         case .sqlite(let path):
-            // TODO(merge): return try await SQLiteFlagEventStore(path: path, logger: logger)
-            logger.warning(
-                "this build has no SQLite event store yet: events are not taken", metadata: ["eventsDatabase": "\(path)"])
-            return nil
+            return try await SQLiteFlagEventStore(path: path, logger: logger)
         case .postgres(let configuration):
-            // TODO(merge): return PostgresFlagEventStore(configuration: configuration, logger: logger)
-            logger.warning(
-                "this build has no PostgreSQL event store yet: events are not taken",
-                metadata: ["database": "\(configuration.description)"])
-            return nil
+            return PostgresFlagEventStore(configuration: configuration, logger: logger)
         }
     }
 }
