@@ -10,6 +10,17 @@ struct EventLoopEndToEndTests {
     @Test
     func ingestedBatchesReachInsightsAndEvidenceOnceEach() async throws {
         let events = try await SQLiteFlagEventStore(path: nil)
+        // SQLiteNIO traps when a connection is released unclosed: closed on every way out.
+        do {
+            try await loop(events)
+        } catch {
+            await events.close()
+            throw error
+        }
+        await events.close()
+    }
+
+    private func loop(_ events: SQLiteFlagEventStore) async throws {
         try await TestServer.with(eventStore: events) { server in
             try await server.booleanFlag("checkout")
             let token = try await server.token(.client, environment: "production")
