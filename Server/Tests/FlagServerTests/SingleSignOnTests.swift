@@ -223,6 +223,8 @@ struct SingleSignOnTests {
     func singleSignOnOnlyHidesAndRefusesPasswordSignIn() async throws {
         try await OIDCTestProvider.with { provider in
             try await TestServer.withSingleSignOn(try provider.configuration(passwords: false)) { server in
+                // No first `admin` with a password was created (or printed): it could not sign in.
+                #expect(try await server.server.consoleAccounts?.store.consoleUsers().isEmpty == true)
                 try await server.consoleUser("alice", role: .admin)
                 let client = ConsoleClient(server)
                 let page = try await client.get("/console/login")

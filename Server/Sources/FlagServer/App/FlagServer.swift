@@ -254,7 +254,10 @@ public final class FlagServer: Sendable {
         if let accounts {
             console = (try await ConsoleRenderer.load(), consoleOptions)
             do {
-                if let first = try await accounts.createFirstAdminIfNeeded() {
+                // With password sign-in turned off, a password would open nothing: admins come
+                // from the provider's role claim instead.
+                let passwords = consoleOptions.singleSignOn?.allowsPasswords ?? true
+                if passwords, let first = try await accounts.createFirstAdminIfNeeded() {
                     bootstrap = Bootstrap(adminToken: bootstrap?.adminToken, consoleAdmin: first)
                 }
             } catch {
