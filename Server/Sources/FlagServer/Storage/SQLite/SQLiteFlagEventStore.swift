@@ -30,7 +30,12 @@ public actor SQLiteFlagEventStore: FlagEventStore {
                 _ = try await connection.query("PRAGMA journal_mode=WAL")
             }
             _ = try await connection.query("PRAGMA synchronous=FULL")
-            _ = try await connection.query("PRAGMA busy_timeout=5000")
+            // Another process writing the same file (a second replica on one laptop) holds the
+            // write lock for one ingest at a time, but SQLite's busy handler is not fair: a writer
+            // that sleeps while the other commits ingest after ingest can wait for several of
+            // them. 5 s was not enough on a loaded CI machine; 30 s keeps such a wait from
+            // failing an ingest, whose callers answer 503 only once it does.
+            _ = try await connection.query("PRAGMA busy_timeout=30000")
             // An ingest touches rollup and unit pages all over their tables: a page cache that
             // holds them (bounded: 64 MB) is what keeps it from spilling and re-reading pages
             // mid-transaction; statement journals (multi-row upserts) stay in memory.
