@@ -26,7 +26,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_console import Server, find_browser  # noqa: E402
+from test_console import Server, find_browser, start_browser  # noqa: E402
 
 
 def flagd_document(count):
@@ -53,9 +53,7 @@ def main():
     parser.add_argument("--runs", type=int, default=7)
     arguments = parser.parse_args()
 
-    chromium, driver = find_browser()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    find_browser()
     from selenium.webdriver.common.by import By
 
     server = Server(["--write-timeout-seconds", "120"])
@@ -74,11 +72,7 @@ def main():
                 assert response.status == 200, response.status
         print("imported %d flags in %.1f s" % (arguments.flags, time.monotonic() - started))
 
-        options = webdriver.ChromeOptions()
-        options.binary_location = chromium
-        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1366,900"):
-            options.add_argument(argument)
-        browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+        browser = start_browser("1366,900")
         browser.get(server.base + "/console/login")
         browser.find_element(By.ID, "name").send_keys("admin")
         browser.find_element(By.ID, "password").send_keys(server.admin_password)

@@ -62,6 +62,27 @@ def find_browser():
     return chromium, driver
 
 
+def start_browser(window_size="1400,1000"):
+    """Headless Chromium driven by Selenium, as every browser test (and the grid measurement) uses it."""
+    chromium, driver = find_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=" + window_size):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service(executable_path=driver), options=options)
+
+
+def create_client_token(server, name):
+    """A production client token named NAME, through the admin API."""
+    status, created = server.api(
+        "POST", "/admin/v1/tokens", server.admin_token, {"name": name, "environment": "production", "role": "client"})
+    assert status == 201, created
+    return created["token"]
+
+
 def axe_script():
     """axe-core's script, as the PyPI package axe-playwright-python ships it (installed without its
     Playwright dependency: the script is injected through Selenium here)."""
@@ -134,22 +155,11 @@ class Server:
 class ConsoleBrowserTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        chromium, driver = find_browser()
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-
+        find_browser()
         cls.server = Server()
         try:
-            status, created = cls.server.api(
-                "POST", "/admin/v1/tokens", cls.server.admin_token,
-                {"name": "browser-test-app", "environment": "production", "role": "client"})
-            assert status == 201, created
-            cls.client_token = created["token"]
-            options = webdriver.ChromeOptions()
-            options.binary_location = chromium
-            for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-                options.add_argument(argument)
-            cls.browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+            cls.client_token = create_client_token(cls.server, "browser-test-app")
+            cls.browser = start_browser()
         except BaseException:
             cls.server.stop()
             raise

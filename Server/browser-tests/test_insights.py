@@ -35,10 +35,7 @@ class InsightsBrowserTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        chromium, driver = console.find_browser()
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-
+        console.find_browser()
         cls.server = console.Server(cls.SERVER_ARGUMENTS)
         try:
             status, body = cls.server.api("PUT", "/admin/v1/flags/" + FLAG, cls.server.admin_token, {
@@ -48,11 +45,7 @@ class InsightsBrowserTestCase(unittest.TestCase):
                 "PUT", "/admin/v1/environments/production/flags/%s/settings" % FLAG, cls.server.admin_token,
                 {"enabled": True, "defaultVariant": "on", "reason": "insights browser test"})
             assert status == 200, body
-            options = webdriver.ChromeOptions()
-            options.binary_location = chromium
-            for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-                options.add_argument(argument)
-            cls.browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+            cls.browser = console.start_browser()
         except BaseException:
             cls.server.stop()
             raise
@@ -112,9 +105,7 @@ class InsightsBrowserTests(InsightsBrowserTestCase):
         self.sign_in("admin", self.server.admin_password)
         self.open("/console/flags/%s?environment=production&insights=24h" % FLAG)
         self.assertIn("No evaluations of %s in production" % FLAG, self.find("#insights-empty").text)
-        status, created = self.server.api("POST", "/admin/v1/tokens", self.server.admin_token,
-                                          {"name": "insights-app", "environment": "production", "role": "client"})
-        self.assertEqual(status, 201, created)
+        token = console.create_client_token(self.server, "insights-app")
         now = int(time.time() * 1000)
         hour = 3_600_000
         for version, platform, on, off in (("4.2", "iOS", 900, 100), ("4.1", "Android", 300, 0)):
@@ -130,11 +121,11 @@ class InsightsBrowserTests(InsightsBrowserTestCase):
                                "time": now - hour} for index in range(3)],
                 "events": [],
             }
-            status, answer = self.ingest(created["token"], batch)
+            status, answer = self.ingest(token, batch)
             self.assertEqual(status, 202, answer)
             self.assertEqual(answer["accepted"], 6 if off else 5)
             # The same batch again (a retry) is counted once.
-            status, answer = self.ingest(created["token"], batch)
+            status, answer = self.ingest(token, batch)
             self.assertEqual(status, 202, answer)
         self.open("/console/flags/%s?environment=production&insights=24h" % FLAG)
         chart = self.find("#insights svg.chart[role=img]")

@@ -20,22 +20,11 @@ OBJECT_FLAG = "browser-layout"
 class LifecycleBrowserTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        chromium, driver = console.find_browser()
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-
+        console.find_browser()
         cls.server = console.Server()
         try:
-            status, created = cls.server.api(
-                "POST", "/admin/v1/tokens", cls.server.admin_token,
-                {"name": "lifecycle-app", "environment": "production", "role": "client"})
-            assert status == 201, created
-            cls.client_token = created["token"]
-            options = webdriver.ChromeOptions()
-            options.binary_location = chromium
-            for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-                options.add_argument(argument)
-            cls.browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+            cls.client_token = console.create_client_token(cls.server, "lifecycle-app")
+            cls.browser = console.start_browser()
         except BaseException:
             cls.server.stop()
             raise

@@ -89,22 +89,11 @@ class RuleBuilderBrowserTests(unittest.TestCase):
     def setUpClass(cls):
         if not os.path.exists(KIT):
             raise AssertionError("flagd's evaluator test kit is missing: expected %s" % KIT)
-        chromium, driver = console.find_browser()
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-
+        console.find_browser()
         cls.server = console.Server()
         try:
-            status, created = cls.server.api(
-                "POST", "/admin/v1/tokens", cls.server.admin_token,
-                {"name": "rule-builder-app", "environment": "production", "role": "client"})
-            assert status == 201, created
-            cls.client_token = created["token"]
-            options = webdriver.ChromeOptions()
-            options.binary_location = chromium
-            for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-                options.add_argument(argument)
-            cls.browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+            cls.client_token = console.create_client_token(cls.server, "rule-builder-app")
+            cls.browser = console.start_browser()
         except BaseException:
             cls.server.stop()
             raise

@@ -20,7 +20,7 @@ import tempfile
 import time
 import unittest
 
-from test_console import SCREENSHOTS, SERVER_DIR, find_binary, find_browser
+from test_console import SCREENSHOTS, SERVER_DIR, find_binary, find_browser, start_browser
 
 CLIENT_SECRET = "browser-test-client-secret"
 
@@ -53,10 +53,8 @@ class SingleSignOnBrowserTests(unittest.TestCase):
             import authlib  # noqa: F401
         except ImportError as error:
             raise AssertionError("authlib is missing: python3 -m pip install authlib") from error
-        chromium, driver = find_browser()
+        find_browser()
         binary = find_binary()
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
 
         cls.processes = []
         cls.data = tempfile.mkdtemp(prefix="flag-server-sso-")
@@ -81,11 +79,7 @@ class SingleSignOnBrowserTests(unittest.TestCase):
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             cls.processes.append(server)
             read_until(server, r"listening on http://", "flag-server")
-            options = webdriver.ChromeOptions()
-            options.binary_location = chromium
-            for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-                options.add_argument(argument)
-            cls.browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+            cls.browser = start_browser()
         except BaseException:
             cls.stop()
             raise
