@@ -212,31 +212,14 @@ public actor SQLiteFlagStore: FlagStore {
         defer { serial.unlock() }
         do {
             return try await body()
-        } catch let error as StoreError {
-            throw error
-        } catch let error as SQLiteError {
-            switch error.reason {
-            case .busy, .locked, .busyTimeout:
-                throw .unavailable("the database is locked by another writer and did not free in time")
-            default:
-                throw .database(String(describing: error))
-            }
         } catch {
-            throw .database(String(describing: error))
+            throw .sqlite(error, database: "the database")
         }
     }
 
     /// Runs `body` in a write transaction, rolling back if it throws.
     func transaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        _ = try await connection.query("BEGIN IMMEDIATE")
-        do {
-            let result = try await body()
-            _ = try await connection.query("COMMIT")
-            return result
-        } catch {
-            _ = try? await connection.query("ROLLBACK")
-            throw error
-        }
+        try await connection.writeTransaction(body)
     }
 
     /// The whole state, or (with a `footprint`) every environment's key, revision and position

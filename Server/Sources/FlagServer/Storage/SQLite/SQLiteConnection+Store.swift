@@ -1,0 +1,41 @@
+import SQLiteNIO
+
+extension SQLiteConnection {
+    /// Runs `body` in a write transaction, rolling back if it throws. `BEGIN IMMEDIATE` takes
+    /// SQLite's write lock first, so processes sharing the file serialize their writes (waiting up
+    /// to the connection's `busy_timeout`).
+    func writeTransaction<T: Sendable>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async throws -> T {
+        _ = try await query("BEGIN IMMEDIATE")
+        do {
+            let result = try await body()
+            _ = try await query("COMMIT")
+            return result
+        } catch {
+            _ = try? await query("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+extension StoreError {
+    /// A failure of a SQLite store's operation as a store error: a ``StoreError`` as it is, a busy
+    /// or locked database as ``unavailable(_:)`` naming `database` ("the event database is
+    /// locked…"), anything else as ``database(_:)``.
+    static func sqlite(_ error: any Error, database: String) -> StoreError {
+        switch error {
+        case let error as StoreError:
+            return error
+        case let error as SQLiteError:
+            switch error.reason {
+            case .busy, .locked, .busyTimeout:
+                return .unavailable("\(database) is locked by another writer and did not free in time")
+            default:
+                return .database(String(describing: error))
+            }
+        default:
+            return .database(String(describing: error))
+        }
+    }
+}
