@@ -10,6 +10,8 @@ public actor FlagAdmin {
     nonisolated public let store: any FlagStore
     public let publisher: StatePublisher
     public let events: EventHub
+    /// Where committed facts are announced (webhooks); see ``ServerNotification``.
+    nonisolated public let notifications: any NotificationSink
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let writes: Counter?
@@ -26,8 +28,9 @@ public actor FlagAdmin {
     public init(
         store: any FlagStore, publisher: StatePublisher, events: EventHub, metrics: PrometheusCollectorRegistry? = nil,
         logger: Logger = Logger(label: "flag-server.admin"), now: @escaping @Sendable () -> Date = Date.init,
-        writeTimeout: Duration = .seconds(10)
+        writeTimeout: Duration = .seconds(10), notifications: any NotificationSink = DiscardingNotificationSink()
     ) {
+        self.notifications = notifications
         self.writeTimeout = writeTimeout
         self.store = store
         self.publisher = publisher
