@@ -33,6 +33,8 @@ struct ExperimentReportPageTests {
         // Per metric: both charts, the table with the inputs, the decision line.
         #expect(Self.count(#"<svg class="chart lift-chart""#, in: page) == 2)
         #expect(Self.count(#"<svg class="chart sequential-chart""#, in: page) == 2)
+        #expect(page.contains(#"<h3 class="chart-heading">Relative lift of Checkout conversion against off, with intervals at α = 0.05</h3>"#))
+        #expect(page.contains(#"<h3 class="chart-heading">Always-valid interval of the difference in Crashes per user from off, at the end of each day</h3>"#))
         #expect(page.contains(#"<p class="decision-line better" data-state="significant"><strong>Significant.</strong> on is better than off on Checkout conversion"#))
         #expect(page.contains(#"<h2 id="metric-m1-heading">Crashes per user <span class="tag guardrail">guardrail</span></h2>"#))
         let comparison = try #require(report.metrics[0].arms[1].comparison)

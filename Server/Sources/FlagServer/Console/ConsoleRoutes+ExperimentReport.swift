@@ -91,10 +91,13 @@ extension ConsoleRoutes {
             "decisionWords": metric.decision.state.words, "decisionText": metric.decision.text,
             "decisionClass": decisionClass(metric.decision), "decisionState": metric.decision.state.rawValue,
             "liftChart": LiftChart(report: report, metric: metric, id: "lift-m\(index)").svg,
+            "liftTitle": LiftChart(report: report, metric: metric, id: "lift-m\(index)").title,
             "hasCovariate": metric.arms.contains { $0.statistics.covariateSum != nil },
         ]
         if !report.days.isEmpty {
-            context["sequentialChart"] = SequentialChart(report: report, metric: metric, id: "sequential-m\(index)").svg
+            let chart = SequentialChart(report: report, metric: metric, id: "sequential-m\(index)")
+            context["sequentialChart"] = chart.svg
+            context["sequentialTitle"] = chart.title
         }
         if let cuped = metric.cuped {
             context["cuped"] =

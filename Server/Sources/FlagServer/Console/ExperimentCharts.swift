@@ -93,7 +93,10 @@ struct LiftChart: Sendable {
             if let interval = sequential(arm) { values += [interval.lower, interval.upper] }
         }
         let finite = values.filter(\.isFinite)
-        return ExperimentCharts.scale(finite.min() ?? -0.1, finite.max() ?? 0.1)
+        let (lower, upper) = (finite.min() ?? -0.1, finite.max() ?? 0.1)
+        // A little room on both sides, so that 0 or an interval's end is not on the plot's edge.
+        let pad = (upper - lower) * 0.05
+        return ExperimentCharts.scale(lower - pad, upper + pad)
     }
 
     func x(_ value: Double) -> Double {
