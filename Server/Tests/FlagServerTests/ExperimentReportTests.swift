@@ -1,6 +1,7 @@
 @testable import FlagServer
 import FlagStatistics
 import Foundation
+import NIOHTTP1
 import Testing
 
 /// The experiment report over hand-built totals: every decision state, the sample ratio check
@@ -233,6 +234,19 @@ struct ExperimentReportTests {
         let text = try #require(String(data: json, encoding: .utf8))
         #expect(text.contains(#""data" : {"#))
         #expect(text.contains(#""state" : "significant""#))
+    }
+
+    @Test
+    func theServersAnalysisEndpointGivesTheSameFiguresFromTheExport() async throws {
+        let report = Self.report(Self.totals(checkout: (500, 700), crashes: (1000, 1400)))
+        let data = try JSONDecoder().decode(Exported.self, from: report.json()).data
+        let body = try #require(String(data: JSONEncoder().encode(data), encoding: .utf8))
+        try await TestServer.with { server in
+            let reply = try await server.request(.POST, "/admin/v1/statistics/analyze", token: server.adminToken, body: body)
+            #expect(reply.status == 200, "\(reply.body)")
+            let served = try JSONDecoder().decode(ExperimentAnalysis.self, from: Data(reply.body.utf8))
+            #expect(served == report.analysis)
+        }
     }
 
     struct Exported: Decodable {
