@@ -22,6 +22,19 @@ public struct SampleRatioCheck: Sendable, Hashable, Codable {
     public var threshold: Double
     /// `pValue < threshold`: the split is not the one planned, and no decision should be made.
     public var mismatch: Bool
+
+    public init(
+        observed: [String: Double], expected: [String: Double], chiSquared: Double, degreesOfFreedom: Double, pValue: Double,
+        threshold: Double, mismatch: Bool
+    ) {
+        self.observed = observed
+        self.expected = expected
+        self.chiSquared = chiSquared
+        self.degreesOfFreedom = degreesOfFreedom
+        self.pValue = pValue
+        self.threshold = threshold
+        self.mismatch = mismatch
+    }
 }
 
 /// One metric: a summary of each arm and each arm against the control.

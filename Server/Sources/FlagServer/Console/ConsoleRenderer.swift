@@ -41,9 +41,14 @@ struct ConsoleRenderer: Sendable {
 
     /// The page `template` rendered with `context`.
     func page(_ template: String, _ context: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
-        let html = library.render(context, withTemplate: template) ?? "template \(template) is missing"
+        let html = html(template, context)
         var headers = Self.securityHeaders
         headers[.contentType] = "text/html; charset=utf-8"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// The HTML of `template` rendered with `context`.
+    func html(_ template: String, _ context: [String: Any]) -> String {
+        library.render(context, withTemplate: template) ?? "template \(template) is missing"
     }
 }
