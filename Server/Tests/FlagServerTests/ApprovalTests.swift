@@ -395,4 +395,77 @@ struct ApprovalTests {
         #expect(received[5].details["reason"] == "incident")
         await store.close()
     }
+
+    @Test
+    func theConsoleKillSwitchNeedsAReasonAndACSRFToken() async throws {
+        try await TestServer.withConsole { server in
+            try await server.booleanFlag("checkout", enabled: true)
+            try await Self.rule(server, #"{"requiredApprovals": 2}"#)
+            try await server.consoleUser("erin", role: .editor)
+            let client = ConsoleClient(server)
+            try await client.signIn("erin")
+            let csrf = try await client.csrf()
+            let page = try await client.get("/console/flags/checkout?environment=production")
+            #expect(page.body.contains(#"id="kill-form""#))
+            // The ordinary save is refused under the rule, with the pointer to change requests.
+            let save = try await client.post(
+                "/console/flags/checkout/environments/production/settings", [("defaultVariant", "off"), ("enabled", "on"), ("action", "save")],
+                csrf: csrf)
+            #expect(save.status == 409)
+            #expect(save.body.contains("change-requests"))
+            let path = "/console/flags/checkout/environments/production/kill"
+            let forged = try await client.post(path, [("reason", "incident")], csrf: "wrong")
+            #expect(forged.status == 403)
+            let noReason = try await client.post(path, [("reason", "")], csrf: csrf)
+            #expect(noReason.status == 400)
+            #expect(try await Self.settings(server, "checkout")?.enabled == true)
+            let killed = try await client.post(path, [("reason", "incident")], csrf: csrf)
+            #expect(killed.status == 303)
+            #expect(killed.location == "/console/flags/checkout?environment=production&done=killed")
+            #expect(try await Self.settings(server, "checkout")?.enabled == false)
+            let audit = try await server.server.admin.store.audit(environment: "production", key: "checkout", limit: 1)
+            #expect(audit.first?.reason == "kill switch: incident")
+            #expect(audit.first?.actor == "erin")
+        }
+    }
+
+    @Test
+    func consoleUsersReviewAndApplyChangeRequests() async throws {
+        try await TestServer.withConsole { server in
+            try await server.booleanFlag("checkout", enabled: false)
+            try await Self.rule(server, #"{"requiredApprovals": 1}"#)
+            let opened = try await server.request(
+                .POST, Self.production + "/change-requests", token: server.adminToken,
+                body: #"{"change": {"flag": "checkout", "patch": {"enabled": true}}, "reason": "launch <now>"}"#)
+            let id = try #require(opened.json?["id"]?.stringValue)
+            try await server.consoleUser("erin", role: .editor)
+            let client = ConsoleClient(server)
+            try await client.signIn("erin")
+            let csrf = try await client.csrf()
+
+            let list = try await client.get("/console/environments/production/change-requests")
+            #expect(list.status == 200)
+            #expect(list.body.contains(#"id="request-\#(id)""#))
+            // Escaped, not markup.
+            #expect(list.body.contains("launch &lt;now&gt;"))
+            let base = "/console/environments/production/change-requests/\(id)"
+            let detail = try await client.get(base)
+            #expect(detail.body.contains("<code>settings.enabled</code>"))
+            #expect(detail.body.contains(#"id="approve-form""#))
+            #expect(detail.body.contains("0 of 1"))
+
+            // Applying before the approval is refused on the page.
+            let early = try await client.post(base + "/apply", [], csrf: csrf)
+            #expect(early.status == 409)
+            #expect(try await Self.settings(server, "checkout")?.enabled == false)
+            #expect(try await client.post(base + "/approve", [("comment", "ok")], csrf: "wrong").status == 403)
+            let approved = try await client.post(base + "/approve", [("comment", "ok")], csrf: csrf)
+            #expect(approved.status == 303)
+            #expect(try await client.post(base + "/apply", [], csrf: csrf).location == base + "?done=applied")
+            #expect(try await Self.settings(server, "checkout")?.enabled == true)
+            let audit = try await server.server.admin.store.audit(environment: "production", key: "checkout", limit: 1)
+            #expect(audit.first?.reason == "change request \(id) (approved by user erin): launch <now>")
+            #expect(audit.first?.actor == "erin")
+        }
+    }
 }

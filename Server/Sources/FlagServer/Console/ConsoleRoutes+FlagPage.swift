@@ -62,6 +62,8 @@ extension ConsoleRoutes {
         context["edit"] = [
             "environment": selected, "environmentPath": Self.escaped(selected),
             "enabled": draft.enabled ?? current.enabled,
+            // The kill switch is offered where the flag is on now.
+            "killable": current.enabled,
             "variantOptions": flag.variants.keys.sorted().map { ["name": $0, "selected": $0 == defaultVariant] as [String: Any] },
             "targeting": draft.targeting ?? current.targeting.map { $0.serialized(prettyPrinted: true) } ?? "",
             "rollout": flag.variants.keys.sorted().map { variant -> [String: Any] in
@@ -164,6 +166,21 @@ extension ConsoleRoutes {
             return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: APIError(error).status)
         }
         return Self.redirect("/console/flags/\(Self.escaped(key))?environment=\(Self.escaped(environment))&done=saved")
+    }
+
+    /// The break-glass kill switch: turns the flag off at once, whatever the approval rule; the
+    /// reason is required (``Approvals/kill(flag:environment:reason:actor:)``).
+    func killFlag(_ visitor: Visitor, _ form: ConsoleForm, key: String, environment: String) async throws -> Response {
+        guard let store = admin.store as? any ApprovalStore else { throw Self.notFound("the kill switch (this store keeps no approvals)") }
+        let approvals = Approvals(admin: admin, store: store, now: now)
+        do {
+            _ = try await approvals.kill(flag: key, environment: environment, reason: form["reason"] ?? "", actor: visitor.user.name)
+        } catch {
+            var draft = Draft(reason: form["reason"] ?? "")
+            draft.problems = Self.problemTexts(error)
+            return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: APIError(error).status)
+        }
+        return Self.redirect("/console/flags/\(Self.escaped(key))?environment=\(Self.escaped(environment))&done=killed")
     }
 
     func saveRollout(_ visitor: Visitor, _ form: ConsoleForm, key: String, environment: String) async throws -> Response {
