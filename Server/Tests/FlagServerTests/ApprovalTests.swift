@@ -413,6 +413,21 @@ struct ApprovalTests {
                 csrf: csrf)
             #expect(save.status == 409)
             #expect(save.body.contains("change-requests"))
+            // The same form proposes it as a change request instead (a reason is required).
+            let unexplained = try await client.post(
+                "/console/flags/checkout/environments/production/settings", [("defaultVariant", "off"), ("enabled", "on"), ("action", "propose")],
+                csrf: csrf)
+            #expect(unexplained.status == 400)
+            let proposed = try await client.post(
+                "/console/flags/checkout/environments/production/settings",
+                [("defaultVariant", "off"), ("enabled", "on"), ("action", "propose"), ("reason", "serve off")], csrf: csrf)
+            #expect(proposed.status == 303)
+            #expect(proposed.location?.hasPrefix("/console/environments/production/change-requests/cr-") == true)
+            let store = try #require(server.server.admin.store as? any ApprovalStore)
+            let opened = try #require(try await store.changeRequests(environment: "production", limit: 10).first)
+            #expect(opened.author == ApprovalIdentity(kind: .user, name: "erin"))
+            #expect(opened.proposal.settings == FlagSettings(enabled: true, defaultVariant: "off"))
+            #expect(try await Self.settings(server, "checkout")?.defaultVariant == "on")
             let path = "/console/flags/checkout/environments/production/kill"
             let forged = try await client.post(path, [("reason", "incident")], csrf: "wrong")
             #expect(forged.status == 403)

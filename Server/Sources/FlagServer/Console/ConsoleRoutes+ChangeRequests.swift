@@ -4,12 +4,13 @@ import HTTPTypes
 import Hummingbird
 
 /// Change requests of an environment (Server/Docs/Approvals.md): the list, and one request with
-/// its exact diff, approvals and history, and the approve, reject and apply forms. The console
+/// its exact diff, approvals and history, and the approve, reject and apply forms (the flag
+/// page's settings form opens one with "Propose as change request"). The console
 /// user is the identity (`user <name>`); the rules are those of the admin API (no self-approval,
 /// one approval per identity, apply only at the approved revision).
 extension ConsoleRoutes {
     static let changeRequestNotices = [
-        "approved": "Approved.", "rejected": "Rejected: the change request is closed.",
+        "opened": "Opened: it applies once approved.", "approved": "Approved.", "rejected": "Rejected: the change request is closed.",
         "applied": "Applied: written as a new revision.",
     ]
 

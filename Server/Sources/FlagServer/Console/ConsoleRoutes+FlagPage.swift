@@ -161,6 +161,19 @@ extension ConsoleRoutes {
                 status: draft.problems.isEmpty ? .ok : .unprocessableContent,
                 notice: draft.problems.isEmpty ? "The rule is valid. It is not saved yet." : nil)
         }
+        if form["action"] == "propose" {
+            // Where an approval rule covers the change: a change request instead of a write.
+            let approvals = try consoleApprovals()
+            do {
+                let opened = try await approvals.open(
+                    environment: environment, proposal: .init(flag: key, settings: settings), reason: form["reason"] ?? "", applyAt: nil,
+                    by: ApprovalIdentity(kind: .user, name: visitor.user.name))
+                return Self.redirect("/console/environments/\(Self.escaped(environment))/change-requests/\(Self.escaped(opened.id))?done=opened")
+            } catch {
+                draft.problems = Self.problemTexts(error)
+                return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: APIError(error).status)
+            }
+        }
         if let error = await write(visitor, reason: form["reason"], { _ in [.putSettings(environment: environment, flag: key, settings)] }) {
             draft.problems = Self.problemTexts(error)
             return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: APIError(error).status)
