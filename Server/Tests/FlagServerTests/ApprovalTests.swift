@@ -113,6 +113,9 @@ struct ApprovalTests {
             let path = Self.production + "/flags/checkout/kill"
             let noReason = try await server.request(.POST, path, token: server.adminToken, body: #"{"reason": " "}"#)
             #expect(noReason.status == 400)
+            // The endpoint only turns off: it takes nothing but the reason.
+            let turnOn = try await server.request(.POST, path, token: server.adminToken, body: #"{"reason": "x", "enabled": true}"#)
+            #expect(turnOn.status == 400)
             #expect(try await Self.settings(server, "checkout")?.enabled == true)
 
             let killed = try await server.request(.POST, path, token: server.adminToken, body: #"{"reason": "checkout errors at 30 %"}"#)
