@@ -167,6 +167,35 @@ struct OpenAPIDocumentTests {
                 server, .DELETE, "/admin/v1/environments/{environment}/segments/{key}",
                 "/admin/v1/environments/production/segments/beta", token: admin)
             _ = try await r.call(server, .DELETE, "/admin/v1/flags/{key}", "/admin/v1/flags/checkout", token: admin)
+            // Approvals, in `qa` (whose rule would refuse the direct writes above).
+            let qa = "/admin/v1/environments/qa"
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/environments/{environment}/approval-rule", qa + "/approval-rule", token: admin,
+                body: #"{"requiredApprovals": 1, "appliesTo": ["settings"]}"#)
+            _ = try await r.call(server, .GET, "/admin/v1/environments/{environment}/approval-rule", qa + "/approval-rule", token: admin)
+            _ = try await r.call(server, .DELETE, "/admin/v1/environments/{environment}/approval-rule", qa + "/approval-rule", token: admin)
+            let opened = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/change-requests", qa + "/change-requests", token: admin,
+                body: #"{"change": {"flag": "search", "patch": {"enabled": true}}, "reason": "launch in qa"}"#)
+            let request = try #require(opened.json?["id"]?.stringValue)
+            _ = try await r.call(server, .GET, "/admin/v1/environments/{environment}/change-requests", qa + "/change-requests", token: admin)
+            _ = try await r.call(
+                server, .GET, "/admin/v1/environments/{environment}/change-requests/{id}", qa + "/change-requests/\(request)", token: admin)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/environments/{environment}/change-requests/{id}", qa + "/change-requests/\(request)", token: admin,
+                body: #"{"change": {"flag": "search", "settings": {"enabled": true, "defaultVariant": "on"}}, "reason": "launch", "applyAt": "2030-01-01T00:00:00Z"}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/change-requests/{id}/approve", qa + "/change-requests/\(request)/approve",
+                token: admin, body: #"{"comment": "mine"}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/change-requests/{id}/apply", qa + "/change-requests/\(request)/apply",
+                token: admin)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/change-requests/{id}/reject", qa + "/change-requests/\(request)/reject",
+                token: admin, body: "{}")
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/kill", qa + "/flags/search/kill", token: admin,
+                body: #"{"reason": "incident"}"#)
 
             try JSONValue.array(r.entries).serialized().write(toFile: directory + "/responses.json", atomically: true, encoding: .utf8)
         }

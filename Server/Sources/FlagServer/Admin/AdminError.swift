@@ -4,6 +4,8 @@ public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalid([ValidationError])
     case notFound(String)
     case conflict(String)
+    /// An approval rule covers the change: it needs an approved change request (409).
+    case approvalRequired(String)
     case badRequest(String)
     case internalFailure(String)
     /// The database is unreachable or the write ran out of time; nothing was written. Retry later.
@@ -22,7 +24,7 @@ public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalid(let problems): problems.map(\.description).joined(separator: "; ")
-        case .notFound(let message), .conflict(let message), .badRequest(let message), .internalFailure(let message),
+        case .notFound(let message), .conflict(let message), .approvalRequired(let message), .badRequest(let message), .internalFailure(let message),
             .unavailable(let message):
             message
         }

@@ -52,6 +52,7 @@ struct AdminRoutes: Sendable {
         registerStatisticsRoutes(on: group)
         registerInsightsRoutes(on: group)
         registerEvidenceRoutes(on: group)
+        registerApprovalRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

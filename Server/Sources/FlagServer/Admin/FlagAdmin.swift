@@ -132,7 +132,7 @@ public actor FlagAdmin {
                     guard let position = entry.after?["position"]?.intValue else { return false }
                     next.environments[key]?.position = position
                     delta.environments.insert(key)
-                case .user:
+                case .user, .approvalRule:
                     continue
                 }
             }
@@ -156,15 +156,19 @@ public actor FlagAdmin {
     ///
     /// - Parameters:
     ///   - revert: Set when the write is a revert, so that the audit records it as one.
+    ///   - approval: How the write stands with the environments' approval rules: a direct write
+    ///     (the default) is refused where a rule covers it, on every path alike (API, console,
+    ///     import, copy, revert, push); only the kill switch and approved change requests pass.
     ///   - timeout: The write's time limit, if not ``writeTimeout``.
     /// - Returns: The new revisions of the environments that changed (empty if nothing changed).
-    /// - Throws: ``AdminError`` for a refused write; ``AdminError/unavailable(_:)`` when the
+    /// - Throws: ``AdminError`` for a refused write (``AdminError/approvalRequired(_:)`` where an
+    ///   approval rule covers it); ``AdminError/unavailable(_:)`` when the
     ///   database is unreachable or the write did not commit within ``writeTimeout``. The stored
     ///   state is unchanged then.
     @discardableResult
     public func write(
-        actor: String, reason: String?, revert: ChangeSet.Revert? = nil, timeout: Duration? = nil,
-        _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
+        actor: String, reason: String?, revert: ChangeSet.Revert? = nil, approval: WriteApproval = .required,
+        timeout: Duration? = nil, _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async throws(AdminError) -> [String: Int] {
         let writeTimeout = timeout ?? self.writeTimeout
         let deadline = ContinuousClock.now + writeTimeout
@@ -186,6 +190,7 @@ public actor FlagAdmin {
             // The state before was valid: only what the changes touched can be wrong now.
             let problems = StateValidator.problems(in: transition.state, changedBy: transition.delta)
             guard problems.isEmpty else { throw .invalid(problems) }
+            try await checkApproval(approval, of: transition.audit)
             do {
                 let time = now()
                 let revisions = try await store.commit(
@@ -214,6 +219,41 @@ public actor FlagAdmin {
                         "other writers kept changing the state for \(writeTimeout) (\(attempts) attempts); nothing was written")
                 }
             }
+        }
+    }
+
+    /// Refuses a write that an approval rule covers, unless it is the kill switch (which may only
+    /// turn flags off) or an approved change request. The rules are read from the store on every
+    /// write (not cached), so that a rule set on another replica holds here at once.
+    private func checkApproval(_ approval: WriteApproval, of drafts: [AuditDraft]) async throws(AdminError) {
+        switch approval {
+        case .changeRequest:
+            return
+        case .killSwitch:
+            guard drafts.allSatisfy(ApprovalRule.isTurningOff) else {
+                throw .badRequest("the kill switch only turns flags off (enabled: false, everything else kept)")
+            }
+            return
+        case .required:
+            break
+        }
+        guard let approvals = store as? any ApprovalStore else { return }
+        let rules: [String: ApprovalRule]
+        do { rules = try await approvals.approvalRules() } catch { throw AdminError(store: error) }
+        guard !rules.isEmpty else { return }
+        for draft in drafts {
+            guard let rule = rules[draft.environment] else { continue }
+            let covered = ApprovalRule.scopes(of: draft).intersection(rule.appliesTo)
+            guard let scope = covered.min() else { continue }
+            let noun = draft.subject == .segment ? "segment" : "flag"
+            var message = "environment \"\(draft.environment)\" needs \(rule.requiredApprovals) approval"
+                + (rule.requiredApprovals == 1 ? "" : "s")
+                + " for \(scope.rawValue) changes (\(noun) \"\(draft.key)\"): propose it as a change request"
+                + " (POST /admin/v1/environments/\(draft.environment)/change-requests)"
+            if draft.subject == .flag, scope == .settings {
+                message += ", or turn the flag off at once with the kill switch (POST /admin/v1/environments/\(draft.environment)/flags/\(draft.key)/kill)"
+            }
+            throw .approvalRequired(message)
         }
     }
 

@@ -28,6 +28,7 @@ public struct APIError: HTTPResponseError {
             self.init(.unprocessableContent, code: "invalid", message: error.description, problems: problems)
         case .notFound(let message): self.init(.notFound, code: "not_found", message: message)
         case .conflict(let message): self.init(.conflict, code: "conflict", message: message)
+        case .approvalRequired(let message): self.init(.conflict, code: "approval_required", message: message)
         case .badRequest(let message): self.init(.badRequest, code: "bad_request", message: message)
         case .internalFailure(let message): self.init(.internalServerError, code: "internal", message: message)
         case .unavailable(let message):

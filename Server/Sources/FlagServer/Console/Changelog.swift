@@ -63,8 +63,8 @@ struct Changelog: Sendable {
         let key = entries[0].key
         switch entries[0].subject {
         case .flag: return flagSummary(entries, key: key, environments: environments)
-        case .segment, .environment, .user:
-            let noun = entries[0].subject.rawValue
+        case .segment, .environment, .user, .approvalRule:
+            let noun = entries[0].subject == .approvalRule ? "approval rule" : entries[0].subject.rawValue
             // An environment's own change needs no "in": it is the place.
             let names = entries.map(\.environment)
             let where_ = entries[0].subject == .environment && names == [key] ? "" : " " + place(names, environments: environments)

@@ -62,6 +62,8 @@ extension ConsoleRoutes {
         context["edit"] = [
             "environment": selected, "environmentPath": Self.escaped(selected),
             "enabled": draft.enabled ?? current.enabled,
+            // The kill switch is offered where the flag is on now.
+            "killable": current.enabled,
             "variantOptions": flag.variants.keys.sorted().map { ["name": $0, "selected": $0 == defaultVariant] as [String: Any] },
             "targeting": draft.targeting ?? current.targeting.map { $0.serialized(prettyPrinted: true) } ?? "",
             "rollout": flag.variants.keys.sorted().map { variant -> [String: Any] in
@@ -159,11 +161,39 @@ extension ConsoleRoutes {
                 status: draft.problems.isEmpty ? .ok : .unprocessableContent,
                 notice: draft.problems.isEmpty ? "The rule is valid. It is not saved yet." : nil)
         }
+        if form["action"] == "propose" {
+            // Where an approval rule covers the change: a change request instead of a write.
+            let approvals = try consoleApprovals()
+            do {
+                let opened = try await approvals.open(
+                    environment: environment, proposal: .init(flag: key, settings: settings), reason: form["reason"] ?? "", applyAt: nil,
+                    by: ApprovalIdentity(kind: .user, name: visitor.user.name))
+                return Self.redirect("/console/environments/\(Self.escaped(environment))/change-requests/\(Self.escaped(opened.id))?done=opened")
+            } catch {
+                draft.problems = Self.problemTexts(error)
+                return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: APIError(error).status)
+            }
+        }
         if let error = await write(visitor, reason: form["reason"], { _ in [.putSettings(environment: environment, flag: key, settings)] }) {
             draft.problems = Self.problemTexts(error)
             return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: APIError(error).status)
         }
         return Self.redirect("/console/flags/\(Self.escaped(key))?environment=\(Self.escaped(environment))&done=saved")
+    }
+
+    /// The break-glass kill switch: turns the flag off at once, whatever the approval rule; the
+    /// reason is required (``Approvals/kill(flag:environment:reason:actor:)``).
+    func killFlag(_ visitor: Visitor, _ form: ConsoleForm, key: String, environment: String) async throws -> Response {
+        guard let store = admin.store as? any ApprovalStore else { throw Self.notFound("the kill switch (this store keeps no approvals)") }
+        let approvals = Approvals(admin: admin, store: store, now: now)
+        do {
+            _ = try await approvals.kill(flag: key, environment: environment, reason: form["reason"] ?? "", actor: visitor.user.name)
+        } catch {
+            var draft = Draft(reason: form["reason"] ?? "")
+            draft.problems = Self.problemTexts(error)
+            return try await flagPage(visitor, key: key, environment: environment, draft: draft, status: APIError(error).status)
+        }
+        return Self.redirect("/console/flags/\(Self.escaped(key))?environment=\(Self.escaped(environment))&done=killed")
     }
 
     func saveRollout(_ visitor: Visitor, _ form: ConsoleForm, key: String, environment: String) async throws -> Response {

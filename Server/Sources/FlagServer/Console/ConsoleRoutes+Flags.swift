@@ -11,6 +11,7 @@ extension ConsoleRoutes {
         "reverted": "Reverted: written as a new revision.",
         "archived": "Archived: the flag is no longer served, and read-only until restored.",
         "restored": "Restored: the flag is served again as it was.",
+        "killed": "Turned off with the kill switch: recorded and announced as such.",
     ]
 
     func registerFlagPages(on router: Router<BasicRequestContext>) {
@@ -55,6 +56,13 @@ extension ConsoleRoutes {
             let environment = try context.parameters.require("environment")
             return try await change(request) { visitor, form in
                 try await saveRollout(visitor, form, key: key, environment: environment)
+            }
+        }
+        router.post("/console/flags/:key/environments/:environment/kill") { request, context in
+            let key = try context.parameters.require("key")
+            let environment = try context.parameters.require("environment")
+            return try await change(request) { visitor, form in
+                try await killFlag(visitor, form, key: key, environment: environment)
             }
         }
         registerLivePreview(on: router)

@@ -62,6 +62,7 @@ struct ConsoleRoutes: Sendable {
         registerEvaluate(on: router)
         registerEnvironments(on: router)
         registerSegments(on: router)
+        registerChangeRequests(on: router)
         registerTokens(on: router)
         registerUsers(on: router)
     }

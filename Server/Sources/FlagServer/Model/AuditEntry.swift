@@ -10,6 +10,10 @@ public struct AuditEntry: Sendable, Hashable, Codable {
         /// under the environment `*` at revision 0: users belong to no environment. Never holds
         /// a password or its hash.
         case user
+        /// An environment's approval rule (created, changed, removed), recorded in that
+        /// environment at its current revision: a rule is no part of the served state and
+        /// makes no revision of its own.
+        case approvalRule
     }
 
     public var environment: String

@@ -74,7 +74,7 @@ extension PostgresFlagStore: ConsoleAccountStore {
     }
 
     /// Appends an audit entry as it is (inside the caller's transaction).
-    private static func appendAudit(_ entry: AuditEntry, _ connection: PostgresConnection, logger: Logger) async throws {
+    static func appendAudit(_ entry: AuditEntry, _ connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             """
             INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after)

@@ -105,5 +105,30 @@ enum PostgresMigrations {
                 "INSERT INTO bootstrap (id, finished_at) SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM environments)",
             ]
         ),
+        (
+            7,
+            [
+                // Approval rules per environment and change requests (Server/Docs/Approvals.md).
+                """
+                CREATE TABLE approval_rules (
+                    environment TEXT PRIMARY KEY NOT NULL,
+                    required_approvals BIGINT NOT NULL,
+                    applies_to TEXT NOT NULL
+                )
+                """,
+                // A change request is one JSON document; `version` makes updates compare-and-set.
+                """
+                CREATE TABLE change_requests (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    environment TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    version BIGINT NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX change_requests_by_environment ON change_requests (environment, created_at)",
+            ]
+        ),
     ]
 }

@@ -56,7 +56,7 @@ extension SQLiteFlagStore: ConsoleAccountStore {
     }
 
     /// Appends an audit entry as it is (inside the caller's transaction).
-    private func appendAudit(_ entry: AuditEntry) async throws {
+    func appendAudit(_ entry: AuditEntry) async throws {
         _ = try await connection.query(
             """
             INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after)
