@@ -127,6 +127,37 @@ enum SQLiteEventMigrations {
                 ) WITHOUT ROWID
                 """,
             ]
-        )
+        ),
+        (2, ["flag_event_rollups_hourly", "flag_event_rollups_daily"].flatMap(SQLiteEventMigrations.rollupsKeyedBySource)),
     ]
+
+    /// Rebuilds the rollup table `table` keyed by source (app version, platform) before flag:
+    /// a batch comes from one source, so the rows one ingest adds to lie together on a few pages
+    /// of each bucket rather than on one page per flag, and a commit logs those few pages.
+    /// The secondary index by flag serves the queries of one flag, as before.
+    static func rollupsKeyedBySource(_ table: String) -> [String] {
+        [
+            """
+            CREATE TABLE \(table)_by_source (
+                bucket INTEGER NOT NULL,
+                environment TEXT NOT NULL,
+                flag TEXT NOT NULL,
+                variant TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                app_version TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                evaluations INTEGER NOT NULL,
+                exposures INTEGER NOT NULL,
+                PRIMARY KEY (bucket, environment, app_version, platform, flag, variant, reason)
+            ) WITHOUT ROWID
+            """,
+            """
+            INSERT INTO \(table)_by_source (bucket, environment, flag, variant, reason, app_version, platform, evaluations, exposures)
+            SELECT bucket, environment, flag, variant, reason, app_version, platform, evaluations, exposures FROM \(table)
+            """,
+            "DROP TABLE \(table)",
+            "ALTER TABLE \(table)_by_source RENAME TO \(table)",
+            "CREATE INDEX \(table)_by_flag ON \(table) (environment, flag, bucket)",
+        ]
+    }
 }
