@@ -52,6 +52,9 @@ struct SQLiteFlagEventStoreTests {
             for row in schema {
                 #expect(row.column("sql")?.string?.contains("PRIMARY KEY (bucket, environment, app_version, platform, flag, variant, reason)") == true)
             }
+            // The days keep nothing the hours kept still count: those are added when read.
+            let daily = try await connection.query("SELECT COUNT(*) AS n FROM flag_event_rollups_daily")
+            #expect(daily.first?.column("n")?.integer == 0)
             #expect(try await store.ingest([Fixtures.batch("c", summaries: [Fixtures.summary(count: 7, start: t0)])]) == [true])
 
             #expect(try await store.rollups(environment: "prod", flag: nil, granularity: .hour, from: t0, to: t0 + 2 * hour) == [
@@ -63,6 +66,34 @@ struct SQLiteFlagEventStoreTests {
                 Fixtures.rollup(day0, evaluations: 10, exposures: 1),
                 Fixtures.rollup(day0, source: Fixtures.android, evaluations: 5, exposures: 0),
             ])
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+
+    /// The connection that ingests never checkpoints in a commit (its caller would wait for it);
+    /// a connection of the store's own copies the log into the database every few ingests, beside
+    /// them: once it is done, the database file alone holds what was ingested.
+    @Test
+    func checkpointsCopyTheLogIntoTheDatabaseBesideTheIngests() async throws {
+        let directory = TemporaryDirectory().path
+        let store = try await SQLiteFlagEventStore(path: directory + "/events.sqlite", checkpointInterval: 3)
+        do {
+            try await store.migrate()
+            let automatic = try await store.connection.query("PRAGMA wal_autocheckpoint")
+            #expect(automatic.first?.column("wal_autocheckpoint")?.integer == 0)
+            for index in 0..<6 {
+                #expect(try await store.ingest([Fixtures.batch("b\(index)", summaries: [Fixtures.summary(count: 1, start: Fixtures.t0)])]) == [true])
+            }
+            await store.waitForCheckpoints()
+            // The database file without its log: a copy opened alone sees what the checkpoints copied.
+            try FileManager.default.copyItem(atPath: directory + "/events.sqlite", toPath: directory + "/copy.sqlite")
+            let copy = try await SQLiteConnection.open(storage: .file(path: directory + "/copy.sqlite"))
+            let batches = try await copy.query("SELECT COUNT(*) AS n FROM flag_event_batches")
+            #expect(batches.first?.column("n")?.integer == 6)
+            try await copy.close()
         } catch {
             await store.close()
             throw error

@@ -128,7 +128,38 @@ enum SQLiteEventMigrations {
                 """,
             ]
         ),
-        (2, ["flag_event_rollups_hourly", "flag_event_rollups_daily"].flatMap(SQLiteEventMigrations.rollupsKeyedBySource)),
+        (
+            2,
+            ["flag_event_rollups_hourly", "flag_event_rollups_daily"].flatMap(SQLiteEventMigrations.rollupsKeyedBySource)
+                + SQLiteEventMigrations.dailyRollupsWithoutTheHoursKept
+        ),
+    ]
+
+    /// From version 2 an ingest adds to the hourly rollups only, and a day's count is its row of
+    /// `flag_event_rollups_daily` (the hours folded into it when they expired) plus its hours still
+    /// in `flag_event_rollups_hourly`. Version 1 added every event to both: take the hours kept out
+    /// of the days, and drop the day rows that held nothing else.
+    static let dailyRollupsWithoutTheHoursKept = [
+        """
+        UPDATE flag_event_rollups_daily AS d SET
+            evaluations = d.evaluations - h.evaluations, exposures = d.exposures - h.exposures
+        FROM (
+            SELECT bucket - (bucket % 86400000 + 86400000) % 86400000 AS day, environment, app_version, platform, flag, variant, reason,
+                SUM(evaluations) AS evaluations, SUM(exposures) AS exposures
+            FROM flag_event_rollups_hourly
+            GROUP BY day, environment, app_version, platform, flag, variant, reason
+        ) AS h
+        WHERE d.bucket = h.day AND d.environment = h.environment AND d.app_version = h.app_version
+            AND d.platform = h.platform AND d.flag = h.flag AND d.variant = h.variant AND d.reason = h.reason
+        """,
+        """
+        DELETE FROM flag_event_rollups_daily AS d
+        WHERE d.evaluations = 0 AND d.exposures = 0 AND EXISTS (
+            SELECT 1 FROM flag_event_rollups_hourly AS h
+            WHERE h.bucket >= d.bucket AND h.bucket < d.bucket + 86400000 AND h.environment = d.environment
+                AND h.app_version = d.app_version AND h.platform = d.platform AND h.flag = d.flag
+                AND h.variant = d.variant AND h.reason = d.reason)
+        """,
     ]
 
     /// Rebuilds the rollup table `table` keyed by source (app version, platform) before flag:
