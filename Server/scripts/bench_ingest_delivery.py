@@ -23,7 +23,9 @@ FLAG_SERVER_BENCH_RATES ("20000,50000,max"), FLAG_SERVER_BENCH_FLOOD ("max@64", 
 ingest: "@C" posts on C connections per process, enough to pass the queue's bound of 100,000 events
 and see requests shed), FLAG_SERVER_BENCH_SUSTAIN_SECONDS (90),
 FLAG_SERVER_BENCH_SUSTAIN_RATE ("max"), FLAG_SERVER_BENCH_POSTERS (4 processes),
-FLAG_SERVER_BENCH_CONNECTIONS (2 per process), FLAG_SERVER_BENCH_WRK_CONNECTIONS (32, 2 threads).
+FLAG_SERVER_BENCH_CONNECTIONS (2 per process), FLAG_SERVER_BENCH_WRK_CONNECTIONS (32, 2 threads),
+FLAG_SERVER_BENCH_SERVE_ARGS (more `serve` options, split on spaces: "--events-ingest-share 0
+--events-thread-niceness 0" runs the server as it was before those options).
 """
 import http.client
 import json
@@ -220,7 +222,8 @@ def main():
     try:
         server, port, admin = start(
             "flag-server", executable,
-            ["serve", "--port", "0", "--data-directory", directory, "--rate-limit-per-second", "0", "--log-level", "info"],
+            ["serve", "--port", "0", "--data-directory", directory, "--rate-limit-per-second", "0", "--log-level", "info"]
+            + os.environ.get("FLAG_SERVER_BENCH_SERVE_ARGS", "").split(),
             processes)
         if not admin:
             sys.exit("the server printed no first admin token")

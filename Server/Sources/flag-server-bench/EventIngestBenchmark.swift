@@ -21,7 +21,7 @@ import SQLiteNIO
 /// `--concurrency N`, the PostgreSQL store is also measured with N callers at once.
 ///
 ///     swift run -c release flag-server-bench --events [--batches 400] [--groups 1,10,50] \
-///         [--database-url postgres://… [--postgres-only] [--concurrency N]]
+///         [--checkpoint-interval N] [--database-url postgres://… [--postgres-only] [--concurrency N]]
 enum EventIngestBenchmark {
     struct Options {
         var batches = 400
@@ -30,6 +30,8 @@ enum EventIngestBenchmark {
         var sqlite = true
         /// Callers ingesting into the PostgreSQL store at once (besides the one-caller run).
         var concurrency = 1
+        /// The SQLite store's ingests between two checkpoints (its default when `nil`).
+        var checkpointInterval: Int?
     }
 
     static let eventsPerBatch = 500
@@ -47,7 +49,11 @@ enum EventIngestBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         for group in options.groups where options.sqlite {
             let path = directory.appendingPathComponent("events-\(group).sqlite").path
-            let store = try await SQLiteFlagEventStore(path: path, logger: logger)
+            let store = if let interval = options.checkpointInterval {
+                try await SQLiteFlagEventStore(path: path, checkpointInterval: interval, logger: logger)
+            } else {
+                try await SQLiteFlagEventStore(path: path, logger: logger)
+            }
             try await store.migrate()
             try await measure("SQLite store", group: group, batches: batches) { _ = try await store.ingest($0) }
             await store.close()
@@ -238,7 +244,7 @@ enum EventIngestBenchmark {
         var arguments = arguments
         func usage() -> Never {
             FileHandle.standardError.write(Data(
-                "usage: flag-server-bench --events [--batches N] [--groups 1,10,50] [--database-url postgres://… [--postgres-only] [--concurrency N]]\n".utf8))
+                "usage: flag-server-bench --events [--batches N] [--groups 1,10,50] [--checkpoint-interval N] [--database-url postgres://… [--postgres-only] [--concurrency N]]\n".utf8))
             exit(2)
         }
         while let argument = arguments.popFirst() {
@@ -259,6 +265,9 @@ enum EventIngestBenchmark {
             case "--concurrency":
                 guard let value = arguments.popFirst().flatMap(Int.init), value >= 1 else { usage() }
                 options.concurrency = value
+            case "--checkpoint-interval":
+                guard let value = arguments.popFirst().flatMap(Int.init), value >= 1 else { usage() }
+                options.checkpointInterval = value
             default: usage()
             }
         }

@@ -113,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
             metrics: registry, consoleOptions: consoleOptions, logger: logger,
             revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
             eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds), delivery: configuration.delivery,
-            eventStore: eventStore, eventRetention: eventStorage.retention
+            eventStore: eventStore, eventIngestion: eventStorage.ingestion, eventRetention: eventStorage.retention
         ) { bootstrap in
             // Shown once, before the server listens: the first start counts as finished only once
             // this returns, so a start killed before that shows a new first token next time.

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import NIOCore
+import Synchronization
 import Testing
 
 /// The parts of ingestion without a server: the batch decoder, the group-commit queue, the
@@ -158,6 +159,66 @@ struct EventIngestionPartsTests {
         await store.release()
         #expect(await stored == .stored(new: true))
         #expect(await store.calls.count == 1)
+    }
+
+    /// A clock the test moves by hand.
+    final class HandClock: Sendable {
+        private let offset = Mutex(Duration.zero)
+        private let origin = ContinuousClock.now
+
+        var now: ContinuousClock.Instant { origin + offset.withLock { $0 } }
+
+        func advance(by duration: Duration) {
+            offset.withLock { $0 += duration }
+        }
+    }
+
+    /// The share of time the ingest's work took, when a request asking now would be refused.
+    static func refusedShare(_ queue: EventIngestionQueue) -> Double? {
+        switch queue.admit(bytes: 10) {
+        case .success(let reservation):
+            queue.release(reservation)
+            return nil
+        case .failure(.share(let share)): return share
+        case .failure(.bytes): return -1
+        }
+    }
+
+    @Test
+    func theQueueShedsWhileIngestingTookMoreThanItsShareOfTheLastWindow() async throws {
+        let store = RecordingEventStore()
+        var options = EventIngestionOptions()
+        options.maximumIngestShare = 0.5
+        options.ingestShareWindow = .seconds(1)
+        let clock = HandClock()
+        let queue = EventIngestionQueue(store: store, options: options, clock: { clock.now })
+        // A decode of 0.4 s: 40 % of the last second, admitted.
+        let decode = queue.beginWork()
+        clock.advance(by: .milliseconds(400))
+        queue.endWork(decode)
+        #expect(Self.refusedShare(queue) == nil)
+        // A store call running for 0.2 s more: 60 %, refused however much room the queue has.
+        let batch = EventBatch(
+            id: "held", environment: "production", receivedAt: Self.now, source: .init(appVersion: "", buildConfiguration: "", platform: ""),
+            tracked: [.init(name: "e", unit: nil, time: Self.now)])
+        await store.hold()
+        async let stored = queue.commit(batch)
+        await store.waitForCalls(1)
+        clock.advance(by: .milliseconds(200))
+        let share = try #require(Self.refusedShare(queue))
+        #expect(abs(share - 0.6) < 1e-9)
+        #expect(queue.load.bytes == 0)
+        // Still running a second later: it alone fills the window.
+        clock.advance(by: .seconds(1))
+        #expect(try #require(Self.refusedShare(queue)) == 1)
+        await store.release()
+        #expect(await stored == .stored(new: true))
+        // Ended (1.2 s after it began): it counts until it leaves the window, then requests are
+        // admitted again.
+        clock.advance(by: .milliseconds(200))
+        #expect(abs(try #require(Self.refusedShare(queue)) - 0.8) < 1e-9)
+        clock.advance(by: .milliseconds(500))
+        #expect(Self.refusedShare(queue) == nil)
     }
 
     @Test

@@ -298,6 +298,35 @@ struct FlagEventStoreCompatibilityTests {
         }
     }
 
+    /// Hours expiring in the middle of a day leave the day's count whole, and an event arriving
+    /// late for an expired hour adds to its day (and starts that hour again).
+    @Test(arguments: Kind.allCases)
+    func hoursExpiringMidDayLeaveTheDayWhole(kind: Kind) async throws {
+        try await Self.with(kind) { store, _ in
+            let t0 = Self.t0, hour = Self.hour, day0 = Self.day0, day = Self.day
+            #expect(try await store.ingest([
+                Self.batch("a", summaries: [Self.summary(count: 3, start: t0), Self.summary(count: 4, start: t0 + hour)]),
+            ]) == [true])
+            _ = try await store.deleteExpired(rawBefore: 0, hourlyBefore: t0 + hour)
+            #expect(try await store.rollups(environment: "prod", flag: nil, granularity: .hour, from: 0, to: .max) == [
+                Self.rollup(t0 + hour, evaluations: 4, exposures: 0),
+            ])
+            #expect(try await store.rollups(environment: "prod", flag: "checkout", granularity: .day, from: 0, to: .max) == [
+                Self.rollup(day0, evaluations: 7, exposures: 0),
+            ])
+            #expect(try await store.ingest([Self.batch("late", summaries: [Self.summary(count: 5, start: t0)])]) == [true])
+            #expect(try await store.rollups(environment: "prod", flag: nil, granularity: .hour, from: 0, to: .max) == [
+                Self.rollup(t0, evaluations: 5, exposures: 0), Self.rollup(t0 + hour, evaluations: 4, exposures: 0),
+            ])
+            #expect(try await store.rollups(environment: "prod", flag: nil, granularity: .day, from: day0, to: day0 + day) == [
+                Self.rollup(day0, evaluations: 12, exposures: 0),
+            ])
+            // A range starting after the day's start leaves the day out, its hours too.
+            #expect(try await store.rollups(environment: "prod", flag: nil, granularity: .day, from: day0 + 1, to: .max).isEmpty)
+            #expect(try await store.rollups(environment: "prod", flag: nil, granularity: .day, from: 0, to: day0).isEmpty)
+        }
+    }
+
     @Test(arguments: Kind.allCases)
     func retentionDeletesRawEventsAndHourlyRollupsAndKeepsTheDaily(kind: Kind) async throws {
         try await Self.with(kind) { store, _ in

@@ -128,7 +128,7 @@ public final class FlagServer: Sendable {
                         metadata: ["events": "\(batches.reduce(0) { $0 + $1.eventCount })"])
                 }
             }
-            return (queue, metrics, DecodeSlots(count: eventIngestion.concurrentDecodes))
+            return (queue, metrics, DecodeSlots(count: eventIngestion.concurrentDecodes, niceness: eventIngestion.ingestThreadNiceness))
         }
         evidence = FlagEvidenceCache(store: eventStore, now: now)
         self.publisher = publisher

@@ -49,6 +49,18 @@ public struct EventIngestionOptions: Sendable, Hashable {
     /// Bodies decoded at once in this process, so that decoding never takes every core from
     /// delivery. Default 1.
     public var concurrentDecodes: Int = 1
+    /// The most of ``ingestShareWindow`` that the ingest's work (decoding bodies and the event
+    /// store's calls, in wall-clock time, two at once counting twice) may have taken for a new
+    /// request to be admitted; past it requests are shed (503) before their body is read, however
+    /// much room the queue has, so that ingestion leaves the cores to delivery. Default 1 (as if one
+    /// of them ran all the time); `.infinity` sheds only on the queue's size.
+    public var maximumIngestShare: Double = 1
+    /// The window over which ``maximumIngestShare`` is measured. Default 1 s.
+    public var ingestShareWindow: Duration = .seconds(1)
+    /// The nice value of the threads that decode bodies and (SQLite) run the event store's calls,
+    /// on Linux: above 0, the kernel gives the threads serving delivery the cores first when both
+    /// want them. Default 10; 0 keeps them at the process's priority.
+    public var ingestThreadNiceness: Int32 = 10
     /// The `Retry-After` of a shed request and of a failed commit, in seconds. Default 5.
     public var retryAfterSeconds: Int = 5
     /// The flag and variant pairs of one environment with a `flag_evaluations_total` series of

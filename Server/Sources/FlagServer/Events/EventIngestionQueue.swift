@@ -8,6 +8,10 @@ import Synchronization
 ///   ``EventIngestionOptions/maximumQueuedBytes`` or ``EventIngestionOptions/maximumQueuedEvents``
 ///   a request is shed at once, never queued. Events stay counted until their group's call to
 ///   the store returns, so a slow store fills the queue and sheds rather than buffering.
+/// - **A share of the machine.** Requests are also shed before their body is read while the
+///   ingest's work (decoding and the store's calls, ``IngestWorkShare``) took more than
+///   ``EventIngestionOptions/maximumIngestShare`` of the last second: a full queue protects
+///   memory, this protects delivery, which shares the cores.
 /// - **Groups.** At most ``EventIngestionOptions/concurrentCommits`` calls to
 ///   ``FlagEventStore/ingest(_:)`` are in flight; each takes the oldest waiting batches, up to
 ///   ``EventIngestionOptions/maximumBatchesPerCommit`` batches and
@@ -30,6 +34,15 @@ final class EventIngestionQueue: Sendable {
         let bytes: Int
     }
 
+    /// Why a request was not admitted (``admit(bytes:)``).
+    enum Refusal: Error, Equatable {
+        /// Its bytes would pass ``EventIngestionOptions/maximumQueuedBytes``.
+        case bytes
+        /// The ingest's work took this share of the last window, more than
+        /// ``EventIngestionOptions/maximumIngestShare``.
+        case share(Double)
+    }
+
     private struct Waiting {
         var batch: EventBatch
         /// Resumed with the group's outcome (never with `nil`, which means "shed").
@@ -44,33 +57,65 @@ final class EventIngestionQueue: Sendable {
         var queuedEvents = 0
         var reservedBytes = 0
         var commitsInFlight = 0
+        var work: IngestWorkShare
     }
 
     let store: any FlagEventStore
     let options: EventIngestionOptions
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    private let clock: @Sendable () -> ContinuousClock.Instant
     /// Called after every call to the store: the batches, their outcomes, and how long it took.
     private let observe: @Sendable ([EventBatch], Result<[Bool], StoreError>, Duration) -> Void
 
+    /// - Parameter clock: the time the ingest's work share is measured in (tests pass one they move).
     init(
         store: any FlagEventStore, options: EventIngestionOptions,
-        observe: @escaping @Sendable ([EventBatch], Result<[Bool], StoreError>, Duration) -> Void = { _, _, _ in }
+        observe: @escaping @Sendable ([EventBatch], Result<[Bool], StoreError>, Duration) -> Void = { _, _, _ in },
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         self.store = store
         self.options = options
+        self.clock = clock
         self.observe = observe
+        state = Mutex(State(work: IngestWorkShare(window: options.ingestShareWindow)))
     }
 
-    /// Reserves `bytes` of the queue's byte budget for a request about to read its body; `nil`
-    /// when that would pass ``EventIngestionOptions/maximumQueuedBytes`` (shed the request).
-    /// Give it back with ``release(_:)`` once the request answered.
-    func reserve(bytes: Int) -> Reservation? {
-        let granted = state.withLock { state in
-            guard state.reservedBytes + bytes <= options.maximumQueuedBytes else { return false }
+    /// Admits a request about to read its body: reserves `bytes` of the queue's byte budget, or
+    /// refuses (shed the request) when that would pass ``EventIngestionOptions/maximumQueuedBytes``
+    /// or while the ingest's work share is over ``EventIngestionOptions/maximumIngestShare``.
+    /// Give the reservation back with ``release(_:)`` once the request answered.
+    func admit(bytes: Int) -> Result<Reservation, Refusal> {
+        let now = clock()
+        return state.withLock { state in
+            let share = state.work.share(at: now)
+            guard share <= options.maximumIngestShare else { return .failure(.share(share)) }
+            guard state.reservedBytes + bytes <= options.maximumQueuedBytes else { return .failure(.bytes) }
             state.reservedBytes += bytes
-            return true
+            return .success(Reservation(bytes: bytes))
         }
-        return granted ? Reservation(bytes: bytes) : nil
+    }
+
+    /// ``admit(bytes:)``'s reservation, or `nil` when it refuses.
+    func reserve(bytes: Int) -> Reservation? {
+        try? admit(bytes: bytes).get()
+    }
+
+    /// Starts counting a piece of the ingest's work (decoding a body) in its share of time; end it
+    /// with ``endWork(_:)``.
+    func beginWork() -> IngestWorkShare.Work {
+        let now = clock()
+        return state.withLock { $0.work.begin(at: now) }
+    }
+
+    func endWork(_ work: IngestWorkShare.Work) {
+        let now = clock()
+        state.withLock { $0.work.end(work, at: now) }
+    }
+
+    /// The share of the last window the ingest's work took (for tests and metrics).
+    var workShare: Double {
+        let now = clock()
+        return state.withLock { $0.work.share(at: now) }
     }
 
     func release(_ reservation: Reservation) {
@@ -134,6 +179,7 @@ final class EventIngestionQueue: Sendable {
             let batches = group.map(\.batch)
             let clock = ContinuousClock()
             let started = clock.now
+            let work = beginWork()
             let result: Result<[Bool], StoreError>
             do {
                 let stored = try await store.ingest(batches)
@@ -144,6 +190,7 @@ final class EventIngestionQueue: Sendable {
                 result = .failure(error)
             }
             let elapsed = clock.now - started
+            endWork(work)
             let events = batches.reduce(0) { $0 + $1.eventCount }
             state.withLock { $0.queuedEvents -= events }
             observe(batches, result, elapsed)

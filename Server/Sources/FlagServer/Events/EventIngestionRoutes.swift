@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 import Prometheus
 import Synchronization
 
@@ -11,9 +12,11 @@ import Synchronization
 ///
 /// In order, each step cheaper than the next: the token (401, 403, 429 past the client's rate
 /// limit, shared with delivery); a declared `Content-Length` over the limit (413); a place in the
-/// queue's byte budget (503 with `Retry-After` when full, before the body is read); the body,
-/// read up to ``EventIngestionOptions/maximumBatchBytes`` (413); a decoding slot
-/// (``EventIngestionOptions/concurrentDecodes``, so decoding never takes every core); the batch
+/// queue's byte budget (503 with `Retry-After` when full, or while the ingest's work took more
+/// than ``EventIngestionOptions/maximumIngestShare`` of the last second; before the body is
+/// read); the body, read up to ``EventIngestionOptions/maximumBatchBytes`` (413); a decoding
+/// thread (``EventIngestionOptions/concurrentDecodes`` of them, at a lower priority than delivery's,
+/// so decoding never takes every core); the batch
 /// checked (400, 413, 422); `Idempotency-Key`, when sent, equal to the batch id (422); a place in
 /// the queue's event budget (503); then the wait for the group's commit: 202
 /// `{"accepted": n, "duplicate": false}` once stored, `"duplicate": true` for a batch id stored
@@ -73,8 +76,16 @@ struct EventIngestionRoutes: Sendable {
             metrics.refused(.tooLarge)
             throw tooLarge()
         }
-        guard let reservation = queue.reserve(bytes: min(declared ?? options.maximumBatchBytes, options.maximumBatchBytes)) else {
+        let reservation: EventIngestionQueue.Reservation
+        switch queue.admit(bytes: min(declared ?? options.maximumBatchBytes, options.maximumBatchBytes)) {
+        case .success(let granted):
+            reservation = granted
+        case .failure(.bytes):
             throw shed("its queue holds as many bytes as it may")
+        case .failure(.share(let share)):
+            let window = options.ingestShareWindow.components
+            throw shed(
+                "ingesting took \(Int((share * 100).rounded())) % of the last \(window.seconds * 1000 + window.attoseconds / 1_000_000_000_000_000) ms, more than the \(Int((options.maximumIngestShare * 100).rounded())) % it may")
         }
         defer { queue.release(reservation) }
         let body: ByteBuffer
@@ -85,11 +96,14 @@ struct EventIngestionRoutes: Sendable {
             throw tooLarge()
         }
         let receivedAt = Int64((now().timeIntervalSince1970 * 1000).rounded())
-        await decodes.acquire()
-        let decoded = Result { () throws(APIError) -> EventBatch in
-            try EventBatchDecoder.decode(body.readableBytesView, environment: environment, receivedAt: receivedAt, options: options)
+        let decoded = await decodes.run { [options, queue] in
+            // Counted from when a thread takes it: waiting for one is not work.
+            let work = queue.beginWork()
+            defer { queue.endWork(work) }
+            return Result { () throws(APIError) -> EventBatch in
+                try EventBatchDecoder.decode(body.readableBytesView, environment: environment, receivedAt: receivedAt, options: options)
+            }
         }
-        decodes.release()
         let batch: EventBatch
         switch decoded {
         case .success(let value):
@@ -138,44 +152,36 @@ struct EventIngestionRoutes: Sendable {
     }
 }
 
-/// A counting semaphore for async code: at most `count` holders at once, the others wait in
-/// order. Waiting is not cancellable (a holder keeps its slot only for one batch's decoding).
+/// Decodes bodies on threads of their own, at most `count` at once (the others wait in order),
+/// at nice value `niceness` (``IngestThreads``): decoding never runs on the threads that serve
+/// delivery, and yields the cores to them when both want them.
 final class DecodeSlots: Sendable {
-    private struct State: ~Copyable {
-        var available: Int
-        var waiters: [CheckedContinuation<Void, Never>] = []
+    private let pool: NIOThreadPool
+    let niceness: Int32
+
+    init(count: Int, niceness: Int32 = 0) {
+        pool = NIOThreadPool(numberOfThreads: max(1, count))
+        pool.start()
+        self.niceness = niceness
     }
 
-    private let state: Mutex<State>
-
-    init(count: Int) {
-        state = Mutex(State(available: max(1, count)))
+    deinit {
+        pool.shutdownGracefully { _ in }
     }
 
-    func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = state.withLock { state -> Bool in
-                guard state.available > 0 else {
-                    state.waiters.append(continuation)
-                    return false
-                }
-                state.available -= 1
-                return true
+    /// `work` on one of the threads, once one is free.
+    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        let niceness = niceness
+        do {
+            return try await pool.runIfActive {
+                // Set on every run: the pool may hold several threads, and this costs one system call.
+                IngestThreads.setCurrentThreadNiceness(niceness)
+                return work()
             }
-            if granted { continuation.resume() }
+        } catch {
+            // The pool shut down (the server is stopping): decode here.
+            return work()
         }
-    }
-
-    /// Gives the slot to the longest waiter, or back to the pool.
-    func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiters.isEmpty else {
-                state.available += 1
-                return nil
-            }
-            return state.waiters.removeFirst()
-        }
-        next?.resume()
     }
 }
 

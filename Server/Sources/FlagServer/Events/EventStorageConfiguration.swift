@@ -10,6 +10,8 @@ public import Logging
 /// | `--events-database` | `FLAG_SERVER_EVENTS_DATABASE` | SQLite: `flags-events.sqlite` beside the flag database; PostgreSQL: the same database (the option is refused) |
 /// | `--events-retention-days` | `FLAG_SERVER_EVENTS_RETENTION_DAYS` | `30`: raw events kept |
 /// | `--events-hourly-retention-days` | `FLAG_SERVER_EVENTS_HOURLY_RETENTION_DAYS` | `14`: hourly rollups kept (daily rollups are kept) |
+/// | `--events-ingest-share` | `FLAG_SERVER_EVENTS_INGEST_SHARE` | `100`: percent of a second the ingest's work may take before requests are shed (``EventIngestionOptions/maximumIngestShare``); 0 sheds only on the queue's size |
+/// | `--events-thread-niceness` | `FLAG_SERVER_EVENTS_THREAD_NICENESS` | `10`: nice value of the ingest's threads (``EventIngestionOptions/ingestThreadNiceness``) |
 public struct EventStorageConfiguration: Sendable, Hashable {
     /// Where the event store lives.
     public enum Location: Sendable, Hashable {
@@ -23,6 +25,8 @@ public struct EventStorageConfiguration: Sendable, Hashable {
 
     public var location: Location
     public var retention: EventRetention
+    /// How requests are admitted and where their work runs (the other members keep their defaults).
+    public var ingestion = EventIngestionOptions()
 
     /// Resolves the options (`nil` when not given) against `environment`, for a server configured
     /// as `server`.
@@ -30,9 +34,15 @@ public struct EventStorageConfiguration: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` naming the option or variable and the bad value.
     public init(
         events: Bool? = nil, eventsDatabase: String? = nil, retentionDays: Int? = nil, hourlyRetentionDays: Int? = nil,
+        ingestSharePercent: Int? = nil, threadNiceness: Int? = nil,
         server: ServerConfiguration, environment: [String: String]
     ) throws(ConfigurationError) {
         let source = ConfigurationSource(environment: environment)
+        let share = try source.integer(
+            ingestSharePercent, "FLAG_SERVER_EVENTS_INGEST_SHARE", optionName: "events-ingest-share", default: 100, range: 0...1000)
+        ingestion.maximumIngestShare = share == 0 ? .infinity : Double(share) / 100
+        ingestion.ingestThreadNiceness = Int32(try source.integer(
+            threadNiceness, "FLAG_SERVER_EVENTS_THREAD_NICENESS", optionName: "events-thread-niceness", default: 10, range: 0...19))
         func days(_ option: Int?, _ variable: String, flag: String, default value: Int) throws(ConfigurationError) -> Int {
             try source.integer(option, variable, optionName: String(flag.dropFirst(2)), default: value, range: 1...3650)
         }
@@ -78,13 +88,14 @@ public struct EventStorageConfiguration: Sendable, Hashable {
     }
 
     /// Opens the event store ``location`` names; `nil` for ``Location/off``. The caller migrates
-    /// it (`FlagServer.start` does).
+    /// it (`FlagServer.start` does). A SQLite store runs its calls at ``ingestion``'s
+    /// ``EventIngestionOptions/ingestThreadNiceness``.
     public func makeStore(logger: Logger) async throws -> (any FlagEventStore)? {
         switch location {
         case .off:
             return nil
         case .sqlite(let path):
-            return try await SQLiteFlagEventStore(path: path, logger: logger)
+            return try await SQLiteFlagEventStore(path: path, threadNiceness: ingestion.ingestThreadNiceness, logger: logger)
         case .postgres(let configuration):
             return PostgresFlagEventStore(configuration: configuration, logger: logger)
         }

@@ -99,15 +99,16 @@ struct FlagEventRows {
         var id: String
     }
 
-    /// The rows of `stored`: each batch newly recorded, with its row id in the store.
-    init(stored: [(id: Int64, batch: EventBatch)]) {
+    /// The rows of `stored`: each batch newly recorded, with its row id in the store. Without
+    /// `daily`, ``daily`` stays empty (a store that folds its days from the hours).
+    init(stored: [(id: Int64, batch: EventBatch)], daily withDaily: Bool = true) {
         var hourly: [RollupKey: RollupCounts] = [:]
         var daily: [RollupKey: RollupCounts] = [:]
         var units = Set<UnitKey>()
         var trackedDaily: [TrackedKey: TrackedTotals] = [:]
         var lastEvaluated: [FlagKey: Int64] = [:]
         func add(_ time: Int64, _ batch: EventBatch, flag: String, variant: String, reason: String, evaluations: Int, exposures: Int) {
-            for granularity in RollupGranularity.allCases {
+            for granularity in RollupGranularity.allCases where withDaily || granularity == .hour {
                 let key = RollupKey(
                     bucket: granularity.bucket(of: time), environment: batch.environment, flag: flag, variant: variant,
                     reason: reason, appVersion: batch.source.appVersion, platform: batch.source.platform)

@@ -127,6 +127,68 @@ enum SQLiteEventMigrations {
                 ) WITHOUT ROWID
                 """,
             ]
-        )
+        ),
+        (
+            2,
+            ["flag_event_rollups_hourly", "flag_event_rollups_daily"].flatMap(SQLiteEventMigrations.rollupsKeyedBySource)
+                + SQLiteEventMigrations.dailyRollupsWithoutTheHoursKept
+        ),
     ]
+
+    /// From version 2 an ingest adds to the hourly rollups only, and a day's count is its row of
+    /// `flag_event_rollups_daily` (the hours folded into it when they expired) plus its hours still
+    /// in `flag_event_rollups_hourly`. Version 1 added every event to both: take the hours kept out
+    /// of the days, and drop the day rows that held nothing else.
+    static let dailyRollupsWithoutTheHoursKept = [
+        """
+        UPDATE flag_event_rollups_daily AS d SET
+            evaluations = d.evaluations - h.evaluations, exposures = d.exposures - h.exposures
+        FROM (
+            SELECT bucket - (bucket % 86400000 + 86400000) % 86400000 AS day, environment, app_version, platform, flag, variant, reason,
+                SUM(evaluations) AS evaluations, SUM(exposures) AS exposures
+            FROM flag_event_rollups_hourly
+            GROUP BY day, environment, app_version, platform, flag, variant, reason
+        ) AS h
+        WHERE d.bucket = h.day AND d.environment = h.environment AND d.app_version = h.app_version
+            AND d.platform = h.platform AND d.flag = h.flag AND d.variant = h.variant AND d.reason = h.reason
+        """,
+        """
+        DELETE FROM flag_event_rollups_daily AS d
+        WHERE d.evaluations = 0 AND d.exposures = 0 AND EXISTS (
+            SELECT 1 FROM flag_event_rollups_hourly AS h
+            WHERE h.bucket >= d.bucket AND h.bucket < d.bucket + 86400000 AND h.environment = d.environment
+                AND h.app_version = d.app_version AND h.platform = d.platform AND h.flag = d.flag
+                AND h.variant = d.variant AND h.reason = d.reason)
+        """,
+    ]
+
+    /// Rebuilds the rollup table `table` keyed by source (app version, platform) before flag:
+    /// a batch comes from one source, so the rows one ingest adds to lie together on a few pages
+    /// of each bucket rather than on one page per flag, and a commit logs those few pages.
+    /// The secondary index by flag serves the queries of one flag, as before.
+    static func rollupsKeyedBySource(_ table: String) -> [String] {
+        [
+            """
+            CREATE TABLE \(table)_by_source (
+                bucket INTEGER NOT NULL,
+                environment TEXT NOT NULL,
+                flag TEXT NOT NULL,
+                variant TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                app_version TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                evaluations INTEGER NOT NULL,
+                exposures INTEGER NOT NULL,
+                PRIMARY KEY (bucket, environment, app_version, platform, flag, variant, reason)
+            ) WITHOUT ROWID
+            """,
+            """
+            INSERT INTO \(table)_by_source (bucket, environment, flag, variant, reason, app_version, platform, evaluations, exposures)
+            SELECT bucket, environment, flag, variant, reason, app_version, platform, evaluations, exposures FROM \(table)
+            """,
+            "DROP TABLE \(table)",
+            "ALTER TABLE \(table)_by_source RENAME TO \(table)",
+            "CREATE INDEX \(table)_by_flag ON \(table) (environment, flag, bucket)",
+        ]
+    }
 }

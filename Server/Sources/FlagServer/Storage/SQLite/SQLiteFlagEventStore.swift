@@ -1,6 +1,8 @@
 import FlagEvaluation
 import Foundation
 public import Logging
+import NIOCore
+import NIOPosix
 import SQLiteNIO
 
 /// The embedded event store: a SQLite file of its own, beside the flag store's, with a connection
@@ -19,13 +21,59 @@ import SQLiteNIO
 /// ```
 public actor SQLiteFlagEventStore: FlagEventStore {
     let connection: SQLiteConnection
+    /// A second connection to the same file that copies the log back into the database
+    /// (``checkpoint()``) while ingests go on; `nil` for an in-memory database, which has no log.
+    private let checkpointer: SQLiteConnection?
+    /// The threads the connections run on, one each, shut down by ``close()``.
+    private let threadPools: [NIOThreadPool]
     /// One operation at a time on the connection: the actor is reentrant at every `await`.
     private let serial = AsyncLock()
+    /// Ingests between two checkpoints.
+    let checkpointInterval: Int
+    private var ingestsSinceCheckpoint = 0
+    /// The checkpoint running, if one is; ``checkpointRequested`` asks for another after it.
+    private var runningCheckpoint: Task<Void, Never>?
+    private var checkpointRequested = false
+    private let logger: Logger
+
+    /// The log's size past which a checkpoint waits for the writer and restarts it (`RESTART`):
+    /// ingests that follow one another so closely that a checkpoint never finds the log whole
+    /// copied would otherwise let it grow without end.
+    static let maximumLogBytes = 256 * 1024 * 1024
 
     /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory database.
-    public init(path: String?, logger: Logger = Logger(label: "flag-server.sqlite-events")) async throws(StoreError) {
+    ///
+    /// - Parameters:
+    ///   - threadNiceness: the nice value of the threads SQLite's calls run on (Linux; 0: the
+    ///     process's priority). A server gives them a higher one than delivery's threads
+    ///     (``EventIngestionOptions/ingestThreadNiceness``).
+    ///   - checkpointInterval: ingests between two checkpoints, which copy the log into the database
+    ///     on a connection of their own while ingests go on, instead of in the commit that fills
+    ///     the log (SQLite's automatic checkpoint), whose caller would wait for it.
+    public init(
+        path: String?, threadNiceness: Int32 = 0, checkpointInterval: Int = 64,
+        logger: Logger = Logger(label: "flag-server.sqlite-events")
+    ) async throws(StoreError) {
+        self.logger = logger
+        self.checkpointInterval = max(1, checkpointInterval)
+        // The connections' calls run on threads of the store's own, not NIO's shared pool: an
+        // ingest's work then neither waits behind other blocking work nor (at a higher nice value)
+        // takes the cores from the threads serving delivery.
+        let writerThread = await IngestThreads.singleThread(niceness: threadNiceness)
+        let checkpointThread = path == nil ? nil : await IngestThreads.singleThread(niceness: threadNiceness)
+        threadPools = [writerThread] + (checkpointThread.map { [$0] } ?? [])
+        let storage: SQLiteConnection.Storage = path.map { .file(path: $0) } ?? .memory
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+        var opened: [SQLiteConnection] = []
         do {
-            connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: logger)
+            let connection = try await SQLiteConnection.open(storage: storage, threadPool: writerThread, logger: logger, on: eventLoop)
+            opened.append(connection)
+            // Pages of 1 KB rather than SQLite's 4: an ingest changes pages scattered over its
+            // B-trees (an exposure index page per flag it names, a few per rollup bucket) and a
+            // commit writes every page it changed to the log whole; smaller pages log (and
+            // checkpoint) fewer bytes for the same rows. Only takes effect in a new database (set
+            // before the first table); one created earlier keeps its page size.
+            _ = try await connection.query("PRAGMA page_size=1024")
             if path != nil {
                 _ = try await connection.query("PRAGMA journal_mode=WAL")
             }
@@ -41,16 +89,82 @@ public actor SQLiteFlagEventStore: FlagEventStore {
             // mid-transaction; statement journals (multi-row upserts) stay in memory.
             _ = try await connection.query("PRAGMA cache_size=-65536")
             _ = try await connection.query("PRAGMA temp_store=MEMORY")
-            // Checkpoints every 40 MB of log rather than 4: a rollup page rewritten by many
-            // ingests is copied into the database once per checkpoint, not once per few ingests.
-            _ = try await connection.query("PRAGMA wal_autocheckpoint=10000")
+            // No checkpoint in a commit: ``checkpoint()`` runs them beside the ingests.
+            _ = try await connection.query("PRAGMA wal_autocheckpoint=0")
+            self.connection = connection
+            if let checkpointThread {
+                let checkpointer = try await SQLiteConnection.open(
+                    storage: storage, threadPool: checkpointThread, logger: logger, on: eventLoop)
+                opened.append(checkpointer)
+                _ = try await checkpointer.query("PRAGMA synchronous=FULL")
+                _ = try await checkpointer.query("PRAGMA busy_timeout=30000")
+                _ = try await checkpointer.query("PRAGMA wal_autocheckpoint=0")
+                self.checkpointer = checkpointer
+            } else {
+                checkpointer = nil
+            }
         } catch {
+            for connection in opened { try? await connection.close() }
+            for pool in [writerThread] + (checkpointThread.map { [$0] } ?? []) { try? await pool.shutdownGracefully() }
             throw .database("cannot open \(path ?? ":memory:"): \(error)")
         }
     }
 
     public func close() async {
+        await waitForCheckpoints()
+        try? await checkpointer?.close()
         try? await connection.close()
+        for pool in threadPools { try? await pool.shutdownGracefully() }
+    }
+
+    /// Returns once no checkpoint runs or is asked for (for tests, and ``close()``).
+    func waitForCheckpoints() async {
+        while let running = runningCheckpoint {
+            await running.value
+        }
+    }
+
+    /// Counts a write (an ingest, a deletion), and starts a checkpoint (or asks for one after the
+    /// one running) every ``checkpointInterval`` writes. Not awaited: the writer's caller does not
+    /// wait for it.
+    private func wrote() {
+        guard checkpointer != nil else { return }
+        ingestsSinceCheckpoint += 1
+        guard ingestsSinceCheckpoint >= checkpointInterval else { return }
+        ingestsSinceCheckpoint = 0
+        guard runningCheckpoint == nil else {
+            checkpointRequested = true
+            return
+        }
+        runningCheckpoint = Task { await self.checkpointWhileAsked() }
+    }
+
+    private func checkpointWhileAsked() async {
+        repeat {
+            checkpointRequested = false
+            await checkpoint()
+        } while checkpointRequested
+        runningCheckpoint = nil
+    }
+
+    /// Copies the log into the database on the checkpointer's connection (`PASSIVE`: ingests
+    /// go on meanwhile; the frames they add wait for the next checkpoint). The next ingest after
+    /// a checkpoint that copied the whole log starts it again from its beginning; past
+    /// ``maximumLogBytes`` (a log never found whole copied) a `RESTART` checkpoint waits for the
+    /// writer so that it does. A failure is logged: the log keeps the data, and the next
+    /// checkpoint copies it.
+    private func checkpoint() async {
+        guard let checkpointer else { return }
+        do {
+            let row = try await checkpointer.query("PRAGMA wal_checkpoint(PASSIVE)").first
+            let frames = row?.column("log")?.integer ?? 0
+            let pageSize = try await checkpointer.query("PRAGMA page_size").first?.column("page_size")?.integer ?? 4096
+            if frames * pageSize > Self.maximumLogBytes {
+                _ = try await checkpointer.query("PRAGMA wal_checkpoint(RESTART)")
+            }
+        } catch {
+            logger.warning("checkpointing the event database failed; the log keeps the events until the next checkpoint: \(error)")
+        }
     }
 
     public func migrate() async throws(StoreError) {
@@ -74,7 +188,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
 
     public func ingest(_ batches: [EventBatch]) async throws(StoreError) -> [Bool] {
         guard !batches.isEmpty else { return [] }
-        return try await run {
+        let stored = try await run {
             try await transaction {
                 var stored = Array(repeating: false, count: batches.count)
                 let candidates = FlagEventRows.candidates(batches)
@@ -107,10 +221,13 @@ public actor SQLiteFlagEventStore: FlagEventStore {
                     stored[candidate.index] = true
                     newBatches.append((id, candidate.batch))
                 }
-                try await write(FlagEventRows(stored: newBatches))
+                try await write(FlagEventRows(stored: newBatches, daily: false))
                 return stored
             }
         }
+        // After the transaction (and the lock): a failed ingest wrote nothing to checkpoint.
+        wrote()
+        return stored
     }
 
     /// Writes the raw events and adds to the rollups.
@@ -140,7 +257,8 @@ public actor SQLiteFlagEventStore: FlagEventStore {
                     FlagEventRows.text(event.variants).map(SQLiteData.text) ?? .null, .integer(Int(event.time)),
                 ]
             })
-        for (table, rollups) in [("flag_event_rollups_hourly", rows.hourly), ("flag_event_rollups_daily", rows.daily)] {
+        // Hours only: a day's rollups are its folded hours plus the hours kept (``rollups``).
+        for (table, rollups) in [("flag_event_rollups_hourly", rows.hourly)] {
             try await insert(
                 "INSERT INTO \(table) (bucket, environment, flag, variant, reason, app_version, platform, evaluations, exposures)",
                 columns: 9,
@@ -189,14 +307,33 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     public func rollups(
         environment: String, flag: String?, granularity: RollupGranularity, from: Int64, to: Int64
     ) async throws(StoreError) -> [EvaluationRollup] {
-        let table = granularity == .hour ? "flag_event_rollups_hourly" : "flag_event_rollups_daily"
-        var sql = "SELECT * FROM \(table) WHERE environment = ? AND bucket >= ? AND bucket < ?"
+        let order = " ORDER BY bucket, flag, variant, reason, app_version, platform"
+        let sql: String
         var binds: [SQLiteData] = [.text(environment), .integer(Int(from)), .integer(Int(to))]
-        if let flag {
-            sql += " AND flag = ?"
-            binds.append(.text(flag))
+        let flagFilter = flag == nil ? "" : " AND flag = ?"
+        if let flag { binds.append(.text(flag)) }
+        switch granularity {
+        case .hour:
+            sql = "SELECT * FROM flag_event_rollups_hourly WHERE environment = ? AND bucket >= ? AND bucket < ?" + flagFilter + order
+        case .day:
+            // The days folded when their hours expired, and the hours kept, summed by day. An hour
+            // falls in a day in `from ..< to` when it lies between the first day start at or after
+            // `from` and the first at or after `to`.
+            sql = """
+                SELECT bucket, flag, variant, reason, app_version, platform,
+                    SUM(evaluations) AS evaluations, SUM(exposures) AS exposures
+                FROM (
+                    SELECT bucket, flag, variant, reason, app_version, platform, evaluations, exposures
+                    FROM flag_event_rollups_daily WHERE environment = ? AND bucket >= ? AND bucket < ?\(flagFilter)
+                    UNION ALL
+                    SELECT bucket - (bucket % 86400000 + 86400000) % 86400000, flag, variant, reason, app_version, platform, evaluations, exposures
+                    FROM flag_event_rollups_hourly WHERE environment = ? AND bucket >= ? AND bucket < ?\(flagFilter)
+                )
+                GROUP BY bucket, flag, variant, reason, app_version, platform
+                """ + order
+            binds += [.text(environment), .integer(Int(Self.dayStart(atOrAfter: from))), .integer(Int(Self.dayStart(atOrAfter: to)))]
+            if let flag { binds.append(.text(flag)) }
         }
-        sql += " ORDER BY bucket, flag, variant, reason, app_version, platform"
         return try await run {
             try await connection.query(sql, binds).map { row in
                 EvaluationRollup(
@@ -206,6 +343,14 @@ public actor SQLiteFlagEventStore: FlagEventStore {
                     evaluations: row.column("evaluations")?.integer ?? 0, exposures: row.column("exposures")?.integer ?? 0)
             }
         }
+    }
+
+    /// The first start of a day (UTC) at or after `time`; `Int64.max` past the last one.
+    static func dayStart(atOrAfter time: Int64) -> Int64 {
+        let day = RollupGranularity.day.bucket(of: time)
+        if day == time { return day }
+        let (next, overflow) = day.addingReportingOverflow(RollupGranularity.day.milliseconds)
+        return overflow ? .max : next
     }
 
     public func unitCounts(environment: String, flag: String?, from: Int64, to: Int64) async throws(StoreError) -> [UnitCount] {
@@ -304,7 +449,8 @@ public actor SQLiteFlagEventStore: FlagEventStore {
 
     @discardableResult
     public func deleteExpired(rawBefore time: Int64, hourlyBefore: Int64) async throws(StoreError) -> Int {
-        try await run {
+        defer { wrote() }
+        return try await run {
             try await transaction {
                 let expired = "SELECT seq FROM flag_event_batches WHERE received_at < ?"
                 var deleted = 0
@@ -318,6 +464,18 @@ public actor SQLiteFlagEventStore: FlagEventStore {
                 _ = try await connection.query(
                     "DELETE FROM flag_event_units WHERE day <= ?",
                     [.integer(Int(RollupGranularity.day.bucket(of: time) - RollupGranularity.day.milliseconds))])
+                // The expiring hours are folded into their days first: a day keeps its count.
+                _ = try await connection.query(
+                    """
+                    INSERT INTO flag_event_rollups_daily (bucket, environment, flag, variant, reason, app_version, platform,
+                        evaluations, exposures)
+                    SELECT bucket - (bucket % 86400000 + 86400000) % 86400000 AS day, environment, flag, variant, reason, app_version, platform,
+                        SUM(evaluations), SUM(exposures)
+                    FROM flag_event_rollups_hourly WHERE bucket < ?
+                    GROUP BY day, environment, flag, variant, reason, app_version, platform
+                    ON CONFLICT (bucket, environment, flag, variant, reason, app_version, platform) DO UPDATE SET
+                        evaluations = evaluations + excluded.evaluations, exposures = exposures + excluded.exposures
+                    """, [.integer(Int(hourlyBefore))])
                 _ = try await connection.query(
                     "DELETE FROM flag_event_rollups_hourly WHERE bucket < ?", [.integer(Int(hourlyBefore))])
                 return deleted
