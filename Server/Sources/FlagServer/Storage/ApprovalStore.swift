@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the approval rules of environments and the change requests are kept (see
-/// `Server/Docs/Approvals.md`). The schema is created by ``FlagStore/migrate()`` (migration 7).
+/// `Server/Docs/Approvals.md`). The schema is created by ``FlagStore/migrate()`` (migration 5).
 /// Every implementation passes `ApprovalStoreCompatibilityTests`.
 public protocol ApprovalStore: Sendable {
     /// The rule of every environment that has one.

@@ -106,7 +106,7 @@ enum PostgresMigrations {
             ]
         ),
         (
-            7,
+            5,
             [
                 // Approval rules per environment and change requests (Server/Docs/Approvals.md).
                 """

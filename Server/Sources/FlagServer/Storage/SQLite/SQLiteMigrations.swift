@@ -111,7 +111,7 @@ enum SQLiteMigrations {
             ]
         ),
         (
-            7,
+            5,
             [
                 // Approval rules per environment and change requests (Server/Docs/Approvals.md).
                 """
