@@ -325,6 +325,21 @@ struct SessionHealthMonitorTests {
         #expect(fixture.named("$crash").count == 3)
     }
 
+    @Test func diagnosticsWaitingForTheStartAreBounded() async throws {
+        let fixture = Fixture()
+        let launch = fixture.launch()
+        let time = fixture.clock.now.addingTimeInterval(-86_400)
+        // 100 distinct crashes before the monitor started: the first 64 wait for it.
+        for batch in 0..<2 {
+            await launch.monitor.reportCrashDiagnostics(
+                (0..<50).map { CrashDiagnostic(begin: time, end: time, signal: batch * 50 + $0) })
+        }
+        await launch.monitor.start(delivering: launch.delivery)
+        let crashes = fixture.named("$crash")
+        #expect(crashes.count == 64)
+        #expect(crashes.map { $0.attributes["signal"] } == (0..<64).map { .int($0) })
+    }
+
     @Test func startingTwiceDoesNothingTheSecondTime() async throws {
         let fixture = Fixture()
         let launch = fixture.launch()

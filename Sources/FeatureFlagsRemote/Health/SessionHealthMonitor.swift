@@ -479,12 +479,16 @@ public final class SessionHealthMonitor: FlagEventHook {
     /// diagnostic per such session, oldest first). The others are crashes the markers did not
     /// see (in the background, or before ``start(delivering:)``). Each is queued once under a key
     /// of its interval, signal and exception type, so a payload handed over twice counts once.
-    /// Diagnostics received before ``start(delivering:)`` wait for it. Returns how many were queued.
+    /// Diagnostics received before ``start(delivering:)`` wait for it (the first 64). Returns how
+    /// many were queued.
     @discardableResult
     public func reportCrashDiagnostics(_ diagnostics: [CrashDiagnostic]) async -> Int {
         await serially {
             let delivery = self.state.withLock { state -> FlagEventDelivery? in
-                if state.delivery == nil { state.pendingDiagnostics.append(contentsOf: diagnostics.prefix(64)) }
+                if state.delivery == nil {
+                    // Bounded while they wait: the first 64.
+                    state.pendingDiagnostics = Array((state.pendingDiagnostics + diagnostics).prefix(64))
+                }
                 return state.delivery
             }
             guard let delivery else { return 0 }
