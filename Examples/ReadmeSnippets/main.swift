@@ -139,6 +139,23 @@ func reportFlags(of flags: FeatureFlagManager<Flag>, to crashReporter: some Cras
     }
 }
 
+let healthSource = FlagEventSource(appVersion: "4.2", buildConfiguration: .release)
+let health = SessionHealthMonitor(.init(
+    directory: FileManager.default.temporaryDirectory,   // the app's support directory
+    source: healthSource))
+let healthRecorder = FlagEventRecorder(.init(source: healthSource, hooks: [health]))
+let healthDelivery = FlagEventDelivery(
+    configuration: .init(
+        endpoint: URL(string: "https://flags.example.com/ofrep/v1/ingestion")!,
+        queueFile: FileManager.default.temporaryDirectory.appendingPathComponent("flag-events.json")),
+    recorder: healthRecorder)
+Task {
+    await health.start(delivering: healthDelivery)   // `$crash` if the last session did not end
+    await healthDelivery.start()
+}
+health.reportError(domain: "Checkout", code: 402)     // `$error`, rate-limited
+Task { await health.endSession() }                    // `$session`; UIKit: followAppLifecycle()
+
 struct ChatSettings: RuntimeConfiguration {
     var pageSize: Int
     var composer: ComposerStyle

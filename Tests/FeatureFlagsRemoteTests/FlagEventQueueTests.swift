@@ -118,4 +118,32 @@ struct FlagEventQueueTests {
         let aside = try Data(contentsOf: file.url.appendingPathExtension("unreadable"))
         #expect(String(decoding: aside, as: UTF8.self) == "{not json")
     }
+
+    @Test func anAppendUnderAKeyIsMadeOnceAndTheKeyIsKeptWithTheEvents() throws {
+        let file = File()
+        let queue = FlagEventQueue(url: file.url, makeID: Self.ids())
+        #expect(try queue.append([Self.tracked("crash")], once: "session:a"))
+        #expect(try !queue.append([Self.tracked("crash")], once: "session:a"))
+        // The key is in the file, with the events: a relaunch knows it.
+        let reopened = FlagEventQueue(url: file.url, makeID: Self.ids())
+        #expect(reopened.hasAppended(once: "session:a"))
+        #expect(try !reopened.append([Self.tracked("crash")], once: "session:a"))
+        #expect(reopened.pendingEvents == [Self.tracked("crash")])
+        // Only the latest keys are remembered.
+        for index in 0..<FlagEventQueue.rememberedKeys {
+            try reopened.append([], once: "other:\(index)")
+        }
+        #expect(!reopened.hasAppended(once: "session:a"))
+        #expect(reopened.hasAppended(once: "other:0"))
+    }
+
+    @Test func aFileWrittenBeforeKeysExistedOpens() throws {
+        let file = File()
+        try FileManager.default.createDirectory(at: file.directory, withIntermediateDirectories: true)
+        try Data(#"{"batches":[],"dropped":{"exposures":0,"summaries":0,"tracked":0},"failures":0,"pending":[],"version":1}"#.utf8)
+            .write(to: file.url)
+        let queue = FlagEventQueue(url: file.url)
+        #expect(queue.openingProblem == nil)
+        #expect(!queue.hasAppended(once: "session:a"))
+    }
 }

@@ -16,6 +16,18 @@
 //
 // Usage: flag-event-queue-crash-helper <queue-file> <endpoint> <prefix> <rounds> <events-per-round> pause|run
 //
+// A second mode stands in for an app with a SessionHealthMonitor (SessionHealthCrashTests), over
+// `<directory>/events.json` and the markers beside it, offline (every request fails):
+//
+//     flag-event-queue-crash-helper health <directory> crash   exposes two units, flushes, writes
+//                                                              `session <id>` and `running`, then
+//                                                              waits to be killed
+//     flag-event-queue-crash-helper health <directory> report pause|run
+//                                                              starts the monitor, which reports
+//                                                              what earlier launches left: a point
+//                                                              at each save of the queue, one once
+//                                                              `start` returned, then `done`
+//
 // Events are named `<prefix>-<round>-<index>`, except the third of round 1, which ends in
 // `-reject`: the test's receiver refuses a batch holding it (400). Not a product: only the tests
 // run it.
@@ -91,7 +103,55 @@ struct ReportingTransport: HTTPTransport {
 // what ends this one.
 signal(SIGPIPE, SIG_IGN)
 
+/// A server that cannot be reached: the health mode queues, never sends.
+struct OfflineTransport: HTTPTransport {
+    struct Offline: Error {}
+
+    func send(_ request: RemoteHTTPRequest) async throws -> RemoteHTTPStreamingResponse {
+        throw Offline()
+    }
+}
+
+func runHealth(_ arguments: [String]) async -> Never {
+    guard arguments.count >= 4, ["crash", "report"].contains(arguments[3]) else {
+        FileHandle.standardError.write(Data("usage: flag-event-queue-crash-helper health <directory> crash|report [pause|run]\n".utf8))
+        exit(2)
+    }
+    let directory = URL(fileURLWithPath: arguments[2])
+    let reporter = Reporter(pausing: arguments.count > 4 && arguments[4] == "pause")
+    let silent = Logger(label: "crash-helper") { _ in SwiftLogNoOpLogHandler() }
+    let source = FlagEventSource(appVersion: "1.0", buildConfiguration: .release, platform: "CrashTest")
+    let monitor = SessionHealthMonitor(.init(directory: directory, source: source, logger: silent))
+    let recorder = FlagEventRecorder(.init(source: source, hooks: [monitor], logger: silent))
+    let delivery = FlagEventDelivery(
+        configuration: .init(
+            endpoint: URL(string: "https://flags.invalid/ofrep/v1/ingestion")!,
+            queueFile: directory.appendingPathComponent("events.json")),
+        recorder: recorder, transport: OfflineTransport(), logger: silent)
+    if arguments[3] == "crash" {
+        await monitor.start(delivering: delivery)
+        for (flag, variant, unit) in [("new_checkout", "treatment", "user-1"), ("dark_mode", "on", "user-1"), ("new_checkout", "control", "anon-7")] {
+            recorder.recordExposure(
+                flag: flag, variant: variant, value: .string(variant), isSensitive: false, reason: .split, revision: nil, unit: unit)
+        }
+        await delivery.flush()
+        Reporter.write("session \(monitor.sessionID ?? "-")")
+        Reporter.write("running")
+        // The test kills the process here: the session never ends.
+        _ = readLine()
+        exit(0)
+    }
+    await delivery.setQueueCheckpoint { change, step in reporter.point("\(change) \(step)") }
+    await monitor.start(delivering: delivery)
+    reporter.point("started")
+    Reporter.write("done")
+    exit(0)
+}
+
 let arguments = CommandLine.arguments
+if arguments.count > 1, arguments[1] == "health" {
+    await runHealth(arguments)
+}
 guard arguments.count == 7, let endpoint = URL(string: arguments[2]), let rounds = Int(arguments[4]),
     let perRound = Int(arguments[5]), ["pause", "run"].contains(arguments[6])
 else {

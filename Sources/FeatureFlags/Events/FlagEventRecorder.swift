@@ -134,16 +134,20 @@ public final class FlagEventRecorder: Sendable {
 
     /// Records an event the app tracked, attributed to `unit` and to the variants it was exposed
     /// to in this session. Attributes not in ``Configuration/allowedAttributes`` are left out, and
-    /// so are values longer than ``maximumAttributeLength``; a name that is empty or longer than
-    /// ``maximumNameLength`` is refused, logged and counted as dropped.
+    /// so are values longer than ``maximumAttributeLength``; a name that is empty, longer than
+    /// ``maximumNameLength`` or beginning with `$` (reserved for the library's own events:
+    /// `$session`, `$crash`, `$error` of FeatureFlagsRemote's session health monitor) is
+    /// refused, logged and counted as dropped.
     ///
     /// Apps call ``FeatureFlagManager/track(_:value:attributes:)``, which passes the unit of the
     /// remote values in effect.
     public func track(_ name: String, value: Double? = nil, attributes: [String: FlagValue] = [:], unit: String?) {
-        guard !name.isEmpty, name.utf8.count <= Self.maximumNameLength, value?.isFinite ?? true else {
-            let shown = name.isEmpty ? "an empty name" : "a name of \(name.utf8.count) bytes"
+        guard !name.isEmpty, name.utf8.count <= Self.maximumNameLength, value?.isFinite ?? true, !name.hasPrefix("$") else {
+            let shown =
+                name.isEmpty
+                ? "an empty name" : name.hasPrefix("$") ? "the reserved name '\(name.prefix(64))'" : "a name of \(name.utf8.count) bytes"
             configuration.logger.warning(
-                "Dropped a tracked event with \(value?.isFinite == false ? "a value that is not finite" : shown): names are 1 to \(Self.maximumNameLength) bytes and values finite numbers.")
+                "Dropped a tracked event with \(value?.isFinite == false ? "a value that is not finite" : shown): names are 1 to \(Self.maximumNameLength) bytes, not beginning with '$' (the library's own events, such as session health's '$crash'), and values finite numbers.")
             state.withLock { $0.dropped.tracked += 1 }
             return
         }

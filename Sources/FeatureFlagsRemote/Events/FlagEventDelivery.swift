@@ -85,6 +85,9 @@ public actor FlagEventDelivery {
     private let queue: FlagEventQueue
     private var loop: Task<Void, Never>?
     private let cue = DeliveryCue()
+    /// Hands its `$error` events to each flush and refreshes its marker after it (weak: the
+    /// monitor holds the delivery).
+    private weak var sessionHealth: SessionHealthMonitor?
 
     /// - Parameters:
     ///   - transport: sends the requests (`URLSessionTransport` by default).
@@ -143,11 +146,17 @@ public actor FlagEventDelivery {
     @discardableResult
     public func flush() async -> FlushResult {
         let drained = recorder.drain()
+        let health = sessionHealth
+        let errors = health?.takeErrorEvents() ?? []
         do {
-            try queue.append(drained.events, dropped: drained.dropped)
+            try queue.append(drained.events + errors, dropped: drained.dropped)
         } catch {
             logger.warning("Could not write the event queue \(configuration.queueFile.lastPathComponent): \(error). The events stay in memory until the next flush.")
+            health?.returnErrorEvents(errors)
         }
+        // The flush is the session marker's update point: exposures recorded since the last
+        // one reach the marker here, off the thread of any check.
+        health?.saveMarkerIfNeeded()
         var result = FlushResult()
         holdWaitToItsLongest()
         for _ in 0..<configuration.batchesPerFlush {
@@ -212,6 +221,20 @@ public actor FlagEventDelivery {
         } catch {
             logger.warning("Could not write the event queue: \(error).")
         }
+    }
+
+    /// Appends `events` to the queue's file unless events were appended under `key` before, in
+    /// one write with the key (``FlagEventQueue/append(_:once:)``): the session health monitor's
+    /// reports go through here, so a report repeated after a kill is queued once. Returns
+    /// whether it appended; throws when the file could not be written (nothing was appended).
+    @discardableResult
+    public func enqueue(_ events: [FlagEvent], once key: String) throws -> Bool {
+        try queue.append(events, once: key)
+    }
+
+    /// Lets `monitor` add its events to each flush and save its marker after it.
+    func attach(_ monitor: SessionHealthMonitor) {
+        sessionHealth = monitor
     }
 
     /// Sets what the queue calls at each step of each save (see `FlagEventQueue.checkpoint`),

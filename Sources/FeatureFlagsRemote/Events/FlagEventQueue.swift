@@ -16,6 +16,9 @@ import Foundation
 /// dropped, then the oldest summaries, then the oldest batches. What is dropped is counted and
 /// reported in the next batch formed.
 ///
+/// ``append(_:once:)`` appends under a key, remembered in the same write, so that a report
+/// repeated after a kill is queued once.
+///
 /// Not thread-safe: one owner (``FlagEventDelivery``) uses it from one task at a time.
 public final class FlagEventQueue {
     /// How much the queue keeps, and how large a batch may be.
@@ -51,6 +54,9 @@ public final class FlagEventQueue {
         var failures = 0
         /// No request before this moment (backoff or `Retry-After`).
         var notBefore: Date?
+        /// The keys of the latest ``FlagEventQueue/append(_:once:)`` calls, oldest first (at most
+        /// ``FlagEventQueue/rememberedKeys``). Optional, so files written before it existed open.
+        var onceKeys: [String]?
     }
 
     /// The file the queue lives in.
@@ -128,6 +134,43 @@ public final class FlagEventQueue {
         contents.dropped = contents.dropped + dropped
         enforceLimits()
         try save("append")
+    }
+
+    /// How many keys of ``append(_:once:)`` the queue remembers (64): the latest ones.
+    public static let rememberedKeys = 64
+
+    /// Whether events were appended under `key` (among the latest ``rememberedKeys``).
+    public func hasAppended(once key: String) -> Bool {
+        contents.onceKeys?.contains(key) ?? false
+    }
+
+    /// Appends `events` unless events were already appended under `key`, and remembers `key` in
+    /// the same write: a process killed at any moment has either neither or both, so a report
+    /// made again after a kill (the session health monitor's, whose marker file outlives the
+    /// append until it is removed) is queued once. Returns whether it appended. The queue
+    /// remembers the latest ``rememberedKeys`` keys.
+    @discardableResult
+    public func append(_ events: [FlagEvent], once key: String) throws -> Bool {
+        guard !hasAppended(once: key) else { return false }
+        let before = contents
+        let encoder = JSONEncoder()
+        for event in events {
+            let bytes = (try? encoder.encode(event).count) ?? 256
+            contents.pending.append(Pending(event: event, bytes: bytes))
+        }
+        var keys = contents.onceKeys ?? []
+        keys.append(key)
+        if keys.count > Self.rememberedKeys { keys.removeFirst(keys.count - Self.rememberedKeys) }
+        contents.onceKeys = keys
+        enforceLimits()
+        do {
+            try save("append")
+        } catch {
+            // Not on disk, so not appended: a later call under `key` tries again.
+            contents = before
+            throw error
+        }
+        return true
     }
 
     /// The batch to send next: the oldest formed one, or a new one made of the oldest pending

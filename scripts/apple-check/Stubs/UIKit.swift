@@ -46,7 +46,8 @@ public enum UIKeyboardType: Int, Sendable {
 // iOS 2, tvOS 9, visionOS 1 (Mac Catalyst); not on watchOS; `@MainActor`.
 // https://developer.apple.com/documentation/uikit/uiapplication — shared,
 // didEnterBackgroundNotification, beginBackgroundTask(withName:expirationHandler:),
-// endBackgroundTask(_:)
+// endBackgroundTask(_:); willEnterForegroundNotification (session health: a session begins when
+// the app returns to the foreground; iOS 4, tvOS 9, visionOS 1, not on watchOS)
 // https://developer.apple.com/documentation/uikit/uibackgroundtaskidentifier
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
 @available(watchOS, unavailable)
@@ -60,6 +61,7 @@ public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
 @MainActor open class UIApplication: UIResponder {
     public class var shared: UIApplication { UIApplication() }
     nonisolated public static let didEnterBackgroundNotification = Notification.Name("UIApplicationDidEnterBackgroundNotification")
+    nonisolated public static let willEnterForegroundNotification = Notification.Name("UIApplicationWillEnterForegroundNotification")
     open func beginBackgroundTask(
         withName taskName: String?, expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil
     ) -> UIBackgroundTaskIdentifier { .invalid }
