@@ -61,6 +61,9 @@ enum StateChecks {
             Invariant.require(message.contains("\""), "\(what) was refused without naming what: \(message)")
         case .internalFailure(let message):
             Invariant.fail("\(what) failed inside the server: \(message)")
+        case .approvalRequired(let message):
+            // The fixture's store keeps no approval rules: nothing it is asked may need one.
+            Invariant.fail("\(what) asked for an approval no rule requires: \(message)")
         case .unavailable(let message):
             // The fixture's store is in memory: it is never away, and no write waits long.
             Invariant.fail("\(what) found the in-memory store unavailable: \(message)")
