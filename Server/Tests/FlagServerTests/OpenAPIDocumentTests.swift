@@ -173,6 +173,10 @@ struct OpenAPIDocumentTests {
                 server, .PUT, "/admin/v1/environments/{environment}/approval-rule", qa + "/approval-rule", token: admin,
                 body: #"{"requiredApprovals": 1, "appliesTo": ["settings"]}"#)
             _ = try await r.call(server, .GET, "/admin/v1/environments/{environment}/approval-rule", qa + "/approval-rule", token: admin)
+            let tooLong = try await r.call(
+                server, .DELETE, "/admin/v1/environments/{environment}/approval-rule",
+                qa + "/approval-rule?reason=" + String(repeating: "r", count: 1001), token: admin)
+            #expect(tooLong.status == 400)
             _ = try await r.call(server, .DELETE, "/admin/v1/environments/{environment}/approval-rule", qa + "/approval-rule", token: admin)
             let opened = try await r.call(
                 server, .POST, "/admin/v1/environments/{environment}/change-requests", qa + "/change-requests", token: admin,
