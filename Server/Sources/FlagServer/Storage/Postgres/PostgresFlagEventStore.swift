@@ -559,8 +559,6 @@ public final class PostgresFlagEventStore: FlagEventStore {
 
     /// `elements` in slices of at most ``maximumRowsPerStatement``.
     static func chunks<Element>(_ elements: [Element]) -> [ArraySlice<Element>] {
-        stride(from: 0, to: elements.count, by: maximumRowsPerStatement).map {
-            elements[$0..<min($0 + maximumRowsPerStatement, elements.count)]
-        }
+        elements.slices(of: maximumRowsPerStatement)
     }
 }
