@@ -7,8 +7,9 @@ Each of UNITS simulated apps (targeting keys `<prefix>000000`, `<prefix>000001`,
 1. asks the server which variant it gets: `POST /ofrep/v1/evaluate/flags/{flag}` (`--evaluation
    single`) or `POST /ofrep/v1/evaluate/flags` (`--evaluation bulk`) with the client token and the
    context `{"targetingKey": key}`, as an app's OFREP provider does;
-2. is first exposed at a time spread uniformly over the last DAYS days (before `--end`, now by
-   default), and sends that exposure;
+2. is first exposed at a time spread uniformly over the last DAYS days before `--end` (now by
+   default), or from `--start` to `--end` (an experiment started minutes ago), and sends that
+   exposure;
 3. converts with the rate given for its variant (`--rate on=0.12`): a tracked event CONVERSION at a
    uniform time within WINDOW hours after its exposure (never after `--end`) carrying a value drawn
    from an exponential distribution with the variant's mean (`--value-mean on=30`), and the
@@ -111,7 +112,9 @@ def simulate(arguments):
     if arguments.units < 1 or arguments.days < 1 or arguments.batch_size < 1:
         raise SystemExit("--units, --days and --batch-size must be at least 1")
     end = arguments.end if arguments.end is not None else int(time.time() * 1000)
-    start = end - arguments.days * DAY
+    start = arguments.start if arguments.start is not None else end - arguments.days * DAY
+    if start >= end:
+        raise SystemExit("--start must be before --end (or now)")
     window = int(arguments.window_hours * HOUR)
     generator = random.Random(arguments.seed)
     client = Client(arguments.server, arguments.token)
@@ -185,6 +188,8 @@ def parser():
                          help="mean value of a conversion of a variant (exponential; 1 when not given)")
     command.add_argument("--days", type=int, default=7, help="days the exposures spread over, ending at --end; default 7")
     command.add_argument("--seed", type=int, default=1, help="the random seed; default 1")
+    command.add_argument("--start", type=int,
+                         help="the first exposure's earliest time, milliseconds since 1970; default --days before --end")
     command.add_argument("--end", type=int, help="the simulation's end, milliseconds since 1970; default now")
     command.add_argument("--window-hours", type=float, default=24, help="hours after exposure a conversion may come; default 24")
     command.add_argument("--conversion", default="purchase", help="the tracked event's name; default purchase")
