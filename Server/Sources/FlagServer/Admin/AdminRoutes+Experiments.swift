@@ -12,7 +12,7 @@ protocol ExperimentSchemaName: Sendable { static var name: String { get } }
 enum ExperimentRequests {
     /// POST bodies (the key or id required in the schema).
     enum Create: ExperimentSchemaName { static var name: String { "Create" } }
-    /// PUT bodies (the key or id optional, equal to the path's when given).
+    /// PUT bodies (no key or id: the path names it; the schema refuses one).
     enum Replace: ExperimentSchemaName { static var name: String { "" } }
 
     /// `POST /admin/v1/metrics` (with `key`) and `PUT /admin/v1/metrics/{key}` (without).
