@@ -201,6 +201,46 @@ struct OpenAPIDocumentTests {
                 server, .POST, "/admin/v1/environments/{environment}/flags/{key}/kill", qa + "/flags/search/kill", token: admin,
                 body: #"{"reason": "incident"}"#)
 
+            // Experiments (Server/Docs/Experiments.md), on a flag split 50/50 in production.
+            try await server.booleanFlag("trial", targeting: #"{"fractional": [["on", 50], ["off", 50]]}"#)
+            let prod = "/admin/v1/environments/production"
+            let experiments = "/admin/v1/environments/{environment}/experiments"
+            _ = try await r.call(
+                server, .POST, "/admin/v1/metrics", "/admin/v1/metrics", token: admin,
+                body: #"{"key": "buy", "name": "Purchases", "event": "purchase", "kind": "conversion"}"#)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/metrics", "/admin/v1/metrics", token: admin,
+                body: #"{"key": "buy", "name": "Purchases", "event": "purchase", "kind": "conversion"}"#)
+            _ = try await r.call(server, .GET, "/admin/v1/metrics", "/admin/v1/metrics", token: admin)
+            _ = try await r.call(server, .GET, "/admin/v1/metrics/{key}", "/admin/v1/metrics/buy", token: admin)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/metrics/{key}", "/admin/v1/metrics/buy", token: admin,
+                body: #"{"name": "Buyers", "event": "purchase", "kind": "conversion", "windowHours": 24, "guardrail": true}"#)
+            _ = try await r.call(
+                server, .POST, experiments, prod + "/experiments", token: admin,
+                body: #"{"id": "e1", "flag": "trial", "control": "off", "arms": ["off", "on"], "metrics": ["buy"], "plannedEnd": "2030-01-01T00:00:00Z"}"#)
+            _ = try await r.call(
+                server, .POST, experiments, prod + "/experiments", token: admin,
+                body: #"{"id": "e2", "flag": "trial", "control": "off", "arms": ["off", "nope"], "metrics": ["buy"]}"#)
+            _ = try await r.call(server, .GET, experiments, prod + "/experiments", token: admin)
+            _ = try await r.call(server, .GET, experiments + "/{id}", prod + "/experiments/e1", token: admin)
+            _ = try await r.call(
+                server, .PUT, experiments + "/{id}", prod + "/experiments/e1", token: admin,
+                body: #"{"flag": "trial", "control": "off", "arms": ["off", "on"], "metrics": ["buy"], "hypothesis": "on converts more"}"#)
+            _ = try await r.call(server, .POST, experiments + "/{id}/start", prod + "/experiments/e1/start", token: admin, body: "{}")
+            _ = try await r.call(server, .DELETE, "/admin/v1/metrics/{key}", "/admin/v1/metrics/buy", token: admin)
+            _ = try await r.call(server, .GET, experiments + "/{id}/results", prod + "/experiments/e1/results?format=csv", token: admin)
+            _ = try await r.call(server, .POST, experiments + "/{id}/stop", prod + "/experiments/e1/stop", token: admin, body: #"{"reason": "done"}"#)
+            _ = try await r.call(server, .POST, experiments + "/{id}/ship", prod + "/experiments/e1/ship", token: admin, body: #"{"arm": "on"}"#)
+            _ = try await r.call(server, .DELETE, experiments + "/{id}", prod + "/experiments/e1", token: admin)
+            _ = try await r.call(
+                server, .POST, experiments, prod + "/experiments", token: admin,
+                body: #"{"id": "e3", "flag": "trial", "control": "off", "arms": ["off", "on"], "metrics": ["buy"]}"#)
+            _ = try await r.call(server, .DELETE, experiments + "/{id}", prod + "/experiments/e3", token: admin)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/experiment-plan", prod + "/flags/trial/experiment-plan",
+                token: admin, body: #"{"baselineRate": 0.1, "minimumDetectableEffect": 0.01}"#)
+
             try JSONValue.array(r.entries).serialized().write(toFile: directory + "/responses.json", atomically: true, encoding: .utf8)
         }
 

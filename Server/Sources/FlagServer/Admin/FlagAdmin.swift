@@ -160,6 +160,9 @@ public actor FlagAdmin {
     ///     (the default) is refused where a rule covers it, on every path alike (API, console,
     ///     import, copy, revert, push); only the kill switch and approved change requests pass.
     ///   - timeout: The write's time limit, if not ``writeTimeout``.
+    ///   - exempting: The running experiment whose own action this write is (shipping it): the
+    ///     allocation guard lets it change that experiment's allocation. Every other write that
+    ///     would change a running experiment's allocation is refused (``ExperimentGuard``).
     /// - Returns: The new revisions of the environments that changed (empty if nothing changed).
     /// - Throws: ``AdminError`` for a refused write (``AdminError/approvalRequired(_:)`` where an
     ///   approval rule covers it); ``AdminError/unavailable(_:)`` when the
@@ -168,7 +171,7 @@ public actor FlagAdmin {
     @discardableResult
     public func write(
         actor: String, reason: String?, revert: ChangeSet.Revert? = nil, approval: WriteApproval = .required,
-        timeout: Duration? = nil, _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
+        timeout: Duration? = nil, exempting experiment: String? = nil, _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async throws(AdminError) -> [String: Int] {
         let writeTimeout = timeout ?? self.writeTimeout
         let deadline = ContinuousClock.now + writeTimeout
@@ -191,6 +194,7 @@ public actor FlagAdmin {
             let problems = StateValidator.problems(in: transition.state, changedBy: transition.delta)
             guard problems.isEmpty else { throw .invalid(problems) }
             try await checkApproval(approval, of: transition.audit)
+            try await checkExperiments(transition.state, changedBy: transition.delta, exempting: experiment)
             do {
                 let time = now()
                 let revisions = try await store.commit(

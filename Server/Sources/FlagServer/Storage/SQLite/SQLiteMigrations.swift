@@ -135,5 +135,26 @@ enum SQLiteMigrations {
                 "CREATE INDEX change_requests_by_environment ON change_requests (environment, created_at)",
             ]
         ),
+        (
+            6,
+            [
+                // Experiments and their metrics (Server/Docs/Experiments.md): one JSON document per
+                // row; `version` makes updates compare-and-set.
+                "CREATE TABLE experiment_metrics (key TEXT PRIMARY KEY NOT NULL, version BIGINT NOT NULL, document TEXT NOT NULL)",
+                """
+                CREATE TABLE experiments (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    version BIGINT NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX experiments_by_environment ON experiments (environment, created_at)",
+                "CREATE INDEX experiments_by_status ON experiments (status)",
+            ]
+        ),
     ]
 }

@@ -1,0 +1,160 @@
+import FlagEvaluation
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Experiments of an environment in the console (Server/Docs/Experiments.md): the list with start,
+/// stop and ship forms, the form that creates a draft, and each experiment's results page
+/// (``experimentReportPage(_:visitor:exportBase:)``) with its JSON and CSV exports. Every form is
+/// CSRF-checked by ``change(_:needs:_:)``; the console user is the actor (`user <name>`).
+extension ConsoleRoutes {
+    static let experimentNotices = [
+        "created": "Draft created.", "started": "Started: its allocation is recorded.", "stopped": "Stopped.",
+        "shipped": "Shipped: the arm is the flag's default.",
+    ]
+
+    func registerExperiments(on router: Router<BasicRequestContext>) {
+        router.get("/console/environments/:environment/experiments") { request, context in
+            let environment = try context.parameters.require("environment")
+            return try await page(request) { visitor in
+                try await experimentsPage(visitor, environment: environment, notice: Self.query(of: request)["done"].flatMap { Self.experimentNotices[$0] })
+            }
+        }
+        router.post("/console/environments/:environment/experiments") { request, context in
+            let environment = try context.parameters.require("environment")
+            return try await change(request) { visitor, form in try await createExperiment(visitor, form, environment: environment) }
+        }
+        for action in ["start", "stop", "ship"] {
+            router.post("/console/environments/:environment/experiments/:id/\(action)") { request, context in
+                let environment = try context.parameters.require("environment")
+                let id = try context.parameters.require("id")
+                return try await change(request) { visitor, form in
+                    try await experimentAction(visitor, form, action: action, environment: environment, id: id)
+                }
+            }
+        }
+        router.get("/console/environments/:environment/experiments/:id/results") { request, context in
+            let environment = try context.parameters.require("environment")
+            let id = try context.parameters.require("id")
+            return try await page(request) { visitor in
+                let base = "/console/environments/\(Self.escaped(environment))/experiments/\(Self.escaped(id))/export"
+                return experimentReportPage(try await consoleExperimentReport(id: id, environment: environment), visitor: visitor, exportBase: base)
+            }
+        }
+        for format in ["json", "csv"] {
+            router.get("/console/environments/:environment/experiments/:id/export.\(format)") { request, context in
+                let environment = try context.parameters.require("environment")
+                let id = try context.parameters.require("id")
+                return try await page(request) { _ in
+                    let report = try await consoleExperimentReport(id: id, environment: environment)
+                    if format == "csv" {
+                        return Response(
+                            status: .ok, headers: [.contentType: "text/csv; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: report.csv())))
+                    }
+                    guard let data = try? report.json() else { throw APIError(.internalServerError, code: "internal", message: "the report does not encode") }
+                    return JSONBody.response(data: data)
+                }
+            }
+        }
+    }
+
+    func consoleExperiments() throws -> Experiments {
+        guard let store = admin.store as? any ExperimentStore else { throw Self.notFound("experiments (this store keeps none)") }
+        return Experiments(admin: admin, store: store, now: now)
+    }
+
+    /// The report of an experiment, from the event store's results (503 without results support).
+    func consoleExperimentReport(id: String, environment: String) async throws -> ExperimentReport {
+        let experiments = try consoleExperiments()
+        let experiment: Experiment
+        let metrics: [ExperimentMetric]
+        do {
+            experiment = try await experiments.experiment(id: id, environment: environment)
+            metrics = try await experiments.metrics()
+        } catch {
+            throw APIError(error)
+        }
+        guard let results = eventStore as? any ExperimentResultsStore else {
+            throw APIError(.serviceUnavailable, code: "unavailable", message: "this server's event store does not compute experiment results")
+        }
+        let query = experiment.resultsQuery(metrics: metrics)
+        let totals: ExperimentTotals
+        do {
+            totals = try await results.updateResults(query, now: Int64((now().timeIntervalSince1970 * 1000).rounded(.down)))
+        } catch {
+            throw APIError(AdminError(store: error))
+        }
+        return ExperimentReport(query: query, totals: totals, settings: experiment.reportSettings(metrics: metrics))
+    }
+
+    func experimentsPage(
+        _ visitor: Visitor, environment: String, notice: String? = nil, problems: [String] = [], status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let experiments = try consoleExperiments()
+        let list: [Experiment]
+        do { list = try await experiments.experiments(environment: environment) } catch { throw APIError(error) }
+        let listBase = "/console/environments/\(Self.escaped(environment))/experiments"
+        let hasResults = eventStore is any ExperimentResultsStore
+        var context = layout(visitor, title: "Experiments in \(environment)", section: "flags")
+        context["environment"] = environment
+        context["notice"] = notice
+        context["problems"] = problems
+        context["hasProblems"] = !problems.isEmpty
+        context["listBase"] = listBase
+        context["empty"] = list.isEmpty
+        context["experiments"] = list.map { experiment -> [String: Any] in
+            [
+                "id": experiment.id, "flag": experiment.flag, "control": experiment.control,
+                "arms": experiment.arms.joined(separator: ", "), "armList": experiment.arms, "status": experiment.status.rawValue,
+                "started": experiment.startedAt.map(Self.shortTime) ?? "—", "base": listBase + "/" + Self.escaped(experiment.id),
+                "draft": experiment.status == .draft, "running": experiment.status == .running,
+                "shippable": experiment.status == .running || experiment.status == .stopped,
+                "hasResults": hasResults && experiment.status != .draft,
+            ]
+        }
+        return renderer.page("experiments", context, status: status)
+    }
+
+    func createExperiment(_ visitor: Visitor, _ form: ConsoleForm, environment: String) async throws -> Response {
+        let experiments = try consoleExperiments()
+        func list(_ name: String) -> [String] {
+            (form[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        let alphaText = (form["alpha"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard let alpha = alphaText.isEmpty ? 0.05 : Double(alphaText), alpha.isFinite else {
+            return try await experimentsPage(visitor, environment: environment, problems: ["α: expected a number, got \"\(alphaText)\""], status: .badRequest)
+        }
+        var experiment = Experiment(
+            id: form["id"] ?? "", environment: environment, flag: form["flag"] ?? "", control: form["control"] ?? "", arms: list("arms"),
+            metrics: list("metrics"), createdAt: now(), createdBy: "user \(visitor.user.name)")
+        experiment.hypothesis = form["hypothesis"] ?? ""
+        experiment.alpha = alpha
+        do {
+            _ = try await experiments.create(experiment)
+        } catch {
+            return try await experimentsPage(
+                visitor, environment: environment, problems: Self.problemTexts(error), status: APIError(error).status)
+        }
+        return Self.redirect("/console/environments/\(Self.escaped(environment))/experiments?done=created")
+    }
+
+    func experimentAction(_ visitor: Visitor, _ form: ConsoleForm, action: String, environment: String, id: String) async throws -> Response {
+        let experiments = try consoleExperiments()
+        let actor = "user \(visitor.user.name)"
+        do {
+            switch action {
+            case "start": _ = try await experiments.start(id: id, environment: environment, actor: actor)
+            case "stop": _ = try await experiments.stop(id: id, environment: environment, actor: actor, note: nil)
+            default:
+                _ = try await experiments.ship(id: id, environment: environment, arm: form["arm"] ?? "", actor: actor, reason: nil)
+            }
+        } catch {
+            return try await experimentsPage(
+                visitor, environment: environment, problems: Self.problemTexts(error), status: APIError(error).status)
+        }
+        let done = ["start": "started", "stop": "stopped", "ship": "shipped"][action] ?? ""
+        return Self.redirect("/console/environments/\(Self.escaped(environment))/experiments?done=\(done)")
+    }
+}
