@@ -212,6 +212,12 @@ struct ExperimentAPITests {
             #expect(csv.status == 200)
             #expect(csv.header("Content-Type")?.hasPrefix("text/csv") == true)
             #expect(csv.body.hasPrefix(ExperimentReport.csvColumns.joined(separator: ",")))
+            // The second page read the totals the first counted (ExperimentResultsCache), or the
+            // background's: never a count per page.
+            #expect(events.queries.withLock { $0.count } <= 2)
+            let counted = events.queries.withLock { $0.count }
+            _ = try await server.request(.GET, Self.production + "/experiments/exp-1/results", token: server.adminToken)
+            #expect(events.queries.withLock { $0.count } == counted)
             #expect(try await server.request(.GET, Self.production + "/experiments/exp-1/results?format=xml", token: server.adminToken).status == 400)
         }
     }

@@ -211,6 +211,7 @@ extension AdminRoutes {
             try await Self.run { () async throws(AdminError) in try await experiments.delete(id: id, environment: environment) }
             // Its incremental results go too (best effort: they are recounted from raw events if asked again).
             if let results = eventStore as? any ExperimentResultsStore { try? await results.deleteResults(experiment: id) }
+            await experimentResults?.forget(experiment: id)
             return Response(status: .noContent)
         }
         group.post("/environments/:environment/experiments/:id/start") { request, context in
@@ -287,19 +288,11 @@ extension AdminRoutes {
     /// The report of experiment `id` from the event store's results (503 without results support).
     func experimentReport(id: String, environment: String) async throws -> ExperimentReport {
         let experiments = try experiments()
-        let (experiment, metrics) = try await Self.run { () async throws(AdminError) in
-            (try await experiments.experiment(id: id, environment: environment), try await experiments.metrics())
+        guard let experimentResults else { throw ExperimentResultsCache.unsupported }
+        return try await Self.run { () async throws(AdminError) in
+            try await experiments.report(
+                id: id, environment: environment, results: experimentResults, maximumAge: experimentResultsMaximumAge)
         }
-        guard let results = eventStore as? any ExperimentResultsStore else {
-            throw APIError(
-                .serviceUnavailable, code: "unavailable",
-                message: "this server's event store does not compute experiment results (start it with an event store that does)")
-        }
-        let query = experiment.resultsQuery(metrics: metrics)
-        let nowMilliseconds = Int64((now().timeIntervalSince1970 * 1000).rounded(.down))
-        let totals: ExperimentTotals
-        do { totals = try await results.updateResults(query, now: nowMilliseconds) } catch { throw APIError(AdminError(store: error)) }
-        return ExperimentReport(query: query, totals: totals, settings: experiment.reportSettings(metrics: metrics))
     }
 
     /// The flag's units per day in `environment` over the last 7 full UTC days, from the event

@@ -16,6 +16,11 @@ struct AdminRoutes: Sendable {
     var now: @Sendable () -> Date = Date.init
     /// The removal evidence of environments, from the server's event store (if any).
     var evidence = FlagEvidenceCache(store: nil, now: Date.init)
+    /// Running experiments' results, counted in the background; `nil` where the event store
+    /// computes none (``ExperimentResultsCache``).
+    var experimentResults: ExperimentResultsCache? = nil
+    /// How old the background-counted results a page reads may be before it counts for itself.
+    var experimentResultsMaximumAge: Duration = ExperimentResultsRefreshService.defaultInterval * 2
 
     static let all = TokenIssuer.allEnvironments
 

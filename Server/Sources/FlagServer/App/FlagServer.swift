@@ -42,6 +42,10 @@ public final class FlagServer: Sendable {
     public let eventRetention: EventRetention?
     /// The removal evidence computed from ``eventStore``, kept a minute (the admin API and the grid).
     let evidence: FlagEvidenceCache
+    /// Running experiments' results, counted every
+    /// ``ExperimentResultsRefreshService/defaultInterval`` by a service of
+    /// ``application(host:port:onServerRunning:)``; `nil` when the event store computes none.
+    let experimentResults: ExperimentResultsCache?
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
@@ -131,6 +135,7 @@ public final class FlagServer: Sendable {
             return (queue, metrics, DecodeSlots(count: eventIngestion.concurrentDecodes, niceness: eventIngestion.ingestThreadNiceness))
         }
         evidence = FlagEvidenceCache(store: eventStore, now: now)
+        experimentResults = (eventStore as? any ExperimentResultsStore).map { ExperimentResultsCache(store: $0, now: now) }
         self.publisher = publisher
         self.events = events
         self.metrics = metrics
@@ -325,7 +330,7 @@ public final class FlagServer: Sendable {
         }
         AdminRoutes(
             admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, eventStore: eventStore, now: now,
-            evidence: evidence
+            evidence: evidence, experimentResults: experimentResults
         ).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
@@ -336,7 +341,7 @@ public final class FlagServer: Sendable {
                     OIDCSignIn(configuration: $0, accounts: consoleAccounts, logger: logger, now: now)
                 },
                 eventStore: eventStore,
-                evidence: evidence
+                evidence: evidence, experimentResults: experimentResults
             ).register(on: router)
         }
         return router
@@ -352,8 +357,21 @@ public final class FlagServer: Sendable {
             services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive)] + (synchronizer.map { [$0] } ?? [])
                 + (eventStore.flatMap { store in
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
-                } ?? []),
+                } ?? [])
+                + experimentResultsServices,
             onServerRunning: onServerRunning)
+    }
+
+    /// The service counting running experiments' results in the background, where the event
+    /// store computes results and the flag store keeps experiments.
+    private var experimentResultsServices: [any Service] {
+        guard let experimentResults, let store = admin.store as? any ExperimentStore else { return [] }
+        let experiments = Experiments(admin: admin, store: store, now: now)
+        return [
+            ExperimentResultsRefreshService(
+                cache: experimentResults, interval: ExperimentResultsRefreshService.defaultInterval, logger: logger
+            ) { try await experiments.runningResultsQueries() }
+        ]
     }
 
     /// An application serving `router` within the connection limits: it never accepts connections

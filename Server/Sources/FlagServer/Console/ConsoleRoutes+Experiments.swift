@@ -68,25 +68,13 @@ extension ConsoleRoutes {
     /// The report of an experiment, from the event store's results (503 without results support).
     func consoleExperimentReport(id: String, environment: String) async throws -> ExperimentReport {
         let experiments = try consoleExperiments()
-        let experiment: Experiment
-        let metrics: [ExperimentMetric]
+        guard let experimentResults else { throw ExperimentResultsCache.unsupported }
         do {
-            experiment = try await experiments.experiment(id: id, environment: environment)
-            metrics = try await experiments.metrics()
+            return try await experiments.report(
+                id: id, environment: environment, results: experimentResults, maximumAge: experimentResultsMaximumAge)
         } catch {
             throw APIError(error)
         }
-        guard let results = eventStore as? any ExperimentResultsStore else {
-            throw APIError(.serviceUnavailable, code: "unavailable", message: "this server's event store does not compute experiment results")
-        }
-        let query = experiment.resultsQuery(metrics: metrics)
-        let totals: ExperimentTotals
-        do {
-            totals = try await results.updateResults(query, now: Int64((now().timeIntervalSince1970 * 1000).rounded(.down)))
-        } catch {
-            throw APIError(AdminError(store: error))
-        }
-        return ExperimentReport(query: query, totals: totals, settings: experiment.reportSettings(metrics: metrics))
     }
 
     func experimentsPage(
@@ -96,7 +84,7 @@ extension ConsoleRoutes {
         let list: [Experiment]
         do { list = try await experiments.experiments(environment: environment) } catch { throw APIError(error) }
         let listBase = "/console/environments/\(Self.escaped(environment))/experiments"
-        let hasResults = eventStore is any ExperimentResultsStore
+        let hasResults = experimentResults != nil
         var context = layout(visitor, title: "Experiments in \(environment)", section: "flags")
         context["environment"] = environment
         context["notice"] = notice

@@ -27,6 +27,11 @@ struct ConsoleRoutes: Sendable {
     var eventStore: (any FlagEventStore)? = nil
     /// The removal evidence the grid shows and filters on (``FlagEvidence``).
     var evidence = FlagEvidenceCache(store: nil, now: Date.init)
+    /// Running experiments' results, counted in the background; `nil` where the event store
+    /// computes none (``ExperimentResultsCache``).
+    var experimentResults: ExperimentResultsCache? = nil
+    /// How old the background-counted results a page reads may be before it counts for itself.
+    var experimentResultsMaximumAge: Duration = ExperimentResultsRefreshService.defaultInterval * 2
     /// The flags grid's filter choices and last changes, kept while the revisions stay.
     let gridCache = FlagGridCache()
 

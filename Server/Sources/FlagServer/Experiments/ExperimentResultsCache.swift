@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 public import Logging
 import ServiceLifecycle
 
@@ -90,12 +91,21 @@ public actor ExperimentResultsCache {
 
     /// The experiments whose totals are cached.
     public var cachedExperiments: Set<String> { Set(entries.keys) }
+
+    /// The answer where the server's event store computes no results.
+    static let unsupported = APIError(
+        .serviceUnavailable, code: "unavailable",
+        message: "this server's event store does not compute experiment results (start it with an event store that does)")
 }
 
 /// Counts every running experiment's results at start and then every interval, until a graceful
 /// shutdown, so that results pages read totals at most an interval old. A failed count is logged
 /// and tried again at the next interval; the page then counts for itself.
 public struct ExperimentResultsRefreshService: Service {
+    /// How often the server counts running experiments: a results page shows totals at most
+    /// this old (twice it when a count is slow), and counts for itself past that.
+    public static let defaultInterval: Duration = .seconds(60)
+
     let cache: ExperimentResultsCache
     let interval: Duration
     /// The queries of the experiments running now (read afresh each round).

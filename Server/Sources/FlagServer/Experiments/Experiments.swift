@@ -181,4 +181,28 @@ struct Experiments: Sendable {
         }
         return settings
     }
+
+    // MARK: Results
+
+    /// The report of experiment `id`: its totals from `results` (the ones counted in the
+    /// background when at most `maximumAge` old, else counted now), analysed.
+    func report(
+        id: String, environment: String, results: ExperimentResultsCache, maximumAge: Duration
+    ) async throws(AdminError) -> ExperimentReport {
+        let experiment = try await self.experiment(id: id, environment: environment)
+        let metrics = try await metrics()
+        let query = experiment.resultsQuery(metrics: metrics)
+        let totals: ExperimentTotals
+        do { totals = try await results.totals(for: query, maximumAge: maximumAge) } catch { throw AdminError(store: error) }
+        return ExperimentReport(query: query, totals: totals, settings: experiment.reportSettings(metrics: metrics))
+    }
+
+    /// The results queries of every running experiment, in every environment (what
+    /// ``ExperimentResultsRefreshService`` counts).
+    func runningResultsQueries() async throws(AdminError) -> [ExperimentResultsQuery] {
+        let metrics = try await metrics()
+        let all: [Experiment]
+        do { all = try await store.experiments(environment: nil, limit: Self.listLimit) } catch { throw AdminError(store: error) }
+        return all.filter { $0.status == .running }.map { $0.resultsQuery(metrics: metrics) }
+    }
 }
