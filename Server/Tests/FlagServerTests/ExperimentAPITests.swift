@@ -218,6 +218,11 @@ struct ExperimentAPITests {
             let counted = events.queries.withLock { $0.count }
             _ = try await server.request(.GET, Self.production + "/experiments/exp-1/results", token: server.adminToken)
             #expect(events.queries.withLock { $0.count } == counted)
+            // refresh=true counts now.
+            let refreshed = try await server.request(.GET, Self.production + "/experiments/exp-1/results?refresh=true", token: server.adminToken)
+            #expect(refreshed.status == 200)
+            #expect(events.queries.withLock { $0.count } == counted + 1)
+            #expect(try await server.request(.GET, Self.production + "/experiments/exp-1/results?refresh=maybe", token: server.adminToken).status == 400)
             #expect(try await server.request(.GET, Self.production + "/experiments/exp-1/results?format=xml", token: server.adminToken).status == 400)
         }
     }

@@ -230,6 +230,8 @@ struct OpenAPIDocumentTests {
             _ = try await r.call(server, .POST, experiments + "/{id}/start", prod + "/experiments/e1/start", token: admin, body: "{}")
             _ = try await r.call(server, .DELETE, "/admin/v1/metrics/{key}", "/admin/v1/metrics/buy", token: admin)
             _ = try await r.call(server, .GET, experiments + "/{id}/results", prod + "/experiments/e1/results?format=csv", token: admin)
+            _ = try await r.call(server, .GET, experiments + "/{id}/results", prod + "/experiments/e1/results?refresh=true", token: admin)
+            _ = try await r.call(server, .GET, experiments + "/{id}/results", prod + "/experiments/e1/results?refresh=maybe", token: admin)
             _ = try await r.call(server, .POST, experiments + "/{id}/stop", prod + "/experiments/e1/stop", token: admin, body: #"{"reason": "done"}"#)
             _ = try await r.call(server, .POST, experiments + "/{id}/ship", prod + "/experiments/e1/ship", token: admin, body: #"{"arm": "on"}"#)
             _ = try await r.call(server, .DELETE, experiments + "/{id}", prod + "/experiments/e1", token: admin)

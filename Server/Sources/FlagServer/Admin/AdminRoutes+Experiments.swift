@@ -255,7 +255,8 @@ extension AdminRoutes {
             guard format == "json" || format == "csv" else {
                 throw APIError(.badRequest, code: "bad_request", message: "format: \"json\" or \"csv\", got \"\(format)\"")
             }
-            let report = try await experimentReport(id: id, environment: environment)
+            let refresh = try Self.refreshParameter(request)
+            let report = try await experimentReport(id: id, environment: environment, refresh: refresh)
             if format == "csv" {
                 return Response(
                     status: .ok, headers: [.contentType: "text/csv; charset=utf-8"],
@@ -285,13 +286,23 @@ extension AdminRoutes {
         return Experiments(admin: admin, store: store, now: now)
     }
 
-    /// The report of experiment `id` from the event store's results (503 without results support).
-    func experimentReport(id: String, environment: String) async throws -> ExperimentReport {
+    /// The report of experiment `id` from the event store's results (503 without results support);
+    /// counted now when `refresh`, else from the totals counted in the background.
+    func experimentReport(id: String, environment: String, refresh: Bool) async throws -> ExperimentReport {
         let experiments = try experiments()
         guard let experimentResults else { throw ExperimentResultsCache.unsupported }
+        let maximumAge = refresh ? .zero : experimentResultsMaximumAge
         return try await Self.run { () async throws(AdminError) in
-            try await experiments.report(
-                id: id, environment: environment, results: experimentResults, maximumAge: experimentResultsMaximumAge)
+            try await experiments.report(id: id, environment: environment, results: experimentResults, maximumAge: maximumAge)
+        }
+    }
+
+    /// The `refresh` query parameter of a results request: `true` counts now.
+    static func refreshParameter(_ request: Request) throws -> Bool {
+        switch request.uri.queryParameters["refresh"].map(String.init) {
+        case nil, "false": return false
+        case "true": return true
+        case let other?: throw APIError(.badRequest, code: "bad_request", message: "refresh: \"true\" or \"false\", got \"\(other)\"")
         }
     }
 

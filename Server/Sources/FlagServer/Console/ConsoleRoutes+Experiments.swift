@@ -39,7 +39,9 @@ extension ConsoleRoutes {
             let id = try context.parameters.require("id")
             return try await page(request) { visitor in
                 let base = "/console/environments/\(Self.escaped(environment))/experiments/\(Self.escaped(id))/export"
-                return experimentReportPage(try await consoleExperimentReport(id: id, environment: environment), visitor: visitor, exportBase: base)
+                let report = try await consoleExperimentReport(
+                    id: id, environment: environment, refresh: try AdminRoutes.refreshParameter(request))
+                return experimentReportPage(report, visitor: visitor, exportBase: base)
             }
         }
         for format in ["json", "csv"] {
@@ -47,7 +49,7 @@ extension ConsoleRoutes {
                 let environment = try context.parameters.require("environment")
                 let id = try context.parameters.require("id")
                 return try await page(request) { _ in
-                    let report = try await consoleExperimentReport(id: id, environment: environment)
+                    let report = try await consoleExperimentReport(id: id, environment: environment, refresh: false)
                     if format == "csv" {
                         return Response(
                             status: .ok, headers: [.contentType: "text/csv; charset=utf-8"],
@@ -66,12 +68,13 @@ extension ConsoleRoutes {
     }
 
     /// The report of an experiment, from the event store's results (503 without results support).
-    func consoleExperimentReport(id: String, environment: String) async throws -> ExperimentReport {
+    func consoleExperimentReport(id: String, environment: String, refresh: Bool) async throws -> ExperimentReport {
         let experiments = try consoleExperiments()
         guard let experimentResults else { throw ExperimentResultsCache.unsupported }
         do {
             return try await experiments.report(
-                id: id, environment: environment, results: experimentResults, maximumAge: experimentResultsMaximumAge)
+                id: id, environment: environment, results: experimentResults,
+                maximumAge: refresh ? .zero : experimentResultsMaximumAge)
         } catch {
             throw APIError(error)
         }
