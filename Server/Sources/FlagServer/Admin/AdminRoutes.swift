@@ -16,6 +16,8 @@ struct AdminRoutes: Sendable {
     var now: @Sendable () -> Date = Date.init
     /// The removal evidence of environments, from the server's event store (if any).
     var evidence = FlagEvidenceCache(store: nil, now: Date.init)
+    /// Webhook endpoints (`/admin/v1/webhooks`); `nil` when the store keeps none.
+    var webhooks: WebhookAdministration? = nil
 
     static let all = TokenIssuer.allEnvironments
 
@@ -53,6 +55,7 @@ struct AdminRoutes: Sendable {
         registerInsightsRoutes(on: group)
         registerEvidenceRoutes(on: group)
         registerApprovalRoutes(on: group)
+        registerWebhookRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

@@ -56,6 +56,11 @@ public final class FlagServer: Sendable {
     /// The longest a replica waits for the database before answering a refetch that names a
     /// revision it does not serve yet (see ``ReplicaCatchUp``).
     public let catchUpLimit: Duration = .seconds(2)
+    /// Sends notifications to webhook endpoints (`Server/Docs/Webhooks.md`); `nil` when the store
+    /// keeps none or dispatch is off (`serve --no-webhooks`).
+    public let webhooks: WebhookDispatcher?
+    /// The rules endpoints are checked against (`/admin/v1/webhooks`).
+    let webhookOptions: WebhookOptions
 
     /// The name of the first admin token.
     static let firstAdminTokenName = "first-admin"
@@ -111,9 +116,12 @@ public final class FlagServer: Sendable {
         consoleAccounts: ConsoleAccounts? = nil, console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil,
         logger: Logger, now: @escaping @Sendable () -> Date, eventStreamKeepAlive: Duration = .seconds(15),
         delivery: DeliveryOptions = DeliveryOptions(), eventStore: (any FlagEventStore)? = nil,
-        eventIngestion: EventIngestionOptions = EventIngestionOptions(), eventRetention: EventRetention? = nil
+        eventIngestion: EventIngestionOptions = EventIngestionOptions(), eventRetention: EventRetention? = nil,
+        webhooks: WebhookDispatcher? = nil, webhookOptions: WebhookOptions = WebhookOptions()
     ) {
         self.admin = admin
+        self.webhooks = webhooks
+        self.webhookOptions = webhookOptions
         self.eventStore = eventStore
         self.eventRetention = eventStore == nil ? nil : eventRetention
         ingestion = eventStore.map { store in
@@ -172,6 +180,8 @@ public final class FlagServer: Sendable {
     ///   - eventIngestion: The bounds of `POST /ofrep/v1/ingestion` and of its queue.
     ///   - eventRetention: How long the event store keeps events, swept at start and then every
     ///     interval; `nil`: never swept.
+    ///   - webhooks: How webhooks are sent (`Server/Docs/Webhooks.md`); `nil`: this server sends
+    ///     none and records no notifications (endpoints can still be managed).
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
     ///     password) to the operator. The first start is recorded as finished only after it
     ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
@@ -188,7 +198,7 @@ public final class FlagServer: Sendable {
         heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
         eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
-        eventRetention: EventRetention? = EventRetention(),
+        eventRetention: EventRetention? = EventRetention(), webhooks: WebhookOptions? = WebhookOptions(),
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
@@ -197,9 +207,12 @@ public final class FlagServer: Sendable {
             ttlSeconds: ttlSeconds, bucketing: fractionalBucketing,
             eventIngestion: eventStore == nil ? nil : EventIngestionRoutes.advertisement(eventIngestion))
         let events = EventHub(maximumStreams: limits.maximumEventStreams, maximumStreamsPerOwner: limits.maximumEventStreamsPerToken)
+        let dispatcher = webhooks.flatMap { options in
+            (store as? any WebhookStore).map { WebhookDispatcher(store: $0, options: options, now: now, logger: logger) }
+        }
         let admin = FlagAdmin(
             store: store, publisher: publisher, events: events, metrics: metrics, logger: logger, now: now,
-            writeTimeout: limits.writeTimeout)
+            writeTimeout: limits.writeTimeout, notifications: dispatcher ?? DiscardingNotificationSink())
         try await admin.reload()
         var bootstrap: Bootstrap?
         if await admin.state.environments.isEmpty {
@@ -283,7 +296,8 @@ public final class FlagServer: Sendable {
             admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits, readiness: readiness,
             synchronizer: synchronizer, rateLimiter: rateLimiter, consoleAccounts: accounts, console: console,
             logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
-            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention)
+            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention,
+            webhooks: dispatcher, webhookOptions: webhooks ?? WebhookOptions())
         return (server, bootstrap)
     }
 
@@ -325,7 +339,8 @@ public final class FlagServer: Sendable {
         }
         AdminRoutes(
             admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, eventStore: eventStore, now: now,
-            evidence: evidence
+            evidence: evidence,
+            webhooks: (admin.store as? any WebhookStore).map { WebhookAdministration(store: $0, options: webhookOptions, now: now) }
         ).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
@@ -336,7 +351,8 @@ public final class FlagServer: Sendable {
                     OIDCSignIn(configuration: $0, accounts: consoleAccounts, logger: logger, now: now)
                 },
                 eventStore: eventStore,
-                evidence: evidence
+                evidence: evidence,
+                webhooks: (admin.store as? any WebhookStore).map { WebhookAdministration(store: $0, options: webhookOptions, now: now) }
             ).register(on: router)
         }
         return router
@@ -352,7 +368,7 @@ public final class FlagServer: Sendable {
             services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive)] + (synchronizer.map { [$0] } ?? [])
                 + (eventStore.flatMap { store in
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
-                } ?? []),
+                } ?? []) + (webhooks.map { [$0] } ?? []),
             onServerRunning: onServerRunning)
     }
 

@@ -29,6 +29,8 @@ struct ConsoleRoutes: Sendable {
     var evidence = FlagEvidenceCache(store: nil, now: Date.init)
     /// The flags grid's filter choices and last changes, kept while the revisions stay.
     let gridCache = FlagGridCache()
+    /// Webhook endpoints (`/console/webhooks`); `nil` when the store keeps none.
+    var webhooks: WebhookAdministration? = nil
 
     static let sessionCookie = "flag_console_session"
     static let loginCookie = "flag_console_login"
@@ -65,6 +67,7 @@ struct ConsoleRoutes: Sendable {
         registerChangeRequests(on: router)
         registerTokens(on: router)
         registerUsers(on: router)
+        registerWebhooks(on: router)
     }
 
     // MARK: - Sessions
@@ -218,7 +221,7 @@ struct ConsoleRoutes: Sendable {
                 ("flags", "Flags", "/console/flags"), ("evaluate", "Evaluate", "/console/evaluate"),
                 ("history", "History", "/console/history"), ("environments", "Environments", "/console/environments"),
                 ("segments", "Segments", "/console/segments"), ("tokens", "Tokens", "/console/tokens"),
-            ] + (visitor.user.role >= .admin ? [("users", "Users", "/console/users")] : [])).map { item in
+            ] + (visitor.user.role >= .admin ? [("users", "Users", "/console/users"), ("webhooks", "Webhooks", "/console/webhooks")] : [])).map { item in
                 ["href": item.2, "label": item.1, "current": item.0 == section] as [String: Any]
             }
         }

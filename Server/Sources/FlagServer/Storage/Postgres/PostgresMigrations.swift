@@ -130,5 +130,36 @@ enum PostgresMigrations {
                 "CREATE INDEX change_requests_by_environment ON change_requests (environment, created_at)",
             ]
         ),
+        // lead: renumber at merge
+        (
+            6,
+            [
+                // Webhook endpoints (Server/Docs/Webhooks.md). The secret signs deliveries, so it is
+                // kept as it is (not hashed); the rest is one JSON document.
+                """
+                CREATE TABLE webhook_endpoints (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+                // The delivery queue and log: one JSON document per delivery, with the columns the
+                // dispatcher selects on.
+                """
+                CREATE TABLE webhook_deliveries (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    endpoint TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    next_attempt_at DOUBLE PRECISION,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at)",
+                "CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint, created_at)",
+            ]
+        ),
     ]
 }
