@@ -2,6 +2,7 @@ import FlagEvaluation
 @testable import FlagServer
 import Foundation
 import Logging
+import NIOHTTP1
 import Synchronization
 import Testing
 
@@ -295,6 +296,27 @@ struct WebhookDispatcherTests {
             #expect(try await rig.store.claimWebhookDeliveries(dueAt: time + 60, leaseUntil: time + 180, limit: 50).isEmpty)
             // A server that claimed and stopped: the lease runs out and another takes them.
             #expect(try await rig.store.claimWebhookDeliveries(dueAt: time + 121, leaseUntil: time + 241, limit: 50).count == 20)
+        }
+    }
+
+    @Test
+    func withoutDispatchNothingIsQueuedButEndpointsCanBeManaged() async throws {
+        try await WebhookReceiver.with { receiver, base in
+            try await TestServer.with(webhooks: nil) { server in
+                #expect(server.server.webhooks == nil)
+                #expect(server.server.admin.notifications is DiscardingNotificationSink)
+                // Managing endpoints still works (against the strict URL rules: local URLs refused).
+                let refused = try await server.request(.POST, "/admin/v1/webhooks", token: server.adminToken, body: #"{"url": "\#(base)"}"#)
+                #expect(refused.status == 400)
+                let created = try await server.request(
+                    .POST, "/admin/v1/webhooks", token: server.adminToken, body: #"{"url": "https://hooks.example.com/x"}"#)
+                #expect(created.status == 201)
+                try await server.booleanFlag("checkout")
+                let id = try #require(created.json?["id"]?.stringValue)
+                let log = try await server.request(.GET, "/admin/v1/webhooks/\(id)/deliveries", token: server.adminToken)
+                #expect(log.json?.arrayValue?.isEmpty == true)
+                #expect(receiver.received.isEmpty)
+            }
         }
     }
 
