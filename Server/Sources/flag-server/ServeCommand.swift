@@ -56,6 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
     var maximumEventStreamsPerToken: Int?
     @OptionGroup(title: "Console single sign-on (OpenID Connect)") var singleSignOn: SingleSignOnOptions
     @OptionGroup(title: "Events from apps (exposures, evaluation summaries, tracked events)") var eventOptions: EventOptions
+    @OptionGroup(title: "Webhooks") var webhookOptions: WebhookCommandOptions
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -113,7 +114,8 @@ struct ServeCommand: AsyncParsableCommand {
             metrics: registry, consoleOptions: consoleOptions, logger: logger,
             revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
             eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds), delivery: configuration.delivery,
-            eventStore: eventStore, eventIngestion: eventStorage.ingestion, eventRetention: eventStorage.retention
+            eventStore: eventStore, eventIngestion: eventStorage.ingestion, eventRetention: eventStorage.retention,
+            webhooks: webhookOptions.options()
         ) { bootstrap in
             // Shown once, before the server listens: the first start counts as finished only once
             // this returns, so a start killed before that shows a new first token next time.

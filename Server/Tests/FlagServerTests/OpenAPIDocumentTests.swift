@@ -200,6 +200,32 @@ struct OpenAPIDocumentTests {
             _ = try await r.call(
                 server, .POST, "/admin/v1/environments/{environment}/flags/{key}/kill", qa + "/flags/search/kill", token: admin,
                 body: #"{"reason": "incident"}"#)
+            // Webhooks (no receiver: the service's attempts fail, which changes no answer here).
+            let hook = try await r.call(
+                server, .POST, "/admin/v1/webhooks", "/admin/v1/webhooks", token: admin,
+                body: #"{"url": "https://hooks.example.com/flags", "kinds": ["flag.changed", "ping"], "environments": ["production"], "description": "chat"}"#)
+            let hookID = try #require(hook.json?["id"]?.stringValue)
+            _ = try await r.call(server, .POST, "/admin/v1/webhooks", "/admin/v1/webhooks", token: admin, body: #"{"url": "http://127.0.0.1/x"}"#)
+            _ = try await r.call(server, .GET, "/admin/v1/webhooks", "/admin/v1/webhooks", token: admin)
+            _ = try await r.call(server, .GET, "/admin/v1/webhooks/{id}", "/admin/v1/webhooks/\(hookID)", token: admin)
+            _ = try await r.call(server, .GET, "/admin/v1/webhooks/{id}", "/admin/v1/webhooks/wh_missing", token: admin)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/webhooks/{id}", "/admin/v1/webhooks/\(hookID)", token: admin,
+                body: #"{"url": "https://hooks.example.com/v2", "enabled": true}"#)
+            let hookPing = try await r.call(server, .POST, "/admin/v1/webhooks/{id}/ping", "/admin/v1/webhooks/\(hookID)/ping", token: admin)
+            let hookDelivery = try #require(hookPing.json?["id"]?.stringValue)
+            _ = try await r.call(
+                server, .GET, "/admin/v1/webhooks/{id}/deliveries", "/admin/v1/webhooks/\(hookID)/deliveries?limit=5", token: admin)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/webhooks/{id}/deliveries/{delivery}/redeliver",
+                "/admin/v1/webhooks/\(hookID)/deliveries/\(hookDelivery)/redeliver", token: admin)
+            _ = try await r.call(
+                server, .POST, "/admin/v1/webhooks/{id}/rotate-secret", "/admin/v1/webhooks/\(hookID)/rotate-secret", token: admin)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/webhooks/{id}", "/admin/v1/webhooks/\(hookID)", token: admin,
+                body: #"{"url": "https://hooks.example.com/v2", "enabled": false}"#)
+            _ = try await r.call(server, .POST, "/admin/v1/webhooks/{id}/ping", "/admin/v1/webhooks/\(hookID)/ping", token: admin)
+            _ = try await r.call(server, .DELETE, "/admin/v1/webhooks/{id}", "/admin/v1/webhooks/\(hookID)", token: admin)
 
             // Experiments (Server/Docs/Experiments.md), on a flag split 50/50 in production.
             try await server.booleanFlag("trial", targeting: #"{"fractional": [["on", 50], ["off", 50]]}"#)

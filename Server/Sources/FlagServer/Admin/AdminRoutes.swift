@@ -21,6 +21,8 @@ struct AdminRoutes: Sendable {
     var experimentResults: ExperimentResultsCache? = nil
     /// How old the background-counted results a page reads may be before it counts for itself.
     var experimentResultsMaximumAge: Duration = ExperimentResultsRefreshService.defaultInterval * 2
+    /// Webhook endpoints (`/admin/v1/webhooks`); `nil` when the store keeps none.
+    var webhooks: WebhookAdministration? = nil
 
     static let all = TokenIssuer.allEnvironments
 
@@ -59,6 +61,7 @@ struct AdminRoutes: Sendable {
         registerEvidenceRoutes(on: group)
         registerApprovalRoutes(on: group)
         registerExperimentRoutes(on: group)
+        registerWebhookRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

@@ -132,7 +132,7 @@ public actor FlagAdmin {
                     guard let position = entry.after?["position"]?.intValue else { return false }
                     next.environments[key]?.position = position
                     delta.environments.insert(key)
-                case .user, .approvalRule:
+                case .user, .approvalRule, .webhook:
                     continue
                 }
             }
@@ -204,6 +204,7 @@ public actor FlagAdmin {
                     at: time)
                 writes?.increment()
                 logger.info("committed", metadata: ["actor": "\(actor)", "revisions": "\(revisions)"])
+                announce(transition.audit, revisions: revisions, actor: actor, reason: reason, at: time)
                 if Set(revisions.keys) == Set(transition.audit.map(\.environment)) {
                     apply(transition, revisions: revisions, at: time)
                 } else {

@@ -60,6 +60,11 @@ public final class FlagServer: Sendable {
     /// The longest a replica waits for the database before answering a refetch that names a
     /// revision it does not serve yet (see ``ReplicaCatchUp``).
     public let catchUpLimit: Duration = .seconds(2)
+    /// Sends notifications to webhook endpoints (`Server/Docs/Webhooks.md`); `nil` when the store
+    /// keeps none or dispatch is off (`serve --no-webhooks`).
+    public let webhooks: WebhookDispatcher?
+    /// The rules endpoints are checked against (`/admin/v1/webhooks`).
+    let webhookOptions: WebhookOptions
 
     /// The name of the first admin token.
     static let firstAdminTokenName = "first-admin"
@@ -115,9 +120,12 @@ public final class FlagServer: Sendable {
         consoleAccounts: ConsoleAccounts? = nil, console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil,
         logger: Logger, now: @escaping @Sendable () -> Date, eventStreamKeepAlive: Duration = .seconds(15),
         delivery: DeliveryOptions = DeliveryOptions(), eventStore: (any FlagEventStore)? = nil,
-        eventIngestion: EventIngestionOptions = EventIngestionOptions(), eventRetention: EventRetention? = nil
+        eventIngestion: EventIngestionOptions = EventIngestionOptions(), eventRetention: EventRetention? = nil,
+        webhooks: WebhookDispatcher? = nil, webhookOptions: WebhookOptions = WebhookOptions()
     ) {
         self.admin = admin
+        self.webhooks = webhooks
+        self.webhookOptions = webhookOptions
         self.eventStore = eventStore
         self.eventRetention = eventStore == nil ? nil : eventRetention
         ingestion = eventStore.map { store in
@@ -177,6 +185,8 @@ public final class FlagServer: Sendable {
     ///   - eventIngestion: The bounds of `POST /ofrep/v1/ingestion` and of its queue.
     ///   - eventRetention: How long the event store keeps events, swept at start and then every
     ///     interval; `nil`: never swept.
+    ///   - webhooks: How webhooks are sent (`Server/Docs/Webhooks.md`); `nil`: this server sends
+    ///     none and records no notifications (endpoints can still be managed).
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
     ///     password) to the operator. The first start is recorded as finished only after it
     ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
@@ -193,7 +203,7 @@ public final class FlagServer: Sendable {
         heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
         eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
-        eventRetention: EventRetention? = EventRetention(),
+        eventRetention: EventRetention? = EventRetention(), webhooks: WebhookOptions? = WebhookOptions(),
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
@@ -202,9 +212,12 @@ public final class FlagServer: Sendable {
             ttlSeconds: ttlSeconds, bucketing: fractionalBucketing,
             eventIngestion: eventStore == nil ? nil : EventIngestionRoutes.advertisement(eventIngestion))
         let events = EventHub(maximumStreams: limits.maximumEventStreams, maximumStreamsPerOwner: limits.maximumEventStreamsPerToken)
+        let dispatcher = webhooks.flatMap { options in
+            (store as? any WebhookStore).map { WebhookDispatcher(store: $0, options: options, now: now, logger: logger) }
+        }
         let admin = FlagAdmin(
             store: store, publisher: publisher, events: events, metrics: metrics, logger: logger, now: now,
-            writeTimeout: limits.writeTimeout)
+            writeTimeout: limits.writeTimeout, notifications: dispatcher ?? DiscardingNotificationSink())
         try await admin.reload()
         var bootstrap: Bootstrap?
         if await admin.state.environments.isEmpty {
@@ -288,7 +301,8 @@ public final class FlagServer: Sendable {
             admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits, readiness: readiness,
             synchronizer: synchronizer, rateLimiter: rateLimiter, consoleAccounts: accounts, console: console,
             logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
-            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention)
+            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention,
+            webhooks: dispatcher, webhookOptions: webhooks ?? WebhookOptions())
         return (server, bootstrap)
     }
 
@@ -330,7 +344,8 @@ public final class FlagServer: Sendable {
         }
         AdminRoutes(
             admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, eventStore: eventStore, now: now,
-            evidence: evidence, experimentResults: experimentResults
+            evidence: evidence, experimentResults: experimentResults,
+            webhooks: (admin.store as? any WebhookStore).map { WebhookAdministration(store: $0, options: webhookOptions, now: now) }
         ).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
@@ -341,7 +356,8 @@ public final class FlagServer: Sendable {
                     OIDCSignIn(configuration: $0, accounts: consoleAccounts, logger: logger, now: now)
                 },
                 eventStore: eventStore,
-                evidence: evidence, experimentResults: experimentResults
+                evidence: evidence, experimentResults: experimentResults,
+                webhooks: (admin.store as? any WebhookStore).map { WebhookAdministration(store: $0, options: webhookOptions, now: now) }
             ).register(on: router)
         }
         return router
@@ -358,7 +374,7 @@ public final class FlagServer: Sendable {
                 + (eventStore.flatMap { store in
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
                 } ?? [])
-                + experimentResultsServices,
+                + experimentResultsServices + (webhooks.map { [$0] } ?? []),
             onServerRunning: onServerRunning)
     }
 

@@ -73,7 +73,7 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
     static func scopes(of draft: AuditDraft) -> Set<Scope> {
         switch draft.subject {
         case .segment: return [.segments]
-        case .environment, .user, .approvalRule: return []
+        case .environment, .user, .approvalRule, .webhook: return []
         case .flag:
             var scopes: Set<Scope> = []
             let beforeFlag = draft.before?["flag"], afterFlag = draft.after?["flag"]

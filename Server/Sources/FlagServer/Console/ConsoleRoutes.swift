@@ -34,6 +34,8 @@ struct ConsoleRoutes: Sendable {
     var experimentResultsMaximumAge: Duration = ExperimentResultsRefreshService.defaultInterval * 2
     /// The flags grid's filter choices and last changes, kept while the revisions stay.
     let gridCache = FlagGridCache()
+    /// Webhook endpoints (`/console/webhooks`); `nil` when the store keeps none.
+    var webhooks: WebhookAdministration? = nil
 
     static let sessionCookie = "flag_console_session"
     static let loginCookie = "flag_console_login"
@@ -71,6 +73,7 @@ struct ConsoleRoutes: Sendable {
         registerExperiments(on: router)
         registerTokens(on: router)
         registerUsers(on: router)
+        registerWebhooks(on: router)
     }
 
     // MARK: - Sessions
@@ -224,7 +227,7 @@ struct ConsoleRoutes: Sendable {
                 ("flags", "Flags", "/console/flags"), ("evaluate", "Evaluate", "/console/evaluate"),
                 ("history", "History", "/console/history"), ("environments", "Environments", "/console/environments"),
                 ("segments", "Segments", "/console/segments"), ("tokens", "Tokens", "/console/tokens"),
-            ] + (visitor.user.role >= .admin ? [("users", "Users", "/console/users")] : [])).map { item in
+            ] + (visitor.user.role >= .admin ? [("users", "Users", "/console/users"), ("webhooks", "Webhooks", "/console/webhooks")] : [])).map { item in
                 ["href": item.2, "label": item.1, "current": item.0 == section] as [String: Any]
             }
         }

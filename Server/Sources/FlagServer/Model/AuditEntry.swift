@@ -14,6 +14,9 @@ public struct AuditEntry: Sendable, Hashable, Codable {
         /// environment at its current revision: a rule is no part of the served state and
         /// makes no revision of its own.
         case approvalRule
+        /// A webhook endpoint (created, changed, secret rotated, deleted), recorded under the
+        /// environment `*` at revision 0. Never holds the endpoint's secret.
+        case webhook
     }
 
     public var environment: String

@@ -156,5 +156,35 @@ enum SQLiteMigrations {
                 "CREATE INDEX experiments_by_status ON experiments (status)",
             ]
         ),
+        (
+            7,
+            [
+                // Webhook endpoints (Server/Docs/Webhooks.md). The secret signs deliveries, so it is
+                // kept as it is (not hashed); the rest is one JSON document.
+                """
+                CREATE TABLE webhook_endpoints (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+                // The delivery queue and log: one JSON document per delivery, with the columns the
+                // dispatcher selects on.
+                """
+                CREATE TABLE webhook_deliveries (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    endpoint TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    next_attempt_at REAL,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at)",
+                "CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint, created_at)",
+            ]
+        ),
     ]
 }

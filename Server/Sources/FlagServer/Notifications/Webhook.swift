@@ -1,0 +1,173 @@
+public import Foundation
+
+/// A receiver of signed notifications (`Server/Docs/Webhooks.md`): an HTTP or HTTPS URL, the kinds
+/// and environments it wants, and the secret the server signs its deliveries with.
+///
+/// The secret is a *signing* secret: the server must read it back to sign every delivery, so it is
+/// stored as it is (not hashed, unlike tokens and passwords). It is shown once, when the endpoint
+/// is created or its secret rotated; it is not part of the endpoint's encoding (API answers, the
+/// audit, the stored document) and prints as `<REDACTED>`.
+public struct WebhookEndpoint: Sendable, Hashable, Codable {
+    /// `wh_` and 16 hexadecimal digits.
+    public var id: String
+    public var url: String
+    /// The notification kinds it receives (`flag.changed`, …); `nil`: every kind.
+    public var kinds: [String]?
+    /// The environments whose notifications it receives; `nil`: every environment. With a list,
+    /// notifications of no environment are not sent (pings always are).
+    public var environments: [String]?
+    public var enabled: Bool
+    public var description: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// Signs the deliveries; left out of the encoding on purpose (see the type's notes).
+    public var secret = WebhookSecret(text: "")
+
+    enum CodingKeys: String, CodingKey {
+        case id, url, kinds, environments, enabled, description, createdAt, updatedAt
+    }
+
+    public init(
+        id: String, url: String, kinds: [String]?, environments: [String]?, enabled: Bool, description: String?,
+        secret: WebhookSecret, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.url = url
+        self.kinds = kinds
+        self.environments = environments
+        self.enabled = enabled
+        self.description = description
+        self.secret = secret
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// Whether `notification` goes to this endpoint (enabled, and within its kinds and environments).
+    public func wants(_ notification: ServerNotification) -> Bool {
+        guard enabled else { return false }
+        if let kinds, !kinds.contains(notification.kind.rawValue) { return false }
+        if let environments {
+            guard let environment = notification.environment, environments.contains(environment) else { return false }
+        }
+        return true
+    }
+
+    static func newID() -> String { "wh_" + WebhookSecret.randomHex(bytes: 8) }
+}
+
+/// A webhook endpoint's signing secret: `whsec_` and 64 hexadecimal digits. The HMAC key is the
+/// whole text's UTF-8 bytes. Prints as `<REDACTED>`.
+public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    public let text: String
+    public init(text: String) { self.text = text }
+
+    public var description: String { "<REDACTED>" }
+    public var debugDescription: String { "<REDACTED>" }
+
+    /// A new secret from the system's random generator.
+    public static func generate() -> WebhookSecret { WebhookSecret(text: "whsec_" + randomHex(bytes: 32)) }
+
+    static func randomHex(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }.lowercaseHex
+    }
+}
+
+/// One notification on its way to one endpoint, and every attempt made to deliver it.
+public struct WebhookDelivery: Sendable, Hashable, Codable {
+    public enum Status: String, Sendable, Hashable, Codable {
+        /// Waiting for its next attempt (``nextAttemptAt``).
+        case pending
+        /// An attempt was answered 2xx.
+        case delivered
+        /// Every attempt failed, or the endpoint was disabled or deleted meanwhile.
+        case failed
+    }
+
+    /// One attempt: when, how it was answered (or why it was not), how long it took.
+    public struct Attempt: Sendable, Hashable, Codable {
+        public var time: Date
+        public var statusCode: Int?
+        public var error: String?
+        public var milliseconds: Int
+    }
+
+    /// `whd_` and 16 hexadecimal digits; sent as `Webhook-Id` (the same on every attempt, so that
+    /// receivers can drop a delivery they already handled).
+    public var id: String
+    public var endpoint: String
+    public var kind: String
+    /// The JSON body exactly as it is sent (and signed) on every attempt.
+    public var body: String
+    public var status: Status
+    /// Attempts made since it was created or redelivered.
+    public var attemptCount: Int
+    /// The latest attempts, oldest first (at most ``maximumLoggedAttempts``).
+    public var attempts: [Attempt]
+    public var nextAttemptAt: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// The most attempts a delivery's log keeps (redeliveries add to it).
+    public static let maximumLoggedAttempts = 32
+
+    public var lastStatusCode: Int? { attempts.last?.statusCode }
+    public var lastError: String? { attempts.last?.error }
+
+    static func newID() -> String { "whd_" + WebhookSecret.randomHex(bytes: 8) }
+
+    init(endpoint: String, kind: String, body: String, at time: Date) {
+        id = Self.newID()
+        self.endpoint = endpoint
+        self.kind = kind
+        self.body = body
+        status = .pending
+        attemptCount = 0
+        attempts = []
+        nextAttemptAt = time
+        createdAt = time
+        updatedAt = time
+    }
+
+    /// How a delivery is stored: one JSON document.
+    func stored() throws(StoreError) -> String {
+        do { return String(decoding: try JSONEncoder().encode(self), as: UTF8.self) } catch {
+            throw .database("webhook delivery \(id) does not encode: \(error)")
+        }
+    }
+
+    init(stored: String) throws(StoreError) {
+        do { self = try JSONDecoder().decode(Self.self, from: Data(stored.utf8)) } catch {
+            throw .database("a stored webhook delivery does not decode: \(error)")
+        }
+    }
+}
+
+extension WebhookEndpoint {
+    /// How an endpoint is stored besides its id and secret: one JSON document.
+    func stored() throws(StoreError) -> String {
+        do { return String(decoding: try JSONEncoder().encode(self), as: UTF8.self) } catch {
+            throw .database("webhook endpoint \(id) does not encode: \(error)")
+        }
+    }
+
+    init(stored: String, secret: String) throws(StoreError) {
+        do { self = try JSONDecoder().decode(Self.self, from: Data(stored.utf8)) } catch {
+            throw .database("a stored webhook endpoint does not decode: \(error)")
+        }
+        self.secret = WebhookSecret(text: secret)
+    }
+}
+
+extension ServerNotification.Kind {
+    /// A test notification sent on request (`POST /admin/v1/webhooks/{id}/ping`).
+    public static let ping = Self(rawValue: "ping")
+
+    /// Every kind the server sends, for the API's validation and the documentation.
+    public static let all: [Self] = [
+        .flagChanged, .killSwitch, .scheduleCreated, .scheduleUpdated, .scheduleCancelled, .scheduleRan, .scheduleHeld,
+        .scheduleMissed, .rolloutStepped, .rolloutPaused, .rolloutRolledBack, .rolloutFinished, .changeRequestOpened,
+        .changeRequestApproved, .changeRequestRejected, .changeRequestApplied, .experimentStarted, .experimentStopped,
+        .experimentShipped, .ping,
+    ]
+}

@@ -1,0 +1,357 @@
+import FlagEvaluation
+@testable import FlagServer
+import Foundation
+import Logging
+import NIOHTTP1
+import Synchronization
+import Testing
+
+/// The webhook dispatcher driven by hand (no service running): what it stores for a write, how it
+/// signs, retries, gives up and redelivers, against a receiver in the test process
+/// (Server/Docs/Webhooks.md).
+struct WebhookDispatcherTests {
+    struct Rig {
+        let server: FlagServer
+        let dispatcher: WebhookDispatcher
+        let store: any WebhookStore
+        let seconds: ManualSeconds
+        let administration: WebhookAdministration
+        let logs: SecretRedactionTests.RecordedLines
+
+        var now: Date { Date(timeIntervalSince1970: 1_800_000_000 + seconds.value) }
+
+        func write(_ changes: [StateChange], actor: String = "tester") async throws {
+            try await server.admin.write(actor: actor, reason: "test") { _ in changes }
+        }
+
+        func flag(_ key: String, in environment: String = "production", sensitive: Bool = false) -> [StateChange] {
+            [
+                .putFlag(
+                    FlagRecord(
+                        key: key, type: .string, variants: ["secret": "s3cr3t-value", "plain": "plain-value"],
+                        metadata: FlagMetadata(sensitive: sensitive)),
+                    initialSettings: FlagSettings(enabled: true, defaultVariant: "secret")),
+            ]
+        }
+
+        func endpoint(_ url: String, kinds: [String]? = nil, environments: [String]? = nil, enabled: Bool = true) async throws -> WebhookEndpoint {
+            try await administration.create(
+                .init(url: url, kinds: kinds, environments: environments, enabled: enabled, description: nil), actor: "tester")
+        }
+    }
+
+    static func withRig(
+        _ kind: WebhookStoreKind = .sqlite, options: WebhookOptions = Self.localOptions, _ body: (Rig) async throws -> Void
+    ) async throws {
+        let store = try await kind.makeStore()
+        let seconds = ManualSeconds()
+        let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000 + seconds.value) }
+        let logs = SecretRedactionTests.RecordedLines()
+        let logger = Logger(label: "test") { _ in SecretRedactionTests.RecordingHandler(recorded: logs) }
+        let (server, _) = try await FlagServer.start(store: store, logger: logger, now: now, webhooks: options)
+        let dispatcher = try #require(server.webhooks)
+        // The first start's notifications (the environments it created), before any endpoint.
+        await dispatcher.drain()
+        let webhookStore = try #require(store as? any WebhookStore)
+        let rig = Rig(
+            server: server, dispatcher: dispatcher, store: webhookStore, seconds: seconds,
+            administration: WebhookAdministration(store: webhookStore, options: options, now: now), logs: logs)
+        do {
+            try await body(rig)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+
+    static var localOptions: WebhookOptions {
+        var options = WebhookOptions()
+        options.allowsLocalTargets = true
+        return options
+    }
+
+    @Test(arguments: WebhookStoreKind.allCases)
+    func aWriteIsDeliveredSignedOncePerEnvironmentWithKeysButNoValues(_ kind: WebhookStoreKind) async throws {
+        try await Self.withRig(kind) { rig in
+            try await WebhookReceiver.with { receiver, base in
+                let endpoint = try await rig.endpoint(base + "/hooks")
+                try await rig.write(rig.flag("payment-key", sensitive: true))
+                let stored = await rig.dispatcher.drain()
+                // A new flag gets settings in every environment: one notification per environment.
+                #expect(stored.count == 3)
+                #expect(Set(stored.map(\.kind)) == ["flag.changed"])
+                let sent = await rig.dispatcher.deliverDue()
+                #expect(sent.map(\.status) == [.delivered, .delivered, .delivered])
+                let received = receiver.received
+                #expect(received.count == 3)
+                for request in received {
+                    #expect(request.path == "/hooks")
+                    #expect(request.headers["content-type"] == "application/json")
+                    #expect(request.headers["webhook-id"]?.hasPrefix("whd_") == true)
+                    #expect(request.headers["webhook-timestamp"] == String(Int(rig.now.timeIntervalSince1970)))
+                    let signature = try #require(request.headers["webhook-signature"])
+                    // An independent check: the documentation's Python receiver.
+                    let (status, output) = try Self.verify(
+                        secret: endpoint.secret.text, header: signature, body: request.body, now: Int(rig.now.timeIntervalSince1970))
+                    #expect(status == 0, "\(output)")
+                    // Another secret, or another body, does not verify.
+                    #expect(try Self.verify(secret: "whsec_other", header: signature, body: request.body, now: Int(rig.now.timeIntervalSince1970)).0 == 1)
+                    #expect(try Self.verify(secret: endpoint.secret.text, header: signature, body: request.body + " ", now: Int(rig.now.timeIntervalSince1970)).0 == 1)
+                    // A replay ten minutes later does not either.
+                    #expect(try Self.verify(secret: endpoint.secret.text, header: signature, body: request.body, now: Int(rig.now.timeIntervalSince1970) + 600).0 == 1)
+                    let payload = try JSONValue(parsing: request.body)
+                    #expect(payload["kind"] == "flag.changed")
+                    #expect(payload["actor"] == "tester")
+                    #expect(payload["flag"] == "payment-key")
+                    #expect(payload["details"]?["flags"] == ["payment-key"])
+                    #expect(payload["revision"]?.intValue != nil)
+                    #expect(!request.body.contains("s3cr3t-value"))
+                    #expect(!request.body.contains("plain-value"))
+                }
+                #expect(Set(received.compactMap { try? JSONValue(parsing: $0.body)["environment"]?.stringValue }) == ["development", "staging", "production"])
+            }
+        }
+    }
+
+    @Test
+    func failuresAreRetriedWithBackoffAndEveryAttemptIsLogged() async throws {
+        try await Self.withRig { rig in
+            try await WebhookReceiver.with { receiver, base in
+                let endpoint = try await rig.endpoint(base)
+                receiver.script([.status(500), .status(503), .status(200)])
+                let ping = try await rig.administration.ping(id: endpoint.id, actor: "tester")
+                var delivery = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(delivery.status == .pending)
+                #expect(delivery.attempts.map(\.statusCode) == [500])
+                #expect(delivery.lastError == "answered 500")
+                // The first pause is a minute, spread by at most a fifth either way.
+                let pause = try #require(delivery.nextAttemptAt).timeIntervalSince(rig.now)
+                #expect(pause >= 48 && pause <= 72, "\(pause)")
+                // Not due yet: nothing is sent.
+                #expect(await rig.dispatcher.deliverDue().isEmpty)
+                rig.seconds.advance(by: 73)
+                delivery = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(delivery.attempts.map(\.statusCode) == [500, 503])
+                let second = try #require(delivery.nextAttemptAt).timeIntervalSince(rig.now)
+                #expect(second >= 144 && second <= 216, "\(second)")
+                rig.seconds.advance(by: 217)
+                delivery = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(delivery.status == .delivered)
+                #expect(delivery.attemptCount == 3)
+                #expect(delivery.nextAttemptAt == nil)
+                // The same Webhook-Id and body on every attempt.
+                #expect(Set(receiver.received.compactMap { $0.headers["webhook-id"] }) == [ping.id])
+                #expect(Set(receiver.received.map(\.body)) == [ping.body])
+                let log = try await rig.store.webhookDeliveries(endpoint: endpoint.id, limit: 10)
+                #expect(log.map(\.id) == [ping.id])
+                #expect(log.first?.attempts.map(\.statusCode) == [500, 503, 200])
+            }
+        }
+    }
+
+    @Test
+    func anEndpointThatDoesNotAnswerTimesOutAndIsRetried() async throws {
+        var options = Self.localOptions
+        options.requestTimeout = .milliseconds(200)
+        try await Self.withRig(options: options) { rig in
+            try await WebhookReceiver.with { receiver, base in
+                let endpoint = try await rig.endpoint(base)
+                receiver.script([.hang])
+                _ = try await rig.administration.ping(id: endpoint.id, actor: "tester")
+                let delivery = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(delivery.status == .pending)
+                #expect(delivery.lastStatusCode == nil)
+                #expect(delivery.lastError?.contains("no answer within") == true, "\(delivery.lastError ?? "")")
+                #expect(delivery.nextAttemptAt != nil)
+            }
+        }
+    }
+
+    @Test
+    func aDeliveryFailsForGoodAfterTheLastAttemptAndCanBeRedelivered() async throws {
+        var options = Self.localOptions
+        options.maximumAttempts = 2
+        try await Self.withRig(options: options) { rig in
+            try await WebhookReceiver.with { receiver, base in
+                let endpoint = try await rig.endpoint(base)
+                receiver.script([.status(500), .status(410)])
+                let ping = try await rig.administration.ping(id: endpoint.id, actor: "tester")
+                _ = await rig.dispatcher.deliverDue()
+                rig.seconds.advance(by: 100)
+                let failed = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(failed.status == .failed)
+                #expect(failed.nextAttemptAt == nil)
+                rig.seconds.advance(by: 100_000)
+                #expect(await rig.dispatcher.deliverDue().isEmpty)
+
+                let again = try await rig.administration.redeliver(id: endpoint.id, delivery: ping.id)
+                #expect(again.status == .pending)
+                #expect(again.attemptCount == 0)
+                let delivered = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(delivered.status == .delivered)
+                #expect(delivered.attempts.map(\.statusCode) == [500, 410, 204])
+                #expect(receiver.received.count == 3)
+                #expect(Set(receiver.received.compactMap { $0.headers["webhook-id"] }) == [ping.id])
+                // Another endpoint's delivery id is not found under this one.
+                let other = try await rig.endpoint(base + "/other")
+                await #expect(throws: AdminError.self) { try await rig.administration.redeliver(id: other.id, delivery: ping.id) }
+            }
+        }
+    }
+
+    @Test
+    func kindsEnvironmentsAndDisabledEndpointsFilterWhatIsStored() async throws {
+        try await Self.withRig { rig in
+            let all = try await rig.endpoint("https://all.example.com/hook")
+            let kills = try await rig.endpoint("https://kills.example.com/hook", kinds: ["flag.kill_switch"])
+            let staging = try await rig.endpoint("https://staging.example.com/hook", environments: ["staging"])
+            let disabled = try await rig.endpoint("https://off.example.com/hook", enabled: false)
+            try await rig.write(rig.flag("checkout"))
+            var stored = await rig.dispatcher.drain()
+            #expect(stored.filter { $0.endpoint == all.id }.count == 3)
+            #expect(stored.filter { $0.endpoint == staging.id }.count == 1)
+            #expect(!stored.contains { $0.endpoint == kills.id || $0.endpoint == disabled.id })
+
+            let store = try #require(rig.server.admin.store as? any ApprovalStore)
+            let approvals = Approvals(admin: rig.server.admin, store: store, now: { rig.now })
+            _ = try await approvals.kill(flag: "checkout", environment: "production", reason: "incident", actor: "oncall")
+            stored = await rig.dispatcher.drain()
+            // The kill switch is a committed write (flag.changed) and a kill switch of its own.
+            #expect(stored.filter { $0.endpoint == all.id }.map(\.kind).sorted() == ["flag.changed", "flag.kill_switch"])
+            #expect(stored.filter { $0.endpoint == kills.id }.map(\.kind) == ["flag.kill_switch"])
+            #expect(!stored.contains { $0.endpoint == staging.id || $0.endpoint == disabled.id })
+
+            // A disabled endpoint takes no ping; a deleted one takes its deliveries with it.
+            await #expect(throws: AdminError.self) { try await rig.administration.ping(id: disabled.id, actor: "tester") }
+            try await rig.administration.delete(id: all.id, actor: "tester", reason: nil)
+            #expect(try await rig.store.webhookDeliveries(endpoint: all.id, limit: 100).isEmpty)
+            #expect(try await rig.store.webhookDeliveries(endpoint: kills.id, limit: 100).count == 1)
+        }
+    }
+
+    @Test
+    func secretsAppearInNoLogAuditOrEncoding() async throws {
+        try await Self.withRig { rig in
+            try await WebhookReceiver.with { receiver, base in
+                receiver.script([.status(500)])
+                let created = try await rig.endpoint(base + "/hooks")
+                let rotated = try await rig.administration.rotateSecret(id: created.id, actor: "tester")
+                #expect(rotated.secret != created.secret)
+                #expect(rotated.secret.text.hasPrefix("whsec_") && rotated.secret.text.count == 70)
+                try await rig.write(rig.flag("checkout"))
+                await rig.dispatcher.drain()
+                await rig.dispatcher.deliverDue()
+                let secrets = [created.secret.text, rotated.secret.text]
+                let audit = try await rig.server.admin.store.audit(environment: AuditEntry.accountsEnvironment, key: created.id, limit: 10)
+                #expect(audit.map(\.subject) == [.webhook, .webhook])
+                let log = try await rig.store.webhookDeliveries(endpoint: created.id, limit: 10)
+                let texts = [
+                    rig.logs.text, "\(audit)", JSONValue(encoding: rotated).serialized(), "\(rotated)", "\(rotated.secret)", "\(log)",
+                ]
+                for text in texts {
+                    for secret in secrets { #expect(!text.contains(secret)) }
+                }
+                #expect(!rig.logs.text.isEmpty)
+                #expect("\(rotated.secret)" == "<REDACTED>")
+                // The stored secret is the one that signs.
+                #expect(try await rig.store.webhookEndpoint(id: created.id)?.secret == rotated.secret)
+            }
+        }
+    }
+
+    @Test
+    func urlsOutsideTheRulesAreRefused() {
+        let strict = WebhookOptions()
+        for url in [
+            "ftp://hooks.example.com/x", "hooks.example.com", "http://", "http://user:pass@hooks.example.com/x",
+            "http://127.0.0.1:9000/x", "http://localhost/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data",
+            "http://0.0.0.0/x", "https://app.localhost/x", "http://[fe80::1]/x", "http://[::ffff:127.0.0.1]/x",
+            "https://hooks.example.com/x#part", "https://hooks.example.com/" + String(repeating: "a", count: 2100),
+        ] {
+            #expect(strict.problem(url: url)?.hasPrefix("url: ") == true, "\(url)")
+        }
+        for url in ["https://hooks.example.com/flags?x=1", "http://10.0.0.5:8080/hook", "https://[2001:db8::1]/x", "HTTPS://Hooks.Example.com"] {
+            #expect(strict.problem(url: url) == nil, "\(url)")
+        }
+        #expect(Self.localOptions.problem(url: "http://127.0.0.1:9000/x") == nil)
+    }
+
+    @Test(arguments: WebhookStoreKind.allCases)
+    func aClaimedDeliveryIsLeasedToOneServer(_ kind: WebhookStoreKind) async throws {
+        try await Self.withRig(kind) { rig in
+            let endpoint = try await rig.endpoint("https://hooks.example.com/x")
+            var deliveries: [WebhookDelivery] = []
+            for index in 0..<20 {
+                deliveries.append(WebhookDelivery(endpoint: endpoint.id, kind: "ping", body: "{\"n\": \(index)}", at: rig.now))
+            }
+            try await rig.store.insertWebhookDeliveries(deliveries)
+            let time = rig.now
+            // Two servers claiming at once take disjoint deliveries.
+            async let first = rig.store.claimWebhookDeliveries(dueAt: time, leaseUntil: time + 120, limit: 12)
+            async let second = rig.store.claimWebhookDeliveries(dueAt: time, leaseUntil: time + 120, limit: 12)
+            let (a, b) = try await (first, second)
+            #expect(a.count + b.count == 20)
+            #expect(Set(a.map(\.id)).isDisjoint(with: b.map(\.id)))
+            #expect(try await rig.store.claimWebhookDeliveries(dueAt: time + 60, leaseUntil: time + 180, limit: 50).isEmpty)
+            // A server that claimed and stopped: the lease runs out and another takes them.
+            #expect(try await rig.store.claimWebhookDeliveries(dueAt: time + 121, leaseUntil: time + 241, limit: 50).count == 20)
+        }
+    }
+
+    @Test
+    func withoutDispatchNothingIsQueuedButEndpointsCanBeManaged() async throws {
+        try await WebhookReceiver.with { receiver, base in
+            try await TestServer.with(webhooks: nil) { server in
+                #expect(server.server.webhooks == nil)
+                #expect(server.server.admin.notifications is DiscardingNotificationSink)
+                // Managing endpoints still works (against the strict URL rules: local URLs refused).
+                let refused = try await server.request(.POST, "/admin/v1/webhooks", token: server.adminToken, body: #"{"url": "\#(base)"}"#)
+                #expect(refused.status == 400)
+                let created = try await server.request(
+                    .POST, "/admin/v1/webhooks", token: server.adminToken, body: #"{"url": "https://hooks.example.com/x"}"#)
+                #expect(created.status == 201)
+                try await server.booleanFlag("checkout")
+                let id = try #require(created.json?["id"]?.stringValue)
+                let log = try await server.request(.GET, "/admin/v1/webhooks/\(id)/deliveries", token: server.adminToken)
+                #expect(log.json?.arrayValue?.isEmpty == true)
+                #expect(receiver.received.isEmpty)
+            }
+        }
+    }
+
+    /// Runs `scripts/verify_webhook.py`: its exit status and output.
+    static func verify(secret: String, header: String, body: String, now: Int) throws -> (Int32, String) {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/verify_webhook.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, secret, header, String(now)]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(body.utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+}
+
+/// The flag stores the webhook tests run against.
+enum WebhookStoreKind: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+
+    func makeStore() async throws -> any FlagStore {
+        switch self {
+        case .sqlite: return try await SQLiteFlagStore(path: nil)
+        case .postgres:
+            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
+            return try PostgresTestDatabase.makeStore()
+        }
+    }
+}
