@@ -49,6 +49,9 @@ public final class FlagServer: Sendable {
     public let streamTickets = StreamTickets()
     /// How often an idle event stream sends a keep-alive comment.
     public let eventStreamKeepAlive: Duration
+    /// Runs scheduled changes (a service of ``application(host:port:onServerRunning:)``); `nil`
+    /// when the store keeps none.
+    public let scheduler: ScheduledChangeExecutor?
     /// Trusted proxies and the refetch spread.
     public let delivery: DeliveryOptions
     /// Each revision's event-stream event, built once.
@@ -111,9 +114,11 @@ public final class FlagServer: Sendable {
         consoleAccounts: ConsoleAccounts? = nil, console: (renderer: ConsoleRenderer, options: ConsoleOptions)? = nil,
         logger: Logger, now: @escaping @Sendable () -> Date, eventStreamKeepAlive: Duration = .seconds(15),
         delivery: DeliveryOptions = DeliveryOptions(), eventStore: (any FlagEventStore)? = nil,
-        eventIngestion: EventIngestionOptions = EventIngestionOptions(), eventRetention: EventRetention? = nil
+        eventIngestion: EventIngestionOptions = EventIngestionOptions(), eventRetention: EventRetention? = nil,
+        scheduler: ScheduledChangeExecutor? = nil
     ) {
         self.admin = admin
+        self.scheduler = scheduler
         self.eventStore = eventStore
         self.eventRetention = eventStore == nil ? nil : eventRetention
         ingestion = eventStore.map { store in
@@ -172,6 +177,8 @@ public final class FlagServer: Sendable {
     ///   - eventIngestion: The bounds of `POST /ofrep/v1/ingestion` and of its queue.
     ///   - eventRetention: How long the event store keeps events, swept at start and then every
     ///     interval; `nil`: never swept.
+    ///   - scheduleGrace: How long after its time a scheduled change still runs when no server ran
+    ///     at its time; later it is marked missed (see `Server/Docs/ScheduledChanges.md`).
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
     ///     password) to the operator. The first start is recorded as finished only after it
     ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
@@ -189,6 +196,7 @@ public final class FlagServer: Sendable {
         eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
         eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
         eventRetention: EventRetention? = EventRetention(),
+        scheduleGrace: TimeInterval = ScheduledChangeExecutor.defaultGrace,
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
@@ -283,7 +291,10 @@ public final class FlagServer: Sendable {
             admin: admin, publisher: publisher, events: events, metrics: metrics, limits: limits, readiness: readiness,
             synchronizer: synchronizer, rateLimiter: rateLimiter, consoleAccounts: accounts, console: console,
             logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
-            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention)
+            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention,
+            scheduler: (store as? any ScheduleStore).map {
+                ScheduledChangeExecutor(admin: admin, store: $0, grace: scheduleGrace, now: now, logger: logger)
+            })
         return (server, bootstrap)
     }
 
@@ -352,7 +363,7 @@ public final class FlagServer: Sendable {
             services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive)] + (synchronizer.map { [$0] } ?? [])
                 + (eventStore.flatMap { store in
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
-                } ?? []),
+                } ?? []) + (scheduler.map { [$0] } ?? []),
             onServerRunning: onServerRunning)
     }
 

@@ -139,7 +139,7 @@ extension ChangeRequest.Proposal {
         case .segment:
             if let rule { return [.putSegment(environment: environment, key: key, rule: rule)] }
             return [.deleteSegment(environment: environment, key: key)]
-        case .environment, .user, .approvalRule:
+        case .environment, .user, .approvalRule, .schedule:
             return []
         }
     }

@@ -63,6 +63,7 @@ struct ConsoleRoutes: Sendable {
         registerEnvironments(on: router)
         registerSegments(on: router)
         registerChangeRequests(on: router)
+        registerSchedules(on: router)
         registerTokens(on: router)
         registerUsers(on: router)
     }

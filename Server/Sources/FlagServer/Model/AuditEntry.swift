@@ -14,6 +14,10 @@ public struct AuditEntry: Sendable, Hashable, Codable {
         /// environment at its current revision: a rule is no part of the served state and
         /// makes no revision of its own.
         case approvalRule
+        /// A scheduled change (created, edited, cancelled, run, held, missed, failed), recorded
+        /// in its environment at its current revision under the change's id: a schedule makes
+        /// no revision of its own (a run's write is audited as the flag's change).
+        case schedule
     }
 
     public var environment: String
