@@ -386,4 +386,23 @@ struct ScheduledChangeTests {
         #expect(try await server.schedules.list(environment: "production").count == 2)
         await server.store.close()
     }
+
+    @Test
+    func aRuleAddedAfterSchedulingMakesTheRunFail() async throws {
+        let clock = ManualSeconds()
+        let server = try await Server(store: try await Self.makeStore(.sqlite), clock: clock)
+        try await server.flags(["checkout"])
+        let scheduled = try await server.turnOn("checkout", at: 60)
+        let approvals = Approvals(admin: server.admin, store: server.store, now: { Self.start.addingTimeInterval(clock.value) })
+        try await approvals.putRule(ApprovalRule(requiredApprovals: 1), environment: "production", actor: "test", reason: nil)
+        clock.advance(by: 60)
+        let settled = await server.executor.sweep()
+        #expect(settled.map(\.id) == [scheduled.id])
+        #expect(settled.first?.status == .failed)
+        #expect(settled.first?.outcome?.contains("needs 1 approval") == true)
+        #expect(await server.settings("checkout")?.enabled == false)
+        #expect(server.sink.kinds == [.scheduleCreated, .scheduleFailed])
+        #expect(await server.executor.sweep().isEmpty)
+        await server.store.close()
+    }
 }
