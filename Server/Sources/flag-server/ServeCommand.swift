@@ -54,6 +54,8 @@ struct ServeCommand: AsyncParsableCommand {
     var maximumEventStreams: Int?
     @Option(help: "Event streams open at once per client of a token, more are refused 429 (FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN, default 64).")
     var maximumEventStreamsPerToken: Int?
+    @Option(help: "Seconds after its time a scheduled change still runs when no server ran then; later it is marked missed (FLAG_SERVER_SCHEDULE_GRACE_SECONDS, default 3600).")
+    var scheduleGraceSeconds: Int?
     @OptionGroup(title: "Console single sign-on (OpenID Connect)") var singleSignOn: SingleSignOnOptions
     @OptionGroup(title: "Events from apps (exposures, evaluation summaries, tracked events)") var eventOptions: EventOptions
     @OptionGroup(title: "Webhooks") var webhookOptions: WebhookCommandOptions
@@ -115,7 +117,8 @@ struct ServeCommand: AsyncParsableCommand {
             revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
             eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds), delivery: configuration.delivery,
             eventStore: eventStore, eventIngestion: eventStorage.ingestion, eventRetention: eventStorage.retention,
-            webhooks: webhookOptions.options()
+            webhooks: webhookOptions.options(),
+            scheduleGrace: try scheduleGrace()
         ) { bootstrap in
             // Shown once, before the server listens: the first start counts as finished only once
             // this returns, so a start killed before that shows a new first token next time.
@@ -131,5 +134,18 @@ struct ServeCommand: AsyncParsableCommand {
         try await app.runService()
         await eventStore?.close()
         await store.close()
+    }
+}
+
+extension ServeCommand {
+    /// `--schedule-grace-seconds`, else `FLAG_SERVER_SCHEDULE_GRACE_SECONDS`, else an hour.
+    func scheduleGrace() throws -> TimeInterval {
+        let text = ProcessInfo.processInfo.environment["FLAG_SERVER_SCHEDULE_GRACE_SECONDS"]
+        guard let seconds = scheduleGraceSeconds ?? (text.map { Int($0) ?? -1 }) else { return ScheduledChangeExecutor.defaultGrace }
+        guard seconds >= 0 else {
+            throw ValidationError(
+                "--schedule-grace-seconds (or FLAG_SERVER_SCHEDULE_GRACE_SECONDS): expected whole seconds, 0 or more, got \(scheduleGraceSeconds.map(String.init) ?? text ?? "")")
+        }
+        return TimeInterval(seconds)
     }
 }

@@ -268,6 +268,28 @@ struct OpenAPIDocumentTests {
             _ = try await r.call(
                 server, .POST, "/admin/v1/environments/{environment}/flags/{key}/experiment-plan", prod + "/flags/trial/experiment-plan",
                 token: admin, body: #"{"baselineRate": 0.1, "minimumDetectableEffect": 0.01}"#)
+            // Scheduled changes of `search` in `staging` (no rule there).
+            let staging = "/admin/v1/environments/staging"
+            let schedules = staging + "/flags/search/schedules"
+            let scheduled = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/schedules", schedules, token: admin,
+                body: #"{"change": {"patch": {"targeting": {"if": [true, "off", "on"]}}}, "runAt": "2030-01-01T00:00:00Z", "reason": "launch in staging"}"#)
+            let schedule = try #require(scheduled.json?["id"]?.stringValue, "\(scheduled.body)")
+            _ = try await r.call(
+                server, .POST, "/admin/v1/environments/{environment}/flags/{key}/schedules", schedules, token: admin,
+                body: #"{"change": {"patch": {"enabled": true}}, "runAt": "2001-01-01T00:00:00Z", "reason": "too late"}"#)
+            _ = try await r.call(server, .GET, "/admin/v1/environments/{environment}/flags/{key}/schedules", schedules, token: admin)
+            _ = try await r.call(
+                server, .GET, "/admin/v1/environments/{environment}/schedules", staging + "/schedules?from=2029-01-01T00:00:00Z", token: admin)
+            _ = try await r.call(
+                server, .GET, "/admin/v1/environments/{environment}/flags/{key}/schedules/{id}", schedules + "/\(schedule)", token: admin)
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/environments/{environment}/flags/{key}/schedules/{id}", schedules + "/\(schedule)", token: admin,
+                body: #"{"change": {"settings": {"enabled": true, "defaultVariant": "off", "targeting": {"if": [true, "on", "off"]}}}, "runAt": "2031-01-01T00:00:00Z", "reason": "later"}"#)
+            _ = try await r.call(
+                server, .DELETE, "/admin/v1/environments/{environment}/flags/{key}/schedules/{id}", schedules + "/\(schedule)", token: admin)
+            _ = try await r.call(
+                server, .DELETE, "/admin/v1/environments/{environment}/flags/{key}/schedules/{id}", schedules + "/\(schedule)", token: admin)
 
             try JSONValue.array(r.entries).serialized().write(toFile: directory + "/responses.json", atomically: true, encoding: .utf8)
         }

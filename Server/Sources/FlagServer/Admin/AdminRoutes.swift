@@ -62,6 +62,7 @@ struct AdminRoutes: Sendable {
         registerApprovalRoutes(on: group)
         registerExperimentRoutes(on: group)
         registerWebhookRoutes(on: group)
+        registerScheduleRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

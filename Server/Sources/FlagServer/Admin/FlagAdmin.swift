@@ -132,7 +132,7 @@ public actor FlagAdmin {
                     guard let position = entry.after?["position"]?.intValue else { return false }
                     next.environments[key]?.position = position
                     delta.environments.insert(key)
-                case .user, .approvalRule, .webhook:
+                case .user, .approvalRule, .webhook, .schedule:
                     continue
                 }
             }

@@ -53,6 +53,9 @@ public final class FlagServer: Sendable {
     public let streamTickets = StreamTickets()
     /// How often an idle event stream sends a keep-alive comment.
     public let eventStreamKeepAlive: Duration
+    /// Runs scheduled changes (a service of ``application(host:port:onServerRunning:)``); `nil`
+    /// when the store keeps none.
+    public let scheduler: ScheduledChangeExecutor?
     /// Trusted proxies and the refetch spread.
     public let delivery: DeliveryOptions
     /// Each revision's event-stream event, built once.
@@ -121,11 +124,13 @@ public final class FlagServer: Sendable {
         logger: Logger, now: @escaping @Sendable () -> Date, eventStreamKeepAlive: Duration = .seconds(15),
         delivery: DeliveryOptions = DeliveryOptions(), eventStore: (any FlagEventStore)? = nil,
         eventIngestion: EventIngestionOptions = EventIngestionOptions(), eventRetention: EventRetention? = nil,
-        webhooks: WebhookDispatcher? = nil, webhookOptions: WebhookOptions = WebhookOptions()
+        webhooks: WebhookDispatcher? = nil, webhookOptions: WebhookOptions = WebhookOptions(),
+        scheduler: ScheduledChangeExecutor? = nil
     ) {
         self.admin = admin
         self.webhooks = webhooks
         self.webhookOptions = webhookOptions
+        self.scheduler = scheduler
         self.eventStore = eventStore
         self.eventRetention = eventStore == nil ? nil : eventRetention
         ingestion = eventStore.map { store in
@@ -187,6 +192,8 @@ public final class FlagServer: Sendable {
     ///     interval; `nil`: never swept.
     ///   - webhooks: How webhooks are sent (`Server/Docs/Webhooks.md`); `nil`: this server sends
     ///     none and records no notifications (endpoints can still be managed).
+    ///   - scheduleGrace: How long after its time a scheduled change still runs when no server ran
+    ///     at its time; later it is marked missed (see `Server/Docs/ScheduledChanges.md`).
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
     ///     password) to the operator. The first start is recorded as finished only after it
     ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
@@ -204,6 +211,7 @@ public final class FlagServer: Sendable {
         eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
         eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
         eventRetention: EventRetention? = EventRetention(), webhooks: WebhookOptions? = WebhookOptions(),
+        scheduleGrace: TimeInterval = ScheduledChangeExecutor.defaultGrace,
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
@@ -302,7 +310,10 @@ public final class FlagServer: Sendable {
             synchronizer: synchronizer, rateLimiter: rateLimiter, consoleAccounts: accounts, console: console,
             logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
             eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention,
-            webhooks: dispatcher, webhookOptions: webhooks ?? WebhookOptions())
+            webhooks: dispatcher, webhookOptions: webhooks ?? WebhookOptions(),
+            scheduler: (store as? any ScheduleStore).map {
+                ScheduledChangeExecutor(admin: admin, store: $0, grace: scheduleGrace, now: now, logger: logger)
+            })
         return (server, bootstrap)
     }
 
@@ -374,7 +385,7 @@ public final class FlagServer: Sendable {
                 + (eventStore.flatMap { store in
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
                 } ?? [])
-                + experimentResultsServices + (webhooks.map { [$0] } ?? []),
+                + experimentResultsServices + (webhooks.map { [$0] } ?? []) + (scheduler.map { [$0] } ?? []),
             onServerRunning: onServerRunning)
     }
 

@@ -73,7 +73,7 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
     static func scopes(of draft: AuditDraft) -> Set<Scope> {
         switch draft.subject {
         case .segment: return [.segments]
-        case .environment, .user, .approvalRule, .webhook: return []
+        case .environment, .user, .approvalRule, .webhook, .schedule: return []
         case .flag:
             var scopes: Set<Scope> = []
             let beforeFlag = draft.before?["flag"], afterFlag = draft.after?["flag"]
@@ -106,7 +106,11 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
 /// Who approves: an admin token (by name) or a console user. The author of a change request
 /// cannot approve it; each identity approves once.
 public struct ApprovalIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable, Codable { case token, user }
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case token, user
+        /// The server itself: the scheduler applying an approved change request at its time.
+        case server
+    }
     public var kind: Kind
     public var name: String
 

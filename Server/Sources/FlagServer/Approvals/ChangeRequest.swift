@@ -139,7 +139,7 @@ extension ChangeRequest.Proposal {
         case .segment:
             if let rule { return [.putSegment(environment: environment, key: key, rule: rule)] }
             return [.deleteSegment(environment: environment, key: key)]
-        case .environment, .user, .approvalRule, .webhook:
+        case .environment, .user, .approvalRule, .webhook, .schedule:
             return []
         }
     }

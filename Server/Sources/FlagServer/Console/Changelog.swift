@@ -63,7 +63,7 @@ struct Changelog: Sendable {
         let key = entries[0].key
         switch entries[0].subject {
         case .flag: return flagSummary(entries, key: key, environments: environments)
-        case .segment, .environment, .user, .approvalRule, .webhook:
+        case .segment, .environment, .user, .approvalRule, .webhook, .schedule:
             let noun = entries[0].subject == .approvalRule ? "approval rule" : entries[0].subject.rawValue
             // An environment's own change needs no "in": it is the place.
             let names = entries.map(\.environment)

@@ -112,6 +112,7 @@ extension ConsoleRoutes {
         if !selected.isEmpty {
             context["insights"] = await insightsContext(flag: flag, environment: selected, window: window, state: state)
         }
+        if !selected.isEmpty { context["schedules"] = await flagSchedulesContext(visitor, flag: key, environment: selected) }
         return renderer.page("flag", context, status: status)
     }
 

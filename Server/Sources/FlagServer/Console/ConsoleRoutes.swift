@@ -71,6 +71,7 @@ struct ConsoleRoutes: Sendable {
         registerSegments(on: router)
         registerChangeRequests(on: router)
         registerExperiments(on: router)
+        registerSchedules(on: router)
         registerTokens(on: router)
         registerUsers(on: router)
         registerWebhooks(on: router)

@@ -17,6 +17,10 @@ public struct AuditEntry: Sendable, Hashable, Codable {
         /// A webhook endpoint (created, changed, secret rotated, deleted), recorded under the
         /// environment `*` at revision 0. Never holds the endpoint's secret.
         case webhook
+        /// A scheduled change (created, edited, cancelled, run, held, missed, failed), recorded
+        /// in its environment at its current revision under the change's id: a schedule makes
+        /// no revision of its own (a run's write is audited as the flag's change).
+        case schedule
     }
 
     public var environment: String

@@ -26,6 +26,9 @@ public struct ServerNotification: Sendable, Hashable, Codable {
         public static let scheduleHeld = Kind(rawValue: "schedule.held")
         /// A scheduled change's time passed while no server ran, and the rule said not to run it.
         public static let scheduleMissed = Kind(rawValue: "schedule.missed")
+        /// A scheduled change was not applied: the write was refused (an approval rule, a change
+        /// that is no longer valid).
+        public static let scheduleFailed = Kind(rawValue: "schedule.failed")
         public static let rolloutStepped = Kind(rawValue: "rollout.stepped")
         public static let rolloutPaused = Kind(rawValue: "rollout.paused")
         public static let rolloutRolledBack = Kind(rawValue: "rollout.rolled_back")

@@ -186,5 +186,25 @@ enum SQLiteMigrations {
                 "CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint, created_at)",
             ]
         ),
+        (
+            8,
+            [
+                // Scheduled changes (Server/Docs/ScheduledChanges.md): one JSON document per
+                // change; `version` makes updates (and a server's claim of a run) compare-and-set.
+                """
+                CREATE TABLE scheduled_changes (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    run_at REAL NOT NULL,
+                    version INTEGER NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX scheduled_changes_by_environment ON scheduled_changes (environment, run_at)",
+                "CREATE INDEX scheduled_changes_due ON scheduled_changes (status, run_at)",
+            ]
+        ),
     ]
 }

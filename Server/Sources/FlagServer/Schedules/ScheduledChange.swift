@@ -1,0 +1,104 @@
+public import FlagEvaluation
+public import Foundation
+
+/// A change to one flag in one environment, kept until its time and then applied once by one
+/// server (see `Server/Docs/ScheduledChanges.md`): its settings (a JSON Merge Patch as
+/// `PATCH …/settings` takes, or whole settings) or its definition (as `PUT /admin/v1/flags/{key}`).
+public struct ScheduledChange: Sendable, Hashable, Codable {
+    public enum Status: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Waiting for ``runAt``; editable and cancellable.
+        case pending
+        /// Applied: ``revision`` is the revision it produced.
+        case ran
+        /// Not applied: the flag left ``basedOnRevision`` (``outcome`` says how).
+        case held
+        /// Not applied: its time passed longer than the grace period before a server saw it.
+        case missed
+        /// Cancelled before it ran; kept for the record.
+        case cancelled
+        /// Not applied: the write was refused (``outcome`` says why).
+        case failed
+    }
+
+    /// The change, in the forms of the direct admin API: exactly one of `patch`, `settings`,
+    /// `definition`.
+    public struct Change: Sendable, Hashable, Codable {
+        public var patch: JSONValue?
+        public var settings: FlagSettings?
+        public var definition: JSONValue?
+
+        public init(patch: JSONValue? = nil, settings: FlagSettings? = nil, definition: JSONValue? = nil) {
+            self.patch = patch
+            self.settings = settings
+            self.definition = definition
+        }
+    }
+
+    public var id: String
+    public var environment: String
+    public var flag: String
+    public var change: Change
+    public var runAt: Date
+    /// The revision of the environment at which the flag last changed when the change was
+    /// scheduled or edited (0: never). It applies only while the flag is still there.
+    public var basedOnRevision: Int
+    public var actor: String
+    public var reason: String
+    public var status: Status
+    /// The revision a run produced (`ran`).
+    public var revision: Int?
+    /// Why it was held, missed, failed or cancelled.
+    public var outcome: String?
+    /// The approved change request it applies, if it came from one.
+    public var changeRequest: String?
+    /// The server holding the change while it runs, and until when (a lease: another server
+    /// takes it over after that, see ``ScheduledChangeExecutor``).
+    public var claimedBy: String?
+    public var claimedUntil: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// Bumped on every stored change: an update based on an older version is refused.
+    public var version: Int
+
+    public init(
+        id: String, environment: String, flag: String, change: Change, runAt: Date, basedOnRevision: Int, actor: String,
+        reason: String, status: Status = .pending, changeRequest: String? = nil, createdAt: Date, version: Int = 1
+    ) {
+        self.id = id
+        self.environment = environment
+        self.flag = flag
+        self.change = change
+        self.runAt = runAt
+        self.basedOnRevision = basedOnRevision
+        self.actor = actor
+        self.reason = reason
+        self.status = status
+        self.changeRequest = changeRequest
+        self.createdAt = createdAt
+        self.updatedAt = createdAt
+        self.version = version
+    }
+
+    /// The reason a run writes into the audit; the executor finds a run it made before a crash by it.
+    var auditReason: String { "scheduled change \(id): \(reason)" }
+
+    /// The change as a change-request proposal (the same forms and checks).
+    var proposal: ChangeRequest.Proposal {
+        ChangeRequest.Proposal(flag: flag, settings: change.settings, patch: change.patch, definition: change.definition)
+    }
+}
+
+extension ScheduledChange {
+    /// How a scheduled change is stored: one JSON document.
+    func stored() throws(StoreError) -> String {
+        do { return String(decoding: try JSONEncoder().encode(self), as: UTF8.self) } catch {
+            throw .database("scheduled change \(id) does not encode: \(error)")
+        }
+    }
+
+    init(stored: String) throws(StoreError) {
+        do { self = try JSONDecoder().decode(ScheduledChange.self, from: Data(stored.utf8)) } catch {
+            throw .database("a stored scheduled change does not decode: \(error)")
+        }
+    }
+}
