@@ -83,6 +83,7 @@ package.targets = [
         dependencies: [
             "FlagServer",
             .product(name: "FlagEvaluation", package: rootPackage),
+            .product(name: "FlagStatistics", package: rootPackage),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             // The event stores' baseline: the same rows bulk-inserted into plain tables (`--events`).

@@ -19,12 +19,17 @@ import NIOCore
 ///
 ///     swift run -c release flag-server-bench --flags 1000
 ///
-/// `--events` runs the event stores' ingest benchmark instead (``EventIngestBenchmark``).
+/// `--events` runs the event stores' ingest benchmark instead (``EventIngestBenchmark``);
+/// `--experiments` their experiment results (``ExperimentResultsBenchmark``).
 @main
 struct BenchmarkServer {
     static func main() async throws {
         if CommandLine.arguments.dropFirst().first == "--events" {
             try await EventIngestBenchmark.run(CommandLine.arguments.dropFirst(2))
+            return
+        }
+        if CommandLine.arguments.dropFirst().first == "--experiments" {
+            try await ExperimentResultsBenchmark.run(CommandLine.arguments.dropFirst(2))
             return
         }
         let (flagCount, unlimitedSignIns) = Self.arguments(CommandLine.arguments.dropFirst())

@@ -135,6 +135,29 @@ enum PostgresEventMigrations {
                 ) WITH (fillfactor = 70)
                 """,
             ]
+        ),
+        (2, PostgresEventMigrations.experimentResults),
+    ]
+
+    /// Incremental experiment results (``ExperimentResultsStore``): per experiment its state (the
+    /// query it counts, the batch sequence counted through, the per-arm sums) and its units; the
+    /// raw rows by batch (what arrived since an update) and the tracked events by unit (to recount
+    /// a unit whose first exposure arrives after its events).
+    static let experimentResults = [
+        "CREATE TABLE flag_event_experiments (experiment TEXT COLLATE \"C\" PRIMARY KEY, state TEXT NOT NULL)",
+        """
+        CREATE TABLE flag_event_experiment_units (
+            experiment TEXT COLLATE "C" NOT NULL,
+            unit TEXT COLLATE "C" NOT NULL,
+            arm TEXT NOT NULL,
+            first_exposure BIGINT NOT NULL,
+            reassigned BOOLEAN NOT NULL,
+            metric_values TEXT NOT NULL,
+            PRIMARY KEY (experiment, unit)
         )
+        """,
+        "CREATE INDEX flag_event_exposures_by_batch ON flag_event_exposures (batch)",
+        "CREATE INDEX flag_event_tracked_by_batch ON flag_event_tracked (batch)",
+        "CREATE INDEX flag_event_tracked_by_unit ON flag_event_tracked (environment, unit) WHERE unit IS NOT NULL",
     ]
 }

@@ -472,7 +472,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
     /// Runs `body`, mapping every failure that is not already a ``StoreError`` to one: a database
     /// that cannot be reached or gave up is ``StoreError/unavailable(_:)`` (its details logged),
     /// other failures ``StoreError/database(_:)``.
-    private func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
+    func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
         do {
             return try await body()
         } catch let error as StoreError {

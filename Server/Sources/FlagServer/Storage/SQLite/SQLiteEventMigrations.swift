@@ -133,6 +133,26 @@ enum SQLiteEventMigrations {
             ["flag_event_rollups_hourly", "flag_event_rollups_daily"].flatMap(SQLiteEventMigrations.rollupsKeyedBySource)
                 + SQLiteEventMigrations.dailyRollupsWithoutTheHoursKept
         ),
+        (3, SQLiteEventMigrations.experimentResults),
+    ]
+
+    /// Incremental experiment results (``ExperimentResultsStore``): per experiment its state (the
+    /// query it counts, the batch sequence counted through, the per-arm sums) and its units; the
+    /// raw tracked events by unit, to recount a unit whose first exposure arrives after its events.
+    static let experimentResults = [
+        "CREATE TABLE flag_event_experiments (experiment TEXT PRIMARY KEY NOT NULL, state TEXT NOT NULL)",
+        """
+        CREATE TABLE flag_event_experiment_units (
+            experiment TEXT NOT NULL,
+            unit TEXT NOT NULL,
+            arm TEXT NOT NULL,
+            first_exposure INTEGER NOT NULL,
+            reassigned INTEGER NOT NULL,
+            metric_values TEXT NOT NULL,
+            PRIMARY KEY (experiment, unit)
+        ) WITHOUT ROWID
+        """,
+        "CREATE INDEX flag_event_tracked_by_unit ON flag_event_tracked (environment, unit) WHERE unit IS NOT NULL",
     ]
 
     /// From version 2 an ingest adds to the hourly rollups only, and a day's count is its row of

@@ -127,7 +127,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     /// Counts a write (an ingest, a deletion), and starts a checkpoint (or asks for one after the
     /// one running) every ``checkpointInterval`` writes. Not awaited: the writer's caller does not
     /// wait for it.
-    private func wrote() {
+    func wrote() {
         guard checkpointer != nil else { return }
         ingestsSinceCheckpoint += 1
         guard ingestsSinceCheckpoint >= checkpointInterval else { return }
@@ -487,7 +487,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
 
     /// Runs `body` alone on the connection, mapping every failure that is not already a
     /// ``StoreError`` to one.
-    private func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
+    func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
         await serial.lock()
         defer { serial.unlock() }
         do {
@@ -498,7 +498,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     }
 
     /// Runs `body` in a write transaction, rolling back if it throws.
-    private func transaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await connection.writeTransaction(body)
     }
 
@@ -509,7 +509,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     /// Inserts `rows` (`columns` values each) in multi-row statements of at most
     /// ``maximumParameters`` parameters, in order, handing every row a `RETURNING` tail returns
     /// to `returned`.
-    private func insert(
+    func insert(
         _ head: String, columns: Int, _ rows: [[SQLiteData]], then tail: String = "",
         returned: (SQLiteRow) -> Void = { _ in }
     ) async throws {

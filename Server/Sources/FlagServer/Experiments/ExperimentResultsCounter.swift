@@ -1,0 +1,284 @@
+import FlagStatistics
+import Foundation
+
+/// The arithmetic of incremental experiment results, shared by the event stores: which arm a unit
+/// is in, what each metric's value is for it, and the per-arm running sums, updated by the delta
+/// of each unit a call touches.
+///
+/// Rules (the contract of ``ExperimentResultsQuery``):
+/// - A unit's first exposure is its earliest qualifying exposure (flag and environment of the
+///   query, time in `start ..< end`, variant among the arms), ties broken by arrival order; its
+///   variant is the unit's arm for good. Any other qualifying exposure to another arm marks the
+///   unit reassigned (it stays in its first arm).
+/// - A metric's window is `first ..< first + window`; the covariate's `first - window ..< first`.
+///   Conversion: 1 when at least one event fell in the window, else 0. Mean: the sum of the
+///   events' values (a missing value counts 0). Count: the number of events.
+/// - The sums are kept per arm and per cohort (the UTC day of the unit's first exposure); the
+///   totals add the cohorts, and the daily snapshot of a day adds the cohorts up to it.
+///
+/// Everything here is pure; ``update(_:state:through:now:source:)`` drives a store through an
+/// ``ExperimentResultsSource``.
+struct ExperimentResultsCounter: Sendable {
+    let query: ExperimentResultsQuery
+    /// Metric indexes by event name.
+    let metricsByEvent: [String: [Int]]
+    private let arms: Set<String>
+
+    init(_ query: ExperimentResultsQuery) {
+        self.query = query
+        var byEvent: [String: [Int]] = [:]
+        for (index, metric) in query.metrics.enumerated() { byEvent[metric.event, default: []].append(index) }
+        metricsByEvent = byEvent
+        arms = Set(query.arms)
+    }
+
+    /// The event names the metrics read.
+    var eventNames: [String] { metricsByEvent.keys.sorted() }
+
+    /// A qualifying exposure, as received.
+    struct Exposure: Sendable, Hashable {
+        var unit: String
+        var variant: String
+        var time: Int64
+    }
+
+    /// A tracked event of a unit.
+    struct Event: Sendable, Hashable {
+        var unit: String
+        var name: String
+        var value: Double?
+        var time: Int64
+    }
+
+    /// What is kept per unit: its arm and first exposure, and per metric the accumulated value in
+    /// the window and before it (for conversion, the number of events).
+    struct Unit: Sendable, Hashable {
+        var arm: String
+        var first: Int64
+        var reassigned: Bool
+        var values: [Double]
+        var covariates: [Double]
+
+        /// `values` then `covariates`, comma-separated (Swift's shortest round-tripping form).
+        var encodedValues: String {
+            (values + covariates).map { $0 == 0 ? "0" : "\($0)" }.joined(separator: ",")
+        }
+
+        init(arm: String, first: Int64, reassigned: Bool, values: [Double], covariates: [Double]) {
+            self.arm = arm
+            self.first = first
+            self.reassigned = reassigned
+            self.values = values
+            self.covariates = covariates
+        }
+
+        /// Decodes ``encodedValues`` of a query with `metrics` metrics (zeros where missing).
+        init(arm: String, first: Int64, reassigned: Bool, encodedValues: String, metrics: Int) {
+            var numbers = encodedValues.split(separator: ",").map { Double($0) ?? 0 }
+            if numbers.count != 2 * metrics { numbers = Array(repeating: 0, count: 2 * metrics) }
+            self.init(
+                arm: arm, first: first, reassigned: reassigned, values: Array(numbers[0..<metrics]),
+                covariates: Array(numbers[metrics...]))
+        }
+    }
+
+    /// The running sums of one metric in one cohort of an arm.
+    struct MetricSums: Sendable, Hashable, Codable {
+        var sum = 0.0
+        var sumOfSquares = 0.0
+        var covariateSum = 0.0
+        var covariateSumOfSquares = 0.0
+        var sumOfProducts = 0.0
+    }
+
+    /// The units of one arm whose first exposure fell on one UTC day, and their sums.
+    struct Cohort: Sendable, Hashable, Codable {
+        var arm: String
+        var day: Int64
+        var units = 0
+        var reassigned = 0
+        var metrics: [MetricSums]
+    }
+
+    /// The stored state of an experiment apart from its units.
+    struct State: Sendable, Hashable, Codable {
+        /// ``key(of:)`` of the query it counts.
+        var query: String
+        /// The store's insertion order (batch sequence) counted through.
+        var watermark: Int64
+        var cohorts: [Cohort]
+    }
+
+    /// Everything of a query but the experiment id, canonically: a stored state of another key
+    /// is recounted.
+    static func key(of query: ExperimentResultsQuery) -> String {
+        var parts = [query.environment, query.flag, query.arms.joined(separator: "\u{1}"), String(query.start), query.end.map { String($0) } ?? "-"]
+        for metric in query.metrics {
+            parts.append([metric.key, metric.event, metric.kind.rawValue, String(metric.window), metric.covariate ? "1" : "0"].joined(separator: "\u{1}"))
+        }
+        return parts.joined(separator: "\u{2}")
+    }
+
+    func emptyState() -> State { State(query: Self.key(of: query), watermark: 0, cohorts: []) }
+
+    // MARK: - Units
+
+    /// Whether `exposure` is one the query counts (the store already chose flag and environment).
+    func qualifies(_ exposure: Exposure) -> Bool {
+        arms.contains(exposure.variant) && exposure.time >= query.start && (query.end.map { exposure.time < $0 } ?? true)
+    }
+
+    /// Applies exposures (in arrival order) to `units`; returns the units that are new or whose
+    /// first exposure moved earlier: their values are reset to zero and must be recounted from
+    /// the events received before (``add(_:to:only:)``).
+    func assign(_ exposures: [Exposure], to units: inout [String: Unit]) -> Set<String> {
+        var recount = Set<String>()
+        for exposure in exposures where qualifies(exposure) {
+            guard var unit = units[exposure.unit] else {
+                units[exposure.unit] = Unit(
+                    arm: exposure.variant, first: exposure.time, reassigned: false, values: zeros, covariates: zeros)
+                recount.insert(exposure.unit)
+                continue
+            }
+            if exposure.time < unit.first {
+                // The earlier exposure is the first; the one counted so far becomes a later one.
+                if exposure.variant != unit.arm { unit.reassigned = true }
+                unit.arm = exposure.variant
+                unit.first = exposure.time
+                unit.values = zeros
+                unit.covariates = zeros
+                recount.insert(exposure.unit)
+            } else if exposure.variant != unit.arm {
+                unit.reassigned = true
+            }
+            units[exposure.unit] = unit
+        }
+        return recount
+    }
+
+    private var zeros: [Double] { Array(repeating: 0, count: query.metrics.count) }
+
+    /// Adds events to the units they belong to (those of `only`, when given); events of units not
+    /// in `units` are left (counted when their unit is, from the raw events).
+    func add(_ events: [Event], to units: inout [String: Unit], only: Set<String>? = nil) {
+        for event in events {
+            guard let indexes = metricsByEvent[event.name], only?.contains(event.unit) ?? true,
+                var unit = units[event.unit]
+            else { continue }
+            var changed = false
+            for index in indexes {
+                let metric = query.metrics[index]
+                let amount = metric.kind == .mean ? (event.value ?? 0) : 1
+                if event.time >= unit.first, event.time - unit.first < metric.window {
+                    unit.values[index] += amount
+                    changed = true
+                } else if metric.covariate, event.time < unit.first, unit.first - event.time <= metric.window {
+                    unit.covariates[index] += amount
+                    changed = true
+                }
+            }
+            if changed { units[event.unit] = unit }
+        }
+    }
+
+    /// The value a unit's accumulator stands for in metric `index`.
+    func value(_ accumulated: Double, metric index: Int) -> Double {
+        query.metrics[index].kind == .conversion ? (accumulated > 0 ? 1 : 0) : accumulated
+    }
+
+    // MARK: - Sums
+
+    /// Takes `old`'s contribution out of the sums and puts `new`'s in (either may be `nil`).
+    func apply(old: Unit?, new: Unit?, to cohorts: inout [Cohort]) {
+        if let old { add(old, sign: -1, to: &cohorts) }
+        if let new { add(new, sign: 1, to: &cohorts) }
+    }
+
+    private func add(_ unit: Unit, sign: Double, to cohorts: inout [Cohort]) {
+        let day = RollupGranularity.day.bucket(of: unit.first)
+        let index: Int
+        if let found = cohorts.firstIndex(where: { $0.arm == unit.arm && $0.day == day }) {
+            index = found
+        } else {
+            cohorts.append(Cohort(arm: unit.arm, day: day, metrics: Array(repeating: MetricSums(), count: query.metrics.count)))
+            index = cohorts.count - 1
+        }
+        let step = sign < 0 ? -1 : 1
+        cohorts[index].units += step
+        if unit.reassigned { cohorts[index].reassigned += step }
+        for metric in query.metrics.indices {
+            let y = value(unit.values[metric], metric: metric)
+            let x = value(unit.covariates[metric], metric: metric)
+            cohorts[index].metrics[metric].sum += sign * y
+            cohorts[index].metrics[metric].sumOfSquares += sign * y * y
+            cohorts[index].metrics[metric].covariateSum += sign * x
+            cohorts[index].metrics[metric].covariateSumOfSquares += sign * x * x
+            cohorts[index].metrics[metric].sumOfProducts += sign * x * y
+        }
+    }
+
+    /// The totals the cohorts add up to, with a snapshot per UTC day from the start's to `now`'s
+    /// (or the end's, if earlier).
+    func totals(_ cohorts: [Cohort], now: Int64) -> ExperimentTotals {
+        let total = snapshot(cohorts)
+        var daily: [ExperimentTotals.Day] = []
+        let dayLength = RollupGranularity.day.milliseconds
+        let lastTime = min(now, query.end.map { $0 - 1 } ?? now)
+        if lastTime >= query.start {
+            let sorted = cohorts.sorted { $0.day < $1.day }
+            var day = RollupGranularity.day.bucket(of: query.start)
+            let last = RollupGranularity.day.bucket(of: lastTime)
+            // At most ten years of days: a longer experiment is summarized by its last ones.
+            day = max(day, last - 3650 * dayLength)
+            var next = 0
+            var included: [Cohort] = []
+            while day <= last {
+                while next < sorted.count, sorted[next].day <= day {
+                    included.append(sorted[next])
+                    next += 1
+                }
+                let (units, _, metrics) = snapshot(included)
+                daily.append(ExperimentTotals.Day(day: day, units: units, metrics: metrics))
+                day += dayLength
+            }
+        }
+        return ExperimentTotals(units: total.units, reassignedUnits: total.reassigned, metrics: total.metrics, daily: daily, countedThrough: now)
+    }
+
+    private func snapshot(_ cohorts: [Cohort]) -> (units: [String: Int], reassigned: [String: Int], metrics: [String: [String: ArmStatistics]]) {
+        var units: [String: Int] = [:]
+        var reassigned: [String: Int] = [:]
+        var sums: [String: [MetricSums]] = [:]
+        for arm in query.arms {
+            units[arm] = 0
+            reassigned[arm] = 0
+            sums[arm] = Array(repeating: MetricSums(), count: query.metrics.count)
+        }
+        for cohort in cohorts where units[cohort.arm] != nil {
+            units[cohort.arm, default: 0] += cohort.units
+            reassigned[cohort.arm, default: 0] += cohort.reassigned
+            for index in query.metrics.indices {
+                let add = cohort.metrics[index]
+                sums[cohort.arm]?[index].sum += add.sum
+                sums[cohort.arm]?[index].sumOfSquares += add.sumOfSquares
+                sums[cohort.arm]?[index].covariateSum += add.covariateSum
+                sums[cohort.arm]?[index].covariateSumOfSquares += add.covariateSumOfSquares
+                sums[cohort.arm]?[index].sumOfProducts += add.sumOfProducts
+            }
+        }
+        var metrics: [String: [String: ArmStatistics]] = [:]
+        for (index, metric) in query.metrics.enumerated() {
+            var perArm: [String: ArmStatistics] = [:]
+            for arm in query.arms {
+                let s = sums[arm]?[index] ?? MetricSums()
+                perArm[arm] = ArmStatistics(
+                    units: Double(units[arm] ?? 0), sum: s.sum, sumOfSquares: s.sumOfSquares,
+                    covariateSum: metric.covariate ? s.covariateSum : nil,
+                    covariateSumOfSquares: metric.covariate ? s.covariateSumOfSquares : nil,
+                    sumOfProducts: metric.covariate ? s.sumOfProducts : nil)
+            }
+            metrics[metric.key] = perArm
+        }
+        return (units, reassigned, metrics)
+    }
+}

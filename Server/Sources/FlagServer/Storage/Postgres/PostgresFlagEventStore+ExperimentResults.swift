@@ -1,0 +1,158 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Incremental experiment results in the shared event store.
+///
+/// **Watermark.** Batch sequence numbers are drawn when a batch is inserted but become visible
+/// when its transaction commits, so a smaller one can appear after a larger: an update first
+/// takes `flag_event_batches` in `SHARE` mode in a transaction of its own, which waits for the
+/// ingests in flight and holds new ones back only while it reads the largest sequence. Every
+/// batch at or below it is then committed, and every later one gets a larger number.
+///
+/// **Replicas.** The update itself is one transaction under an advisory lock per experiment: two
+/// replicas updating one experiment take turns, and the second finds the first's watermark (and
+/// counts only what arrived after it, or nothing).
+extension PostgresFlagEventStore: ExperimentResultsStore {
+    public func updateResults(_ query: ExperimentResultsQuery, now: Int64) async throws(StoreError) -> ExperimentTotals {
+        let counter = ExperimentResultsCounter(query)
+        let lock = PostgresFlagStore.lockKey("flag-server experiment results \(configuration.schema ?? "public") \(query.experiment)")
+        let state = try await run { [logger] in
+            try await client.withConnection { connection in
+                let through = try await PostgresFlagStore.transaction(connection, logger: logger) {
+                    try await connection.query("LOCK TABLE flag_event_batches IN SHARE MODE", logger: logger)
+                    var through: Int64 = 0
+                    for try await seq in try await connection.query(
+                        "SELECT COALESCE(MAX(seq), 0) FROM flag_event_batches", logger: logger
+                    ).decode(Int64.self) {
+                        through = seq
+                    }
+                    return through
+                }
+                return try await PostgresFlagStore.transaction(connection, logger: logger) {
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
+                    var stored: ExperimentResultsCounter.State?
+                    for try await text in try await connection.query(
+                        "SELECT state FROM flag_event_experiments WHERE experiment = \(query.experiment)", logger: logger
+                    ).decode(String.self) {
+                        stored = try? JSONDecoder().decode(ExperimentResultsCounter.State.self, from: Data(text.utf8))
+                    }
+                    let source = PostgresExperimentSource(connection: connection, counter: counter, logger: logger)
+                    let update = try await counter.update(state: stored, through: through, source: source)
+                    guard update.state != stored else { return update.state }
+                    if update.restarted {
+                        try await connection.query(
+                            "DELETE FROM flag_event_experiment_units WHERE experiment = \(query.experiment)", logger: logger)
+                    }
+                    let changed = update.changed.sorted { $0.key < $1.key }
+                    for chunk in Self.chunks(changed) {
+                        let units = chunk.map(\.value)
+                        try await connection.query(
+                            """
+                            INSERT INTO flag_event_experiment_units AS u (experiment, unit, arm, first_exposure, reassigned, metric_values)
+                            SELECT \(query.experiment), * FROM unnest(\(chunk.map(\.key)), \(units.map(\.arm)), \(units.map(\.first)),
+                                \(units.map(\.reassigned)), \(units.map(\.encodedValues)))
+                            ON CONFLICT (experiment, unit) DO UPDATE SET arm = excluded.arm, first_exposure = excluded.first_exposure,
+                                reassigned = excluded.reassigned, metric_values = excluded.metric_values
+                            """, logger: logger)
+                    }
+                    let text = String(decoding: try JSONEncoder().encode(update.state), as: UTF8.self)
+                    try await connection.query(
+                        """
+                        INSERT INTO flag_event_experiments (experiment, state) VALUES (\(query.experiment), \(text))
+                        ON CONFLICT (experiment) DO UPDATE SET state = excluded.state
+                        """, logger: logger)
+                    return update.state
+                }
+            }
+        }
+        return counter.totals(state.cohorts, now: now)
+    }
+
+    public func deleteResults(experiment: String) async throws(StoreError) {
+        let lock = PostgresFlagStore.lockKey("flag-server experiment results \(configuration.schema ?? "public") \(experiment)")
+        try await run { [logger] in
+            try await client.withConnection { connection in
+                try await PostgresFlagStore.transaction(connection, logger: logger) {
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
+                    try await connection.query(
+                        "DELETE FROM flag_event_experiment_units WHERE experiment = \(experiment)", logger: logger)
+                    try await connection.query("DELETE FROM flag_event_experiments WHERE experiment = \(experiment)", logger: logger)
+                }
+            }
+        }
+    }
+}
+
+/// The raw rows and stored units of one experiment, read on one connection inside the update's
+/// transaction.
+struct PostgresExperimentSource: ExperimentResultsSource {
+    let connection: PostgresConnection
+    let counter: ExperimentResultsCounter
+    let logger: Logger
+
+    private var query: ExperimentResultsQuery { counter.query }
+
+    func exposures(after: Int64, through: Int64) async throws -> [ExperimentResultsCounter.Exposure] {
+        var exposures: [ExperimentResultsCounter.Exposure] = []
+        for try await (unit, variant, time) in try await connection.query(
+            """
+            SELECT unit, variant, time FROM flag_event_exposures
+            WHERE batch > \(after) AND batch <= \(through) AND environment = \(query.environment) AND flag = \(query.flag)
+                AND unit IS NOT NULL
+            ORDER BY batch, ordinal
+            """, logger: logger
+        ).decode((String, String, Int64).self) {
+            exposures.append(.init(unit: unit, variant: variant, time: time))
+        }
+        return exposures
+    }
+
+    func events(after: Int64, through: Int64) async throws -> [ExperimentResultsCounter.Event] {
+        try await events(
+            """
+            SELECT unit, name, value, time FROM flag_event_tracked
+            WHERE batch > \(after) AND batch <= \(through) AND environment = \(query.environment) AND unit IS NOT NULL
+                AND name = ANY(\(counter.eventNames))
+            """)
+    }
+
+    func events(of units: [String], through: Int64) async throws -> [ExperimentResultsCounter.Event] {
+        var events: [ExperimentResultsCounter.Event] = []
+        for chunk in PostgresFlagEventStore.chunks(units) {
+            events += try await self.events(
+                """
+                SELECT unit, name, value, time FROM flag_event_tracked
+                WHERE environment = \(query.environment) AND unit IS NOT NULL AND unit = ANY(\(Array(chunk)))
+                    AND batch <= \(through) AND name = ANY(\(counter.eventNames))
+                """)
+        }
+        return events
+    }
+
+    private func events(_ sql: PostgresQuery) async throws -> [ExperimentResultsCounter.Event] {
+        var events: [ExperimentResultsCounter.Event] = []
+        for try await (unit, name, value, time) in try await connection.query(sql, logger: logger).decode(
+            (String, String, Double?, Int64).self)
+        {
+            events.append(.init(unit: unit, name: name, value: value, time: time))
+        }
+        return events
+    }
+
+    func units(_ keys: [String]) async throws -> [String: ExperimentResultsCounter.Unit] {
+        var units: [String: ExperimentResultsCounter.Unit] = [:]
+        for chunk in PostgresFlagEventStore.chunks(keys) {
+            for try await (unit, arm, first, reassigned, values) in try await connection.query(
+                """
+                SELECT unit, arm, first_exposure, reassigned, metric_values FROM flag_event_experiment_units
+                WHERE experiment = \(query.experiment) AND unit = ANY(\(Array(chunk)))
+                """, logger: logger
+            ).decode((String, String, Int64, Bool, String).self) {
+                units[unit] = ExperimentResultsCounter.Unit(
+                    arm: arm, first: first, reassigned: reassigned, encodedValues: values, metrics: query.metrics.count)
+            }
+        }
+        return units
+    }
+}

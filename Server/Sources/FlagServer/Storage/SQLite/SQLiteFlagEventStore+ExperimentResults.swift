@@ -1,0 +1,145 @@
+import Foundation
+import SQLiteNIO
+
+/// Incremental experiment results in the embedded event store: one write transaction per call
+/// (the connection is the store's only writer, so every batch at or below the largest sequence
+/// it reads is committed and seen), counting the batches after the experiment's watermark.
+extension SQLiteFlagEventStore: ExperimentResultsStore {
+    public func updateResults(_ query: ExperimentResultsQuery, now: Int64) async throws(StoreError) -> ExperimentTotals {
+        let counter = ExperimentResultsCounter(query)
+        let state = try await run {
+            try await transaction {
+                let through = try await connection.query("SELECT MAX(seq) AS seq FROM flag_event_batches").first?
+                    .column("seq")?.integer ?? 0
+                var stored: ExperimentResultsCounter.State?
+                if let text = try await connection.query(
+                    "SELECT state FROM flag_event_experiments WHERE experiment = ?", [.text(query.experiment)]
+                ).first?.column("state")?.string {
+                    stored = try? JSONDecoder().decode(ExperimentResultsCounter.State.self, from: Data(text.utf8))
+                }
+                let source = SQLiteExperimentSource(connection: connection, counter: counter)
+                let update = try await counter.update(state: stored, through: Int64(through), source: source)
+                guard update.state != stored else { return update.state }
+                if update.restarted {
+                    _ = try await connection.query(
+                        "DELETE FROM flag_event_experiment_units WHERE experiment = ?", [.text(query.experiment)])
+                }
+                try await insert(
+                    "INSERT INTO flag_event_experiment_units (experiment, unit, arm, first_exposure, reassigned, metric_values)", columns: 6,
+                    update.changed.map { key, unit in
+                        [
+                            .text(query.experiment), .text(key), .text(unit.arm), .integer(Int(unit.first)),
+                            .integer(unit.reassigned ? 1 : 0), .text(unit.encodedValues),
+                        ]
+                    },
+                    then: """
+                         ON CONFLICT (experiment, unit) DO UPDATE SET arm = excluded.arm, first_exposure = excluded.first_exposure,
+                        reassigned = excluded.reassigned, metric_values = excluded.metric_values
+                        """)
+                let text = String(decoding: try JSONEncoder().encode(update.state), as: UTF8.self)
+                _ = try await connection.query(
+                    """
+                    INSERT INTO flag_event_experiments (experiment, state) VALUES (?, ?)
+                    ON CONFLICT (experiment) DO UPDATE SET state = excluded.state
+                    """, [.text(query.experiment), .text(text)])
+                return update.state
+            }
+        }
+        wrote()
+        return counter.totals(state.cohorts, now: now)
+    }
+
+    public func deleteResults(experiment: String) async throws(StoreError) {
+        try await run {
+            try await transaction {
+                _ = try await connection.query("DELETE FROM flag_event_experiment_units WHERE experiment = ?", [.text(experiment)])
+                _ = try await connection.query("DELETE FROM flag_event_experiments WHERE experiment = ?", [.text(experiment)])
+            }
+        }
+        wrote()
+    }
+}
+
+/// The raw rows and stored units of one experiment, read on the store's connection inside its
+/// transaction.
+struct SQLiteExperimentSource: ExperimentResultsSource {
+    let connection: SQLiteConnection
+    let counter: ExperimentResultsCounter
+
+    /// Keys per `IN (…)` list.
+    static let chunk = 2_000
+
+    private var query: ExperimentResultsQuery { counter.query }
+    private var names: [SQLiteData] { counter.eventNames.map(SQLiteData.text) }
+    private var nameList: String { Array(repeating: "?", count: counter.eventNames.count).joined(separator: ", ") }
+
+    func exposures(after: Int64, through: Int64) async throws -> [ExperimentResultsCounter.Exposure] {
+        // By batch (the index of insertion order): an update reads what arrived since the last.
+        try await connection.query(
+            """
+            SELECT unit, variant, time FROM flag_event_exposures INDEXED BY flag_event_exposures_by_batch
+            WHERE batch > ? AND batch <= ? AND environment = ? AND flag = ? AND unit IS NOT NULL
+            ORDER BY batch, ordinal
+            """,
+            [.integer(Int(after)), .integer(Int(through)), .text(query.environment), .text(query.flag)]
+        ).map { row in
+            ExperimentResultsCounter.Exposure(
+                unit: row.column("unit")?.string ?? "", variant: row.column("variant")?.string ?? "",
+                time: Int64(row.column("time")?.integer ?? 0))
+        }
+    }
+
+    func events(after: Int64, through: Int64) async throws -> [ExperimentResultsCounter.Event] {
+        guard !names.isEmpty else { return [] }
+        return try await connection.query(
+            """
+            SELECT unit, name, value, time FROM flag_event_tracked INDEXED BY flag_event_tracked_by_batch
+            WHERE batch > ? AND batch <= ? AND environment = ? AND unit IS NOT NULL AND name IN (\(nameList))
+            """,
+            [.integer(Int(after)), .integer(Int(through)), .text(query.environment)] + names
+        ).map(Self.event)
+    }
+
+    func events(of units: [String], through: Int64) async throws -> [ExperimentResultsCounter.Event] {
+        guard !names.isEmpty else { return [] }
+        var events: [ExperimentResultsCounter.Event] = []
+        for start in stride(from: 0, to: units.count, by: Self.chunk) {
+            let keys = units[start..<min(start + Self.chunk, units.count)]
+            events += try await connection.query(
+                """
+                SELECT unit, name, value, time FROM flag_event_tracked INDEXED BY flag_event_tracked_by_unit
+                WHERE environment = ? AND unit IS NOT NULL AND unit IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))
+                    AND batch <= ? AND name IN (\(nameList))
+                """,
+                [.text(query.environment)] + keys.map(SQLiteData.text) + [.integer(Int(through))] + names
+            ).map(Self.event)
+        }
+        return events
+    }
+
+    func units(_ keys: [String]) async throws -> [String: ExperimentResultsCounter.Unit] {
+        var units: [String: ExperimentResultsCounter.Unit] = [:]
+        for start in stride(from: 0, to: keys.count, by: Self.chunk) {
+            let chunk = keys[start..<min(start + Self.chunk, keys.count)]
+            for row in try await connection.query(
+                """
+                SELECT unit, arm, first_exposure, reassigned, metric_values FROM flag_event_experiment_units
+                WHERE experiment = ? AND unit IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))
+                """,
+                [.text(query.experiment)] + chunk.map(SQLiteData.text))
+            {
+                units[row.column("unit")?.string ?? ""] = ExperimentResultsCounter.Unit(
+                    arm: row.column("arm")?.string ?? "", first: Int64(row.column("first_exposure")?.integer ?? 0),
+                    reassigned: row.column("reassigned")?.integer == 1,
+                    encodedValues: row.column("metric_values")?.string ?? "", metrics: query.metrics.count)
+            }
+        }
+        return units
+    }
+
+    private static func event(_ row: SQLiteRow) -> ExperimentResultsCounter.Event {
+        ExperimentResultsCounter.Event(
+            unit: row.column("unit")?.string ?? "", name: row.column("name")?.string ?? "", value: row.column("value")?.double,
+            time: Int64(row.column("time")?.integer ?? 0))
+    }
+}
