@@ -7,8 +7,9 @@ import ServiceLifecycle
 /// them instead of counting.
 ///
 /// Counting is incremental (``ExperimentResultsStore/updateResults(_:now:)`` reads only what
-/// arrived since the last count), but what arrived can be a lot: with a million units, a count of
-/// the newest 1 % took 118 ms on SQLite and 379 ms on PostgreSQL. A page must answer in under
+/// arrived since the last count), but what arrived can be a lot: with 100,000 units (debug build,
+/// a loaded machine; `Server/Docs/ExperimentResults.md`), counting the newest 1 % took 101 ms on
+/// SQLite and 694 ms on PostgreSQL, and a million units have ten times the rows. A page must answer in under
 /// 200 ms, so ``ExperimentResultsRefreshService`` counts every running experiment each interval
 /// and the page takes the totals counted last (their ``ExperimentTotals/countedThrough`` says
 /// when), counting itself only when nothing is cached for the experiment or the cached totals are
