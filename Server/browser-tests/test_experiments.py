@@ -60,6 +60,7 @@ class ExperimentBrowserTests(unittest.TestCase):
     open = console.ConsoleBrowserTests.open
     find = console.ConsoleBrowserTests.find
     find_all = console.ConsoleBrowserTests.find_all
+    navigate = console.ConsoleBrowserTests.navigate
     sign_in = console.ConsoleBrowserTests.sign_in
     check_page = console.ConsoleBrowserTests.check_page
 
