@@ -487,7 +487,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
 
     /// Runs `body` alone on the connection, mapping every failure that is not already a
     /// ``StoreError`` to one.
-    private func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
+    func run<T: Sendable>(_ body: () async throws -> T) async throws(StoreError) -> T {
         await serial.lock()
         defer { serial.unlock() }
         do {

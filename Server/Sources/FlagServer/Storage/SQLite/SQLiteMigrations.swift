@@ -135,5 +135,33 @@ enum SQLiteMigrations {
                 "CREATE INDEX change_requests_by_environment ON change_requests (environment, created_at)",
             ]
         ),
+        // lead: renumber at merge
+        (
+            6,
+            [
+                // Rollout plans and templates (Server/Docs/Rollouts.md): one JSON document each;
+                // `version` makes updates compare-and-set.
+                """
+                CREATE TABLE rollout_plans (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    version INTEGER NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX rollout_plans_by_flag ON rollout_plans (environment, flag, created_at)",
+                "CREATE INDEX rollout_plans_by_status ON rollout_plans (status)",
+                """
+                CREATE TABLE rollout_templates (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    version INTEGER NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
 }
