@@ -42,6 +42,8 @@ public final class FlagServer: Sendable {
     public let eventRetention: EventRetention?
     /// The removal evidence computed from ``eventStore``, kept a minute (the admin API and the grid).
     let evidence: FlagEvidenceCache
+    /// Progressive rollouts (`Server/Docs/Rollouts.md`); `nil` when the store keeps no plans.
+    public let rollouts: Rollouts?
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
@@ -131,6 +133,9 @@ public final class FlagServer: Sendable {
             return (queue, metrics, DecodeSlots(count: eventIngestion.concurrentDecodes, niceness: eventIngestion.ingestThreadNiceness))
         }
         evidence = FlagEvidenceCache(store: eventStore, now: now)
+        rollouts = (admin.store as? any RolloutStore).map {
+            Rollouts(admin: admin, store: $0, events: eventStore as? any RolloutEventCounting, now: now)
+        }
         self.publisher = publisher
         self.events = events
         self.metrics = metrics
@@ -352,7 +357,8 @@ public final class FlagServer: Sendable {
             services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive)] + (synchronizer.map { [$0] } ?? [])
                 + (eventStore.flatMap { store in
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
-                } ?? []),
+                } ?? [])
+                + (rollouts.map { [RolloutExecutorService(executor: RolloutExecutor(rollouts: $0, logger: logger))] } ?? []),
             onServerRunning: onServerRunning)
     }
 
