@@ -53,6 +53,7 @@ struct AdminRoutes: Sendable {
         registerInsightsRoutes(on: group)
         registerEvidenceRoutes(on: group)
         registerApprovalRoutes(on: group)
+        registerRolloutRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")
