@@ -57,7 +57,7 @@ struct FlagStoreCompatibilityTests {
             #expect(try await store.schemaVersion() == 0)
             try await store.migrate()
             try await store.migrate()
-            #expect(try await store.schemaVersion() == 8)
+            #expect(try await store.schemaVersion() == 9)
             #expect(try await store.load() == ServerState())
         }
     }

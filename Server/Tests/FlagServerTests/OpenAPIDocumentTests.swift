@@ -291,6 +291,55 @@ struct OpenAPIDocumentTests {
             _ = try await r.call(
                 server, .DELETE, "/admin/v1/environments/{environment}/flags/{key}/schedules/{id}", schedules + "/\(schedule)", token: admin)
 
+            // Rollouts (Server/Docs/Rollouts.md), in `staging` on `search`; `qa`'s rule refuses a start.
+            let templates = "/admin/v1/rollout-templates"
+            _ = try await r.call(
+                server, .PUT, "/admin/v1/rollout-templates/{name}", templates + "/careful", token: admin,
+                body: #"{"steps": [{"percent": 1, "durationSeconds": 3600}, {"percent": 100, "durationSeconds": 1}], "guardrails": [{"metric": "crash_rate", "tolerance": 0, "direction": "increase"}]}"#)
+            let notToAll = try await r.call(
+                server, .PUT, "/admin/v1/rollout-templates/{name}", templates + "/careful", token: admin,
+                body: #"{"steps": [{"percent": 50, "durationSeconds": 60}]}"#)
+            #expect(notToAll.status == 400)
+            _ = try await r.call(server, .GET, "/admin/v1/rollout-templates", templates, token: admin)
+            _ = try await r.call(server, .GET, "/admin/v1/rollout-templates/{name}", templates + "/careful", token: admin)
+            _ = try await r.call(server, .GET, "/admin/v1/rollout-templates/{name}", templates + "/nope", token: admin)
+            let rollouts = "/admin/v1/environments/{environment}/rollouts"
+            let draft = try await r.call(
+                server, .POST, rollouts, staging + "/rollouts", token: admin,
+                body: #"{"flag": "search", "oldVariant": "off", "newVariant": "on", "template": "careful"}"#)
+            #expect(draft.status == 201)
+            let plan = try #require(draft.json?["id"]?.stringValue)
+            let noSteps = try await r.call(
+                server, .POST, rollouts, staging + "/rollouts", token: admin, body: #"{"flag": "search", "oldVariant": "off", "newVariant": "on"}"#)
+            #expect(noSteps.status == 400)
+            _ = try await r.call(
+                server, .POST, rollouts, staging + "/rollouts", token: admin,
+                body: #"{"flag": "nope", "oldVariant": "off", "newVariant": "on", "template": "careful"}"#)
+            _ = try await r.call(server, .GET, rollouts, staging + "/rollouts?flag=search&limit=10", token: admin)
+            _ = try await r.call(server, .GET, rollouts + "/{id}", staging + "/rollouts/\(plan)", token: admin)
+            _ = try await r.call(server, .GET, rollouts + "/{id}", staging + "/rollouts/missing", token: admin)
+            let started = try await r.call(server, .POST, rollouts + "/{id}/start", staging + "/rollouts/\(plan)/start", token: admin, body: "{}")
+            #expect(started.json?["status"]?.stringValue == "running", "\(started.body)")
+            let governed = try await r.call(
+                server, .POST, rollouts, qa + "/rollouts", token: admin,
+                body: #"{"flag": "search", "oldVariant": "off", "newVariant": "on", "steps": [{"percent": 50, "durationSeconds": 60}, {"percent": 100, "durationSeconds": 1}]}"#)
+            let refused = try await r.call(
+                server, .POST, rollouts + "/{id}/start", qa + "/rollouts/\(governed.json?["id"]?.stringValue ?? "")/start", token: admin,
+                body: "{}")
+            #expect(refused.status == 409 && refused.json?["error"]?["code"] == "approval_required", "\(refused.body)")
+            let again = try await r.call(server, .POST, rollouts + "/{id}/start", staging + "/rollouts/\(plan)/start", token: admin, body: "{}")
+            #expect(again.status == 409)
+            _ = try await r.call(
+                server, .POST, rollouts + "/{id}/pause", staging + "/rollouts/\(plan)/pause", token: admin, body: #"{"comment": "looking"}"#)
+            _ = try await r.call(server, .POST, rollouts + "/{id}/resume", staging + "/rollouts/\(plan)/resume", token: admin, body: "{}")
+            let busy = try await r.call(server, .DELETE, rollouts + "/{id}", staging + "/rollouts/\(plan)", token: admin)
+            #expect(busy.status == 409)
+            let rolledBack = try await r.call(
+                server, .POST, rollouts + "/{id}/rollback", staging + "/rollouts/\(plan)/rollback", token: admin, body: #"{"comment": "done"}"#)
+            #expect(rolledBack.json?["status"]?.stringValue == "rolled_back")
+            _ = try await r.call(server, .DELETE, rollouts + "/{id}", staging + "/rollouts/\(plan)", token: admin)
+            _ = try await r.call(server, .DELETE, "/admin/v1/rollout-templates/{name}", templates + "/careful", token: admin)
+
             try JSONValue.array(r.entries).serialized().write(toFile: directory + "/responses.json", atomically: true, encoding: .utf8)
         }
 

@@ -63,6 +63,7 @@ struct AdminRoutes: Sendable {
         registerExperimentRoutes(on: group)
         registerWebhookRoutes(on: group)
         registerScheduleRoutes(on: group)
+        registerRolloutRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

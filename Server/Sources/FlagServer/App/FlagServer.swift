@@ -46,6 +46,8 @@ public final class FlagServer: Sendable {
     /// ``ExperimentResultsRefreshService/defaultInterval`` by a service of
     /// ``application(host:port:onServerRunning:)``; `nil` when the event store computes none.
     let experimentResults: ExperimentResultsCache?
+    /// Progressive rollouts (`Server/Docs/Rollouts.md`); `nil` when the store keeps no plans.
+    public let rollouts: Rollouts?
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
@@ -149,6 +151,9 @@ public final class FlagServer: Sendable {
         }
         evidence = FlagEvidenceCache(store: eventStore, now: now)
         experimentResults = (eventStore as? any ExperimentResultsStore).map { ExperimentResultsCache(store: $0, now: now) }
+        rollouts = (admin.store as? any RolloutStore).map {
+            Rollouts(admin: admin, store: $0, events: eventStore as? any RolloutEventCounting, now: now)
+        }
         self.publisher = publisher
         self.events = events
         self.metrics = metrics
@@ -385,7 +390,8 @@ public final class FlagServer: Sendable {
                 + (eventStore.flatMap { store in
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
                 } ?? [])
-                + experimentResultsServices + (webhooks.map { [$0] } ?? []) + (scheduler.map { [$0] } ?? []),
+                + experimentResultsServices + (webhooks.map { [$0] } ?? []) + (scheduler.map { [$0] } ?? [])
+                + (rollouts.map { [RolloutExecutorService(executor: RolloutExecutor(rollouts: $0, logger: logger))] } ?? []),
             onServerRunning: onServerRunning)
     }
 

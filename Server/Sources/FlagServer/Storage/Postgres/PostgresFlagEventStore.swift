@@ -465,7 +465,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
     // MARK: - Internals
 
     /// Runs `body` (mapping failures as ``PostgresFlagStore`` does) on a pooled connection.
-    private func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
         try await run { try await client.withConnection(body) }
     }
 

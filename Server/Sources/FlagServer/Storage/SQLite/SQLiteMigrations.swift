@@ -206,5 +206,32 @@ enum SQLiteMigrations {
                 "CREATE INDEX scheduled_changes_due ON scheduled_changes (status, run_at)",
             ]
         ),
+        (
+            9,
+            [
+                // Rollout plans and templates (Server/Docs/Rollouts.md): one JSON document each;
+                // `version` makes updates compare-and-set.
+                """
+                CREATE TABLE rollout_plans (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    environment TEXT NOT NULL,
+                    flag TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    version INTEGER NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX rollout_plans_by_flag ON rollout_plans (environment, flag, created_at)",
+                "CREATE INDEX rollout_plans_by_status ON rollout_plans (status)",
+                """
+                CREATE TABLE rollout_templates (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    version INTEGER NOT NULL,
+                    document TEXT NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
 }

@@ -1,0 +1,161 @@
+import FlagEvaluation
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The bodies of the rollout routes (`Server/Docs/Rollouts.md`).
+enum RolloutRequests {
+    /// `POST /admin/v1/environments/{env}/rollouts`: a plan from a template, from fields, or
+    /// from a template with fields overriding it.
+    struct CreatePlan: DocumentedRequestBody {
+        static var schemaName: String { "CreateRolloutPlan" }
+        var flag: String
+        var oldVariant: String
+        var newVariant: String
+        var template: String?
+        var steps: [RolloutPlan.Step]?
+        var guardrails: [RolloutGuardrail]?
+        var alpha: Double?
+        var evaluationIntervalSeconds: Int?
+        var onRegression: RolloutPlan.RegressionAction?
+        var restart: RolloutPlan.Restart?
+    }
+
+    /// `POST …/rollouts/{id}/start|pause|resume|rollback`.
+    struct Action: DocumentedRequestBody {
+        static var schemaName: String { "RolloutAction" }
+        var comment: String?
+    }
+
+    /// `PUT /admin/v1/rollout-templates/{name}`.
+    struct PutTemplate: DocumentedRequestBody {
+        static var schemaName: String { "PutRolloutTemplate" }
+        var description: String?
+        var steps: [RolloutPlan.Step]
+        var guardrails: [RolloutGuardrail]?
+        var alpha: Double?
+        var evaluationIntervalSeconds: Int?
+        var onRegression: RolloutPlan.RegressionAction?
+        var restart: RolloutPlan.Restart?
+    }
+}
+
+extension AdminRoutes {
+    /// Rollout plans per environment and templates (`Server/Docs/Rollouts.md`).
+    func registerRolloutRoutes(on group: RouterGroup<BasicRequestContext>) {
+        group.get("/environments/:environment/rollouts") { request, context in
+            let environment = try context.parameters.require("environment")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let rollouts = try rollouts()
+            let flag = request.uri.queryParameters["flag"].map(String.init)
+            let limit = min(500, max(1, request.uri.queryParameters["limit"].flatMap { Int($0) } ?? 100))
+            let plans = try await Self.run { () async throws(AdminError) in
+                try await rollouts.plans(environment: environment, flag: flag, limit: limit)
+            }
+            return JSONBody.response(plans)
+        }
+        group.post("/environments/:environment/rollouts") { request, context in
+            let environment = try context.parameters.require("environment")
+            let token = try authenticator.authorize(request, role: .admin, environment: environment)
+            let body = try await JSONBody.decode(RolloutRequests.CreatePlan.self, from: request, limit: limits.maximumAdminBytes)
+            let rollouts = try rollouts()
+            let time = now()
+            let plan = try await Self.run { () async throws(AdminError) in
+                var template: RolloutTemplate?
+                if let name = body.template {
+                    template = try await rollouts.template(name: name)
+                    guard template != nil else { throw .notFound("rollout template \"\(name)\" does not exist") }
+                }
+                guard let steps = body.steps ?? template?.steps else { throw .badRequest("steps: give steps or a template") }
+                var plan = RolloutPlan(
+                    id: "ro-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16), flag: body.flag,
+                    environment: environment, oldVariant: body.oldVariant, newVariant: body.newVariant, steps: steps,
+                    guardrails: body.guardrails ?? template?.guardrails ?? [], alpha: body.alpha ?? template?.alpha ?? 0.05,
+                    evaluationIntervalSeconds: body.evaluationIntervalSeconds ?? template?.evaluationIntervalSeconds ?? 300,
+                    onRegression: body.onRegression ?? template?.onRegression ?? .rollback,
+                    restart: body.restart ?? template?.restart ?? .sameUnits, salt: RolloutPlan.makeSalt(), template: template?.name,
+                    createdAt: time, actor: Self.actor(token))
+                plan.updatedAt = time
+                return try await rollouts.create(plan)
+            }
+            return JSONBody.response(plan, status: .created)
+        }
+        group.get("/environments/:environment/rollouts/:id") { request, context in
+            let environment = try context.parameters.require("environment")
+            let id = try context.parameters.require("id")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let rollouts = try rollouts()
+            return JSONBody.response(try await Self.run { () async throws(AdminError) in try await rollouts.plan(id: id, environment: environment) })
+        }
+        group.delete("/environments/:environment/rollouts/:id") { request, context in
+            let environment = try context.parameters.require("environment")
+            let id = try context.parameters.require("id")
+            _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            let rollouts = try rollouts()
+            try await Self.run { () async throws(AdminError) in try await rollouts.delete(id: id, environment: environment) }
+            return Response(status: .noContent)
+        }
+        for action in ["start", "pause", "resume", "rollback"] {
+            group.post("/environments/:environment/rollouts/:id/\(action)") { request, context in
+                let environment = try context.parameters.require("environment")
+                let id = try context.parameters.require("id")
+                let token = try authenticator.authorize(request, role: .admin, environment: environment)
+                let body = try await JSONBody.decode(RolloutRequests.Action.self, from: request, limit: limits.maximumAdminBytes)
+                let rollouts = try rollouts()
+                let actor = Self.actor(token)
+                let plan = try await Self.run { () async throws(AdminError) in
+                    switch action {
+                    case "start": try await rollouts.start(id: id, environment: environment, actor: actor)
+                    case "pause": try await rollouts.pause(id: id, environment: environment, actor: actor, comment: body.comment)
+                    case "resume": try await rollouts.resume(id: id, environment: environment, actor: actor)
+                    default: try await rollouts.rollback(id: id, environment: environment, actor: actor, comment: body.comment)
+                    }
+                }
+                return JSONBody.response(plan)
+            }
+        }
+
+        group.get("/rollout-templates") { request, _ in
+            _ = try authenticator.authorize(request, role: .admin, environment: nil)
+            let rollouts = try rollouts()
+            let templates = try await Self.run { () async throws(AdminError) in try await rollouts.templates() }
+            return JSONBody.response(templates)
+        }
+        group.get("/rollout-templates/:name") { request, context in
+            _ = try authenticator.authorize(request, role: .admin, environment: nil)
+            let name = try context.parameters.require("name")
+            let rollouts = try rollouts()
+            let template = try await Self.run { () async throws(AdminError) in try await rollouts.template(name: name) }
+            guard let template else { throw Self.missing("rollout template \"\(name)\"") }
+            return JSONBody.response(template)
+        }
+        group.put("/rollout-templates/:name") { request, context in
+            _ = try authenticator.authorize(request, role: .admin, environment: Self.all)
+            let name = try context.parameters.require("name")
+            let body = try await JSONBody.decode(RolloutRequests.PutTemplate.self, from: request, limit: limits.maximumAdminBytes)
+            let rollouts = try rollouts()
+            let time = now()
+            let template = RolloutTemplate(
+                name: name, description: body.description, steps: body.steps, guardrails: body.guardrails ?? [],
+                alpha: body.alpha ?? 0.05, evaluationIntervalSeconds: body.evaluationIntervalSeconds ?? 300,
+                onRegression: body.onRegression ?? .rollback, restart: body.restart ?? .sameUnits, createdAt: time)
+            let stored = try await Self.run { () async throws(AdminError) in try await rollouts.putTemplate(template) }
+            return JSONBody.response(stored)
+        }
+        group.delete("/rollout-templates/:name") { request, context in
+            _ = try authenticator.authorize(request, role: .admin, environment: Self.all)
+            let name = try context.parameters.require("name")
+            let rollouts = try rollouts()
+            try await Self.run { () async throws(AdminError) in try await rollouts.deleteTemplate(name: name) }
+            return Response(status: .noContent)
+        }
+    }
+
+    /// The rollouts of the server's store.
+    func rollouts() throws -> Rollouts {
+        guard let store = admin.store as? any RolloutStore else {
+            throw APIError(.notFound, code: "not_found", message: "this server's store keeps no rollout plans")
+        }
+        return Rollouts(admin: admin, store: store, events: eventStore as? any RolloutEventCounting, now: now)
+    }
+}

@@ -1,0 +1,171 @@
+public import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Acts on running rollout plans: every ``tickInterval`` it looks at each running plan and, when
+/// the plan's evaluation interval has passed, evaluates its guardrails (a regression pauses or
+/// rolls back the plan, as the plan says); otherwise, when the step's duration has passed, it
+/// serves the next step (or finishes the plan when the next step is 100 %).
+///
+/// **Several replicas.** A replica acts on a plan only under a lease it took by compare-and-set
+/// on the plan's version (``RolloutPlan/lease``): two replicas ticking at once leave one acting
+/// and the other skipping the plan. A replica that dies holding a lease leaves it to expire
+/// (``leaseDuration``); the next holder repeats the last action, which writes the same settings
+/// (no new revision) if it had been committed.
+public struct RolloutExecutor: Sendable {
+    public let rollouts: Rollouts
+    /// Names this replica in leases.
+    public let replica: String
+    /// How often running plans are looked at (each plan is evaluated at its own interval).
+    public let tickInterval: Duration
+    /// How long a lease holds if its replica stops.
+    public let leaseDuration: TimeInterval
+    let logger: Logger
+
+    public init(
+        rollouts: Rollouts, replica: String = UUID().uuidString, tickInterval: Duration = .seconds(10), leaseDuration: TimeInterval = 120,
+        logger: Logger = Logger(label: "flag-server.rollouts")
+    ) {
+        self.rollouts = rollouts
+        self.replica = replica
+        self.tickInterval = tickInterval
+        self.leaseDuration = leaseDuration
+        self.logger = logger
+    }
+
+    /// What one tick did to one plan.
+    public enum Outcome: Sendable, Hashable {
+        case skipped, evaluated, stepped, finished, paused, rolledBack
+    }
+
+    /// Looks at every running plan once (the service calls it every ``tickInterval``; tests call
+    /// it with their own clock).
+    @discardableResult
+    public func tick() async -> [String: Outcome] {
+        let plans: [RolloutPlan]
+        do { plans = try await rollouts.store.runningRolloutPlans() } catch {
+            logger.warning("reading running rollout plans failed: \(error)")
+            return [:]
+        }
+        var outcomes: [String: Outcome] = [:]
+        for plan in plans {
+            do { outcomes[plan.id] = try await act(on: plan) } catch {
+                logger.warning("rollout plan \(plan.id) failed this tick: \(error)", metadata: ["flag": "\(plan.flag)"])
+            }
+        }
+        return outcomes
+    }
+
+    /// Evaluates and steps one running plan, under a lease.
+    func act(on stored: RolloutPlan) async throws(AdminError) -> Outcome {
+        let time = rollouts.now()
+        guard stored.status == .running, let index = stored.currentStep, stored.steps.indices.contains(index) else { return .skipped }
+        let evaluationDue = stored.lastEvaluatedAt.map { time.timeIntervalSince($0) >= Double(stored.evaluationIntervalSeconds) } ?? true
+        let stepDue = stored.stepStartedAt.map { time.timeIntervalSince($0) >= Double(stored.steps[index].durationSeconds) } ?? true
+        guard evaluationDue || stepDue else { return .skipped }
+        if let lease = stored.lease, lease.holder != replica, lease.until > time { return .skipped }
+        var plan = stored
+        plan.lease = .init(holder: replica, until: time.addingTimeInterval(leaseDuration))
+        do { try await rollouts.save(&plan) } catch {
+            if case .conflict = error { return .skipped }
+            throw error
+        }
+
+        // A step is taken only on fresh evidence: the guardrails are evaluated first.
+        let findings = try await evaluate(plan, since: plan.runStartedAt ?? time)
+        plan.lastEvaluatedAt = time
+        if let regression = findings.first(where: \.regression) {
+            return try await regressed(&plan, regression)
+        }
+        if stepDue {
+            let next = index + 1
+            if next < plan.steps.count {
+                let percent = plan.steps[next].percent
+                let finishing = percent >= 100
+                let revision = try await rollouts.serve(
+                    plan, step: next, actor: Rollouts.serverActor, approval: .changeRequest("rollout:\(plan.id)"),
+                    reason: "rollout \(plan.id): step \(next + 1) of \(plan.steps.count), \(Rollouts.percent(percent)) of units on "
+                        + "\"\(plan.newVariant)\"" + (finishing ? " (finished)" : "") + "; guardrails held")
+                plan.currentStep = next
+                plan.stepStartedAt = time
+                plan.status = finishing ? .finished : .running
+                plan.record(.init(
+                    action: finishing ? .finished : .stepped, actor: Rollouts.serverActor, time: time, step: next, percent: percent,
+                    revision: revision))
+                plan.lease = nil
+                try await rollouts.save(&plan)
+                rollouts.notify(
+                    finishing ? .rolloutFinished : .rolloutStepped, plan, actor: Rollouts.serverActor, revision: revision,
+                    summary: "\(plan.flag): rollout " + (finishing ? "finished" : "at \(Rollouts.percent(percent))"))
+                return finishing ? .finished : .stepped
+            }
+        }
+        plan.lease = nil
+        try await rollouts.save(&plan)
+        return .evaluated
+    }
+
+    /// Pauses or rolls back `plan` for `finding`, as the plan says.
+    private func regressed(_ plan: inout RolloutPlan, _ finding: GuardrailFinding) async throws(AdminError) -> Outcome {
+        plan.record(.init(
+            action: .regression, actor: Rollouts.serverActor, time: rollouts.now(), step: plan.currentStep, percent: plan.currentPercent,
+            comment: finding.summary, finding: finding))
+        switch plan.onRegression {
+        case .rollback:
+            _ = try await rollouts.rollBack(&plan, actor: Rollouts.serverActor, comment: nil, finding: finding)
+            return .rolledBack
+        case .pause:
+            plan.status = .paused
+            plan.lease = nil
+            plan.record(.init(
+                action: .paused, actor: Rollouts.serverActor, time: rollouts.now(), step: plan.currentStep, percent: plan.currentPercent,
+                comment: "regression: " + finding.summary, finding: finding))
+            try await rollouts.save(&plan)
+            rollouts.notify(
+                .rolloutPaused, plan, actor: Rollouts.serverActor, revision: nil,
+                summary: "\(plan.flag): rollout paused at \(Rollouts.percent(plan.currentPercent)) (regression: \(finding.summary))",
+                finding: finding)
+            return .paused
+        }
+    }
+
+    /// Each guardrail's finding from the events since `since` (none without an event store or
+    /// while a variant has too few trials).
+    func evaluate(_ plan: RolloutPlan, since: Date) async throws(AdminError) -> [GuardrailFinding] {
+        guard let events = rollouts.events, !plan.guardrails.isEmpty else { return [] }
+        let from = Int64((since.timeIntervalSince1970 * 1000).rounded(.down))
+        do {
+            let trials = try await events.trackedCountsByVariant(
+                environment: plan.environment, name: RolloutGuardrail.denominatorEvent, flag: plan.flag, since: from)
+            var findings: [GuardrailFinding] = []
+            for guardrail in plan.guardrails {
+                let counts = try await events.trackedCountsByVariant(
+                    environment: plan.environment, name: guardrail.numeratorEvent, flag: plan.flag, since: from)
+                if let finding = guardrail.evaluate(
+                    old: (trials[plan.oldVariant] ?? 0, counts[plan.oldVariant] ?? 0),
+                    new: (trials[plan.newVariant] ?? 0, counts[plan.newVariant] ?? 0),
+                    oldVariant: plan.oldVariant, newVariant: plan.newVariant, alpha: plan.alpha)
+                {
+                    findings.append(finding)
+                }
+            }
+            return findings
+        } catch {
+            throw AdminError(store: error)
+        }
+    }
+}
+
+/// Runs ``RolloutExecutor/tick()`` every tick interval until a graceful shutdown.
+struct RolloutExecutorService: Service {
+    let executor: RolloutExecutor
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await executor.tick()
+                do { try await Task.sleep(for: executor.tickInterval) } catch { break }
+            }
+        }
+    }
+}

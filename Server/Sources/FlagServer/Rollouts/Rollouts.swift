@@ -1,0 +1,228 @@
+import FlagEvaluation
+public import Foundation
+
+/// Progressive rollouts over ``FlagAdmin`` (the one write path) and a ``RolloutStore``: what the
+/// admin API and the ``RolloutExecutor`` call. Every change of a flag's serving is a revision
+/// written through ``FlagAdmin/write(actor:reason:revert:approval:timeout:_:)``, audited with a
+/// reason naming the plan and step; every change of a plan is kept in its history.
+///
+/// **Approvals.** Starting a plan is its author's write and passes the environment's approval
+/// rule like any direct write (refused with ``AdminError/approvalRequired(_:)`` where a rule
+/// covers settings). The steps, the finish and the rollbacks that follow are the server's own
+/// actions within the started plan and pass as ``WriteApproval/changeRequest(_:)`` named
+/// `rollout:<id>`: a started plan is its own approval, and a rollback must never wait for one.
+public struct Rollouts: Sendable {
+    public let admin: FlagAdmin
+    public let store: any RolloutStore
+    /// Where the guardrails' counts come from; `nil`: no guardrail is evaluated.
+    public let events: (any RolloutEventCounting)?
+    let now: @Sendable () -> Date
+
+    /// The actor of the server's own actions (steps, finishes, rollbacks on a regression).
+    public static let serverActor = "rollout"
+
+    public init(
+        admin: FlagAdmin, store: any RolloutStore, events: (any RolloutEventCounting)?, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.admin = admin
+        self.store = store
+        self.events = events
+        self.now = now
+    }
+
+    // MARK: - Plans
+
+    /// Stores a new draft plan after checking it and that its flag and variants exist.
+    public func create(_ plan: RolloutPlan) async throws(AdminError) -> RolloutPlan {
+        let problems = plan.problems
+        guard problems.isEmpty else { throw .badRequest(problems.joined(separator: "; ")) }
+        try await checkFlag(of: plan)
+        do { try await store.insertRolloutPlan(plan) } catch { throw AdminError(store: error) }
+        return plan
+    }
+
+    public func plan(id: String, environment: String) async throws(AdminError) -> RolloutPlan {
+        let found: RolloutPlan?
+        do { found = try await store.rolloutPlan(id: id) } catch { throw AdminError(store: error) }
+        guard let found, found.environment == environment else {
+            throw .notFound("rollout plan \"\(id)\" does not exist in environment \"\(environment)\"")
+        }
+        return found
+    }
+
+    public func plans(environment: String, flag: String?, limit: Int = 100) async throws(AdminError) -> [RolloutPlan] {
+        do { return try await store.rolloutPlans(environment: environment, flag: flag, limit: limit) } catch {
+            throw AdminError(store: error)
+        }
+    }
+
+    /// Deletes a draft, finished or rolled-back plan (a running or paused one must be finished
+    /// or rolled back first: it still owns the flag's serving rule).
+    public func delete(id: String, environment: String) async throws(AdminError) {
+        let plan = try await plan(id: id, environment: environment)
+        guard plan.status != .running, plan.status != .paused else {
+            throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue): roll it back first")
+        }
+        do { _ = try await store.deleteRolloutPlan(id: id) } catch { throw AdminError(store: error) }
+    }
+
+    private func checkFlag(of plan: RolloutPlan) async throws(AdminError) {
+        let state = await admin.state
+        guard state.environments[plan.environment] != nil else {
+            throw .notFound("environment \"\(plan.environment)\" does not exist")
+        }
+        guard let flag = state.flags[plan.flag], state.environments[plan.environment]?.settings[plan.flag] != nil else {
+            throw .notFound("flag \"\(plan.flag)\" does not exist in environment \"\(plan.environment)\"")
+        }
+        for variant in [plan.oldVariant, plan.newVariant] where flag.variants[variant] == nil {
+            throw .badRequest("variant \"\(variant)\" is not a variant of flag \"\(plan.flag)\" (\(flag.variants.keys.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    // MARK: - Actions
+
+    /// Starts a draft plan, or a rolled-back one again (with the same salt or a new one, as its
+    /// ``RolloutPlan/restart`` says): serves its first step.
+    ///
+    /// - Throws: ``AdminError/conflict(_:)`` when the plan is not a draft or rolled back, or the
+    ///   flag has targeting that is not this plan's split (a rollout replaces the serving rule);
+    ///   ``AdminError/approvalRequired(_:)`` where the environment's approval rule covers settings.
+    @discardableResult
+    public func start(id: String, environment: String, actor: String) async throws(AdminError) -> RolloutPlan {
+        var plan = try await plan(id: id, environment: environment)
+        guard plan.status == .draft || plan.status == .rolledBack else {
+            throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue); only a draft or rolled-back plan starts")
+        }
+        try await checkFlag(of: plan)
+        let restarting = plan.status == .rolledBack
+        if restarting, plan.restart == .newUnits { plan.salt = RolloutPlan.makeSalt() }
+        let current = await admin.state.environments[environment]?.settings[plan.flag]
+        if let current, !plan.owns(current) {
+            throw .conflict(
+                "flag \"\(plan.flag)\" has targeting in \"\(environment)\": a rollout replaces the serving rule; remove the targeting first")
+        }
+        let time = now()
+        let revision = try await serve(
+            plan, step: 0, actor: actor, approval: .required,
+            reason: "rollout \(plan.id): \(restarting ? "started again" : "started") at \(Self.percent(plan.steps[0].percent)) "
+                + "of units on \"\(plan.newVariant)\" (step 1 of \(plan.steps.count))")
+        plan.currentStep = 0
+        plan.stepStartedAt = time
+        plan.runStartedAt = time
+        plan.lastEvaluatedAt = nil
+        plan.status = plan.steps[0].percent >= 100 ? .finished : .running
+        plan.record(.init(
+            action: .started, actor: actor, time: time, step: 0, percent: plan.steps[0].percent, revision: revision,
+            comment: restarting ? (plan.restart == .newUnits ? "new units (new salt)" : "same units (same salt)") : nil))
+        try await save(&plan)
+        notify(.rolloutStepped, plan, actor: actor, revision: revision, summary: "\(plan.flag): rollout started at \(Self.percent(plan.currentPercent))")
+        return plan
+    }
+
+    /// Holds the current split: no step, no evaluation until resumed.
+    @discardableResult
+    public func pause(id: String, environment: String, actor: String, comment: String? = nil) async throws(AdminError) -> RolloutPlan {
+        var plan = try await plan(id: id, environment: environment)
+        guard plan.status == .running else { throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue); only a running plan pauses") }
+        plan.status = .paused
+        plan.lease = nil
+        plan.record(.init(action: .paused, actor: actor, time: now(), step: plan.currentStep, percent: plan.currentPercent, comment: comment))
+        try await save(&plan)
+        notify(.rolloutPaused, plan, actor: actor, revision: nil, summary: "\(plan.flag): rollout paused at \(Self.percent(plan.currentPercent))")
+        return plan
+    }
+
+    /// Resumes a paused plan at its step (the same units keep the new variant); the step's
+    /// duration counts again from now.
+    @discardableResult
+    public func resume(id: String, environment: String, actor: String) async throws(AdminError) -> RolloutPlan {
+        var plan = try await plan(id: id, environment: environment)
+        guard plan.status == .paused else { throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue); only a paused plan resumes") }
+        let time = now()
+        plan.status = .running
+        plan.stepStartedAt = time
+        plan.record(.init(action: .resumed, actor: actor, time: time, step: plan.currentStep, percent: plan.currentPercent))
+        try await save(&plan)
+        return plan
+    }
+
+    /// Serves the old variant to everyone (a person's decision, or a regression's `finding`).
+    @discardableResult
+    public func rollback(
+        id: String, environment: String, actor: String, comment: String? = nil, finding: GuardrailFinding? = nil
+    ) async throws(AdminError) -> RolloutPlan {
+        var plan = try await plan(id: id, environment: environment)
+        guard plan.status == .running || plan.status == .paused else {
+            throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue); only a running or paused plan rolls back")
+        }
+        return try await rollBack(&plan, actor: actor, comment: comment, finding: finding)
+    }
+
+    func rollBack(_ plan: inout RolloutPlan, actor: String, comment: String?, finding: GuardrailFinding?) async throws(AdminError) -> RolloutPlan {
+        let cause = finding.map { "regression: " + $0.summary } ?? comment ?? "by \(actor)"
+        let percent = plan.currentPercent
+        let snapshot = plan
+        let revision = try await write(plan.environment, plan.flag, actor: actor, approval: .changeRequest("rollout:\(plan.id)"),
+            reason: Self.bounded("rollout \(plan.id): rolled back at \(Self.percent(percent)); \"\(plan.oldVariant)\" for everyone (\(cause))")
+        ) { current in snapshot.rolledBackSettings(from: current) }
+        plan.status = .rolledBack
+        plan.lease = nil
+        plan.record(.init(
+            action: .rolledBack, actor: actor, time: now(), step: plan.currentStep, percent: percent, revision: revision, comment: comment,
+            finding: finding))
+        try await save(&plan)
+        notify(
+            .rolloutRolledBack, plan, actor: actor, revision: revision,
+            summary: "\(plan.flag): rollout rolled back at \(Self.percent(percent)) (\(cause))", finding: finding)
+        return plan
+    }
+
+    /// Serves step `index` (the server's own step or, with `.required`, a start).
+    @discardableResult
+    func serve(_ plan: RolloutPlan, step index: Int, actor: String, approval: WriteApproval, reason: String) async throws(AdminError) -> Int? {
+        try await write(plan.environment, plan.flag, actor: actor, approval: approval, reason: Self.bounded(reason)) { current in
+            plan.settings(step: index, from: current)
+        }
+    }
+
+    /// Writes the flag's settings in `environment`; the new revision (`nil`: nothing changed).
+    private func write(
+        _ environment: String, _ flag: String, actor: String, approval: WriteApproval, reason: String,
+        _ settings: @escaping @Sendable (FlagSettings) -> FlagSettings
+    ) async throws(AdminError) -> Int? {
+        let revisions = try await admin.write(actor: actor, reason: reason, approval: approval) { state throws(AdminError) in
+            guard let current = state.environments[environment]?.settings[flag] else {
+                throw .notFound("flag \"\(flag)\" does not exist in environment \"\(environment)\"")
+            }
+            let next = settings(current)
+            return next == current ? [] : [.putSettings(environment: environment, flag: flag, next)]
+        }
+        return revisions[environment]
+    }
+
+    /// Stores `plan` as the next version.
+    func save(_ plan: inout RolloutPlan) async throws(AdminError) {
+        plan.version += 1
+        plan.updatedAt = now()
+        do { try await store.updateRolloutPlan(plan) } catch { throw AdminError(store: error) }
+    }
+
+    func notify(
+        _ kind: ServerNotification.Kind, _ plan: RolloutPlan, actor: String, revision: Int?, summary: String,
+        finding: GuardrailFinding? = nil
+    ) {
+        var details: [String: JSONValue] = [
+            "plan": .string(plan.id), "percent": .double(plan.currentPercent), "status": .string(plan.status.rawValue),
+        ]
+        if let step = plan.currentStep { details["step"] = .int(step) }
+        if let finding { details["finding"] = JSONValue(encoding: finding) }
+        admin.notifications.notify(ServerNotification(
+            kind: kind, time: now(), actor: actor, environment: plan.environment, flag: plan.flag, revision: revision,
+            summary: summary, details: details))
+    }
+
+    static func percent(_ value: Double) -> String { String(format: "%g %%", value) }
+
+    /// Audit reasons are bounded; a long finding is cut.
+    static func bounded(_ reason: String) -> String { reason.count <= 1000 ? reason : String(reason.prefix(997)) + "…" }
+}
