@@ -10,12 +10,24 @@ extension SQLiteConnection {
         _ = try await query("BEGIN IMMEDIATE")
         do {
             let result = try await body()
-            _ = try await query("COMMIT")
+            try await queryEvenIfCancelled("COMMIT")
             return result
         } catch {
-            _ = try? await query("ROLLBACK")
+            try? await queryEvenIfCancelled("ROLLBACK")
             throw error
         }
+    }
+
+    /// Runs `sql` even when the calling task is cancelled.
+    ///
+    /// SQLiteNIO drops the statement of a cancelled task before it runs. A `COMMIT` or `ROLLBACK`
+    /// dropped that way would leave the connection inside its transaction, and every later
+    /// `BEGIN` would fail ("cannot start a transaction within a transaction") until a restart,
+    /// losing whatever the open transaction held. So these statements run in a task of their
+    /// own, which the caller's cancellation does not reach.
+    func queryEvenIfCancelled(_ sql: String) async throws {
+        let connection = self
+        try await Task.detached { _ = try await connection.query(sql) }.value
     }
 }
 

@@ -75,10 +75,11 @@ public actor SQLiteFlagStore: FlagStore {
             }
             do {
                 let revisions = try await commitTransaction(changes, at: time)
-                if changes.deadline != nil { _ = try await connection.query("PRAGMA busy_timeout=5000") }
+                // Committed: a cancellation now must not turn the answer into a failure.
+                if changes.deadline != nil { try? await connection.queryEvenIfCancelled("PRAGMA busy_timeout=5000") }
                 return revisions
             } catch {
-                if changes.deadline != nil { _ = try? await connection.query("PRAGMA busy_timeout=5000") }
+                if changes.deadline != nil { try? await connection.queryEvenIfCancelled("PRAGMA busy_timeout=5000") }
                 throw error
             }
         }
