@@ -25,7 +25,7 @@ struct ReplicaProcessTests {
             self.port = port
             self.firstToken = firstToken
             // Keep draining the output so that the process never blocks on a full pipe.
-            output.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+            PipeDrain.discard(output)
         }
 
         func request(_ method: HTTPMethod, _ path: String, token: String, body: String? = nil) async throws -> (Int, String) {

@@ -67,20 +67,8 @@ struct OIDCTestProvider {
             process.terminate()
             process.waitUntilExit()
         }
-        // Read by a handler on Foundation's own queue, not by a blocked task: many tests start
-        // providers at once, and blocking reads would hold every thread of the task pool.
-        let (chunks, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(64))
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-            } else {
-                continuation.yield(String(decoding: data, as: UTF8.self))
-            }
-        }
         var text = ""
-        for await chunk in chunks {
+        for await chunk in PipeDrain.chunks(of: output) {
             text += chunk
             if text.range(of: #"listening on \S+\n"#, options: .regularExpression) != nil { break }
         }
@@ -123,7 +111,7 @@ extension TestServer {
         options.singleSignOn = configuration
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
+            store: store, limits: .forTests, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
             consoleOptions: options, logger: logger)
         return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }
