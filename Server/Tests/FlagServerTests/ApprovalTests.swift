@@ -371,7 +371,9 @@ struct ApprovalTests {
     func changeRequestsAndTheKillSwitchAreAnnounced() async throws {
         let store = try await SQLiteFlagStore(path: nil)
         let sink = RecordingSink()
-        let admin = FlagAdmin(store: store, publisher: StatePublisher(ttlSeconds: 60), events: EventHub(), notifications: sink)
+        let admin = FlagAdmin(
+            store: store, publisher: StatePublisher(ttlSeconds: 60), events: EventHub(),
+            writeTimeout: ServerLimits.forTests.writeTimeout, notifications: sink)
         try await store.migrate()
         try await admin.reload()
         try await admin.write(actor: "test", reason: nil) { _ in

@@ -17,7 +17,7 @@ extension TestServer {
     ) async throws -> T {
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
+            store: store, limits: .forTests, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
             consoleOptions: options, now: now, delivery: delivery, eventStore: eventStore)
         return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }

@@ -29,7 +29,8 @@ struct ScheduledChangeTests {
             let now: @Sendable () -> Date = { ScheduledChangeTests.start.addingTimeInterval(clock.value) }
             self.store = store
             sink = RecordingSink()
-            admin = FlagAdmin(store: store, publisher: StatePublisher(ttlSeconds: 60), events: EventHub(), now: now, notifications: sink)
+            admin = FlagAdmin(store: store, publisher: StatePublisher(ttlSeconds: 60), events: EventHub(), now: now,
+                writeTimeout: ServerLimits.forTests.writeTimeout, notifications: sink)
             try await store.migrate()
             try await admin.reload()
             schedules = Schedules(admin: admin, store: store, now: now)
