@@ -8,6 +8,39 @@ import Testing
 struct ScheduledChangeRoutesTests {
     static let base = "/admin/v1/environments/production/flags/checkout/schedules"
 
+    /// A scheduled definition change of a sensitive flag holds its values; the audit shows them
+    /// as `<REDACTED>`, as it does the flag's own entries.
+    @Test
+    func theAuditOfASensitiveFlagsScheduledChangeHidesItsValues() async throws {
+        try await TestServer.with { server in
+            let admin = server.adminToken
+            let created = try await server.request(
+                .PUT, "/admin/v1/flags/api-key", token: admin,
+                body: #"{"type": "string", "variants": {"old": "sk-live-1", "none": ""}, "defaultVariant": "none", "metadata": {"sensitive": true}}"#)
+            #expect(created.status == 200, "\(created.body)")
+            let later = Date(timeIntervalSinceNow: 86400).formatted(.iso8601)
+            let definition = #"{"type": "string", "variants": {"old": "sk-live-1", "new": "sk-live-2", "none": ""}, "defaultVariant": "none", "metadata": {"sensitive": true}}"#
+            let scheduled = try await server.request(
+                .POST, "/admin/v1/environments/production/flags/api-key/schedules", token: admin,
+                body: #"{"change": {"definition": \#(definition)}, "runAt": "\#(later)", "reason": "rotate"}"#)
+            #expect(scheduled.status == 201, "\(scheduled.body)")
+            let id = try #require(scheduled.json?["id"]?.stringValue)
+            let audit = try await server.request(.GET, "/admin/v1/environments/production/audit?key=\(id)", token: admin)
+            let entry = try #require(audit.json?.arrayValue?.first)
+            #expect(entry["subject"] == "schedule")
+            #expect(entry["after"]?["change"]?["definition"]?["variants"]?["new"] == "<REDACTED>")
+            #expect(!audit.body.contains("sk-live"))
+            // Other flags' scheduled changes keep their values.
+            try await server.booleanFlag("checkout", enabled: false)
+            let plain = try await server.request(
+                .POST, Self.base, token: admin,
+                body: #"{"change": {"definition": {"type": "boolean", "variants": {"on": true, "off": false}, "defaultVariant": "off", "metadata": {"owner": "ann"}}}, "runAt": "\#(later)", "reason": "x"}"#)
+            let plainID = try #require(plain.json?["id"]?.stringValue, "\(plain.body)")
+            let plainAudit = try await server.request(.GET, "/admin/v1/environments/production/audit?key=\(plainID)", token: admin)
+            #expect(plainAudit.json?.arrayValue?.first?["after"]?["change"]?["definition"]?["variants"]?["on"] == true)
+        }
+    }
+
     @Test
     func theAdminAPISchedulesListsEditsAndCancels() async throws {
         try await TestServer.with { server in
