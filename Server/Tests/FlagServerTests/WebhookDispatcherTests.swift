@@ -168,6 +168,33 @@ struct WebhookDispatcherTests {
         }
     }
 
+    /// A name that passes the written-form check but resolves to a loopback address is refused
+    /// at the attempt, and nothing is sent.
+    @Test
+    func aNameResolvingToALoopbackAddressIsRefusedBeforeEachAttempt() async throws {
+        var options = WebhookOptions()
+        options.resolve = { host in host == "receiver.test" ? ["203.0.113.9", "127.0.0.1"] : [] }
+        try await Self.withRig(options: options) { rig in
+            try await WebhookReceiver.with { receiver, base in
+                let port = try #require(URL(string: base)?.port)
+                let endpoint = try await rig.endpoint("http://receiver.test:\(port)/hook")
+                _ = try await rig.administration.ping(id: endpoint.id, actor: "tester")
+                let delivery = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(delivery.lastStatusCode == nil)
+                #expect(delivery.lastError?.hasPrefix("refused: url: receiver.test resolves to 127.0.0.1") == true, "\(delivery.lastError ?? "")")
+                #expect(receiver.received.isEmpty)
+            }
+        }
+        #expect(await WebhookOptions().problem(resolving: "http://10.0.0.5/x") == nil)
+        #expect(await Self.localOptions.problem(resolving: "http://localhost.test/x") == nil)
+    }
+
+    @Test
+    func theSystemResolverFindsLocalhostsAddresses() async {
+        let addresses = await HostAddresses.resolve("localhost")
+        #expect(addresses.contains("127.0.0.1") || addresses.contains("::1"), "\(addresses)")
+    }
+
     @Test
     func aDeliveryFailsForGoodAfterTheLastAttemptAndCanBeRedelivered() async throws {
         var options = Self.localOptions

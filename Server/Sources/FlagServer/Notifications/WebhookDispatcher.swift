@@ -147,6 +147,8 @@ public final class WebhookDispatcher: NotificationSink, Service {
         if let endpoint, endpoint.enabled {
             if let problem = options.problem(url: endpoint.url) {
                 failure = "refused: " + problem
+            } else if let problem = await options.problem(resolving: endpoint.url) {
+                failure = "refused: " + problem
             } else {
                 (statusCode, failure) = await send(delivery, to: endpoint, client: client)
             }

@@ -8,6 +8,9 @@ public struct WebhookOptions: Sendable {
     /// send requests to itself or its host's metadata service. `serve --allow-local-webhooks`
     /// (for tests and local development).
     public var allowsLocalTargets = false
+    /// Resolves a target's host name before each attempt, so that a name pointing at a refused
+    /// address is refused too (unless ``allowsLocalTargets``). Replaceable for tests.
+    public var resolve: @Sendable (String) async -> [String] = HostAddresses.resolve
     /// The whole exchange of one attempt (connection, request, response head and the bounded body).
     public var requestTimeout: Duration = .seconds(10)
     /// Attempts per delivery (the first included) before it is marked failed.
@@ -59,9 +62,21 @@ public struct WebhookOptions: Sendable {
         return nil
     }
 
+    /// Why the target of `text` (a URL ``problem(url:)`` accepts) cannot be called now: its host
+    /// name resolves to a loopback, link-local or unspecified address. `nil` when it may be, or
+    /// when ``allowsLocalTargets``. A name that does not resolve is left to the request to fail.
+    func problem(resolving text: String) async -> String? {
+        guard !allowsLocalTargets, let url = URL(string: text), var host = url.host?.lowercased() else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        // An address as written was judged by `problem(url:)`.
+        guard !host.contains(":"), host.split(separator: ".").contains(where: { UInt8($0) == nil }) else { return nil }
+        guard let local = await resolve(host).first(where: { Self.isLocal(host: $0.lowercased()) }) else { return nil }
+        return "url: \(host) resolves to \(local), a loopback, link-local or unspecified address; the server refuses them (serve --allow-local-webhooks allows them for tests)"
+    }
+
     /// Whether `host` (lowercased, without brackets) is a loopback, link-local or unspecified
-    /// address or a `localhost` name. Names are judged as written: one resolving to such an
-    /// address is not caught here (see the documentation).
+    /// address or a `localhost` name. Names are judged as written here; before each attempt
+    /// ``problem(resolving:)`` judges what they resolve to.
     static func isLocal(host: String) -> Bool {
         if host == "localhost" || host.hasSuffix(".localhost") || host == "localhost." { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
