@@ -244,6 +244,43 @@ struct ConsoleRolloutTests {
     }
 
     @Test
+    func aRegressionsNumbersAreShownAsThePlanRecordsThem() async throws {
+        try await TestServer.withConsole { server in
+            try await server.booleanFlag("search", defaultVariant: "off")
+            let store = try #require(server.server.admin.store as? any RolloutStore)
+            let guardrail = RolloutGuardrail(metric: .crashRate, tolerance: 0.001, direction: .increase)
+            let time = Date(timeIntervalSince1970: 1_800_000_000)
+            var plan = RolloutPlan(
+                id: "ro-regressed", flag: "search", environment: "production", oldVariant: "off", newVariant: "on",
+                steps: [.init(percent: 10, durationSeconds: 60), .init(percent: 100, durationSeconds: 60)], guardrails: [guardrail],
+                onRegression: .pause, salt: "salt", createdAt: time, actor: "test")
+            let finding = try #require(guardrail.evaluate(old: (1000, 20), new: (1000, 80), oldVariant: "off", newVariant: "on", alpha: 0.05))
+            #expect(finding.regression)
+            plan.status = .paused
+            plan.currentStep = 0
+            plan.runStartedAt = time
+            plan.lastEvaluatedAt = time.addingTimeInterval(300)
+            plan.record(.init(
+                action: .paused, actor: Rollouts.serverActor, time: time.addingTimeInterval(300), step: 0, percent: 10,
+                comment: "regression: " + finding.summary, finding: finding))
+            try await store.insertRolloutPlan(plan)
+
+            try await server.consoleUser("vera", role: .viewer)
+            let client = ConsoleClient(server)
+            try await client.signIn("vera")
+            let page = try await client.get(Self.base + "/ro-regressed")
+            #expect(page.status == 200)
+            #expect(page.body.contains("regression: crash rate (2027-01-15 08:05 UTC)"))
+            #expect(page.body.contains("<th scope=\"row\">off</th><td>1000</td><td>20</td><td>2.00 %</td>"))
+            #expect(page.body.contains("<th scope=\"row\">on</th><td>1000</td><td>80</td><td>8.00 %</td>"))
+            #expect(page.body.contains("Difference +6.00 points; 95 % always-valid interval [\(ConsoleRoutes.points(finding.lower)), "))
+            #expect(page.body.contains("lower bound \(ConsoleRoutes.points(finding.lower)). Verdict: <strong>regression</strong>"))
+            let list = try await client.get(Self.base)
+            #expect(list.body.contains("regression: crash rate"))
+        }
+    }
+
+    @Test
     func stepsAndDurationsParse() throws {
         #expect(try ConsoleRoutes.parseSteps("5 1h, 25% 30m; 50 2d\n100").get() == [
             .init(percent: 5, durationSeconds: 3600), .init(percent: 25, durationSeconds: 1800), .init(percent: 50, durationSeconds: 172_800),
