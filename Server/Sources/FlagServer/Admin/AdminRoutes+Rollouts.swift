@@ -59,24 +59,8 @@ extension AdminRoutes {
             let token = try authenticator.authorize(request, role: .admin, environment: environment)
             let body = try await JSONBody.decode(RolloutRequests.CreatePlan.self, from: request, limit: limits.maximumAdminBytes)
             let rollouts = try rollouts()
-            let time = now()
             let plan = try await Self.run { () async throws(AdminError) in
-                var template: RolloutTemplate?
-                if let name = body.template {
-                    template = try await rollouts.template(name: name)
-                    guard template != nil else { throw .notFound("rollout template \"\(name)\" does not exist") }
-                }
-                guard let steps = body.steps ?? template?.steps else { throw .badRequest("steps: give steps or a template") }
-                var plan = RolloutPlan(
-                    id: "ro-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16), flag: body.flag,
-                    environment: environment, oldVariant: body.oldVariant, newVariant: body.newVariant, steps: steps,
-                    guardrails: body.guardrails ?? template?.guardrails ?? [], alpha: body.alpha ?? template?.alpha ?? 0.05,
-                    evaluationIntervalSeconds: body.evaluationIntervalSeconds ?? template?.evaluationIntervalSeconds ?? 300,
-                    onRegression: body.onRegression ?? template?.onRegression ?? .rollback,
-                    restart: body.restart ?? template?.restart ?? .sameUnits, salt: RolloutPlan.makeSalt(), template: template?.name,
-                    createdAt: time, actor: Self.actor(token))
-                plan.updatedAt = time
-                return try await rollouts.create(plan)
+                try await rollouts.createPlan(body, environment: environment, actor: Self.actor(token))
             }
             return JSONBody.response(plan, status: .created)
         }

@@ -72,6 +72,7 @@ extension ConsoleRoutes {
         context["sameEnvironment"] = left == right
         context["error"] = error
         context["order"] = environments.joined(separator: ", ")
+        context["environmentPages"] = environments.map { ["key": $0, "path": Self.escaped($0)] }
         context["notice"] = ["copied": "Copied: written as a new revision.", "ordered": "Saved the order of the environments."][query["done"] ?? ""]
         return renderer.page("environments", context, status: status)
     }

@@ -113,6 +113,7 @@ extension ConsoleRoutes {
             context["insights"] = await insightsContext(flag: flag, environment: selected, window: window, state: state)
         }
         if !selected.isEmpty { context["schedules"] = await flagSchedulesContext(visitor, flag: key, environment: selected) }
+        if !selected.isEmpty { context["rollouts"] = await flagRolloutsContext(visitor, flag: key, environment: selected) }
         return renderer.page("flag", context, status: status)
     }
 

@@ -72,6 +72,7 @@ struct ConsoleRoutes: Sendable {
         registerChangeRequests(on: router)
         registerExperiments(on: router)
         registerSchedules(on: router)
+        registerRollouts(on: router)
         registerTokens(on: router)
         registerUsers(on: router)
         registerWebhooks(on: router)

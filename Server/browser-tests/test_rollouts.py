@@ -1,0 +1,149 @@
+"""Browser test of the console's progressive-rollout pages: a plan created from the flag page's
+"New rollout" link through the new-plan form, started (step 1 marked, the split served through
+OFREP), paused, resumed and rolled back with a reason (the browser refuses the form without one),
+the plan's status shown after each action, on the plan's page and in the environment's list.
+Every page it reaches passes axe-core in both themes at both widths, with screenshots
+(Server/.build/console-screenshots/rollout-*.png).
+
+Starts the real `flag-server` binary the way test_console.py does (its Server class), in
+headless Chromium.
+
+Run: python3 -m unittest discover -s Server/browser-tests -p 'test_rollouts.py' -v
+"""
+import os
+import unittest
+
+import test_console as console
+
+FLAG = "browser-rollout"
+
+
+class RolloutBrowserTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        console.find_browser()
+        cls.server = console.Server(("--rate-limit-per-second", "0"))  # the test asks OFREP for 200 units at once
+        try:
+            cls.client_token = console.create_client_token(cls.server, "rollout-app")
+            cls.browser = console.start_browser()
+        except BaseException:
+            cls.server.stop()
+            raise
+        os.makedirs(console.SCREENSHOTS, exist_ok=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.quit()
+        cls.server.stop()
+
+    open = console.ConsoleBrowserTests.open
+    shot = console.ConsoleBrowserTests.shot
+    find = console.ConsoleBrowserTests.find
+    find_all = console.ConsoleBrowserTests.find_all
+    navigate = console.ConsoleBrowserTests.navigate
+    sign_in = console.ConsoleBrowserTests.sign_in
+    check_page = console.ConsoleBrowserTests.check_page
+
+    def api(self, method, path, body=None):
+        status, reply = self.server.api(method, path, self.server.admin_token, body)
+        self.assertLess(status, 300, reply)
+        return reply
+
+    def served(self):
+        """The variant OFREP serves each of 200 units."""
+        variants = []
+        for unit in range(200):
+            status, reply = self.server.api(
+                "POST", "/ofrep/v1/evaluate/flags/" + FLAG, self.client_token, {"context": {"targetingKey": "unit-%d" % unit}})
+            self.assertEqual(status, 200, reply)
+            variants.append(reply["variant"])
+        return variants
+
+    def status(self):
+        return self.find("#rollout-status").text
+
+    def test_a_plan_is_created_started_paused_resumed_and_rolled_back(self):
+        self.api("PUT", "/admin/v1/flags/" + FLAG, {"type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})
+        self.api("PUT", "/admin/v1/environments/production/flags/%s/settings" % FLAG, {
+            "enabled": True, "defaultVariant": "off", "reason": "before the rollout"})
+        self.sign_in("admin", self.server.admin_password)
+
+        # The flag page links to a new plan of the flag in its environment.
+        self.open("/console/flags/%s?environment=production" % FLAG)
+        self.assertIn("No active rollout.", self.find("#no-active-rollout").text)
+        self.navigate(self.find("#new-rollout-for-flag"))
+        self.assertEqual(self.find("h1").text, "New rollout in production")
+        self.assertEqual(self.find("#rollout-flag").get_attribute("value"), FLAG)
+        self.check_page("rollout-new")
+
+        # A typo in the steps: the form comes back as typed, the problem naming the field.
+        self.find("#rollout-old").send_keys("off")
+        self.find("#rollout-new").send_keys("on")
+        self.find("#rollout-steps").send_keys("10 1h, 50 forever, 100")
+        from selenium.webdriver.support.ui import Select
+        Select(self.find("#guardrail1-metric")).select_by_value("crash_rate")
+        self.find("#guardrail1-tolerance").send_keys("0.01")
+        self.navigate(self.find("#create-rollout"))
+        self.assertIn('steps: step 2 "50 forever"', self.find("#problems").text)
+        self.assertEqual(self.find("#rollout-steps").get_attribute("value"), "10 1h, 50 forever, 100")
+        self.assertEqual(self.find("#rollout-new").get_attribute("value"), "on")
+        self.assertEqual(Select(self.find("#guardrail1-metric")).first_selected_option.get_attribute("value"), "crash_rate")
+        self.check_page("rollout-new-refused")
+        self.find("#rollout-steps").clear()
+        self.find("#rollout-steps").send_keys("10 1h, 50 1h, 100")
+        self.navigate(self.find("#create-rollout"))
+        self.assertIn("Draft created", self.find("main").text)
+        self.assertEqual(self.status(), "draft")
+        self.assertEqual(len(self.find_all("#rollout-steps tbody tr")), 3)
+        self.assertIn("crash rate", self.find("#guardrail-1").text)
+        self.check_page("rollout-draft")
+
+        # Start: step 1 (10 %) is served and marked.
+        self.navigate(self.find("#start-rollout"))
+        self.assertIn("Started", self.find("main").text)
+        self.assertEqual(self.status(), "running")
+        self.assertEqual(self.find("#rollout-steps tr[aria-current='step']").get_attribute("id"), "step-1")
+        self.assertEqual(self.find("#rollout-step").text, "step 1 of 3 (10 %)")
+        served = self.served()
+        self.assertGreater(served.count("on"), 0)
+        self.assertLess(served.count("on"), 60)  # about 10 % of 200 units
+        self.check_page("rollout-running")
+
+        # The environment's list and the flag page show the running plan.
+        plan_url = self.browser.current_url.split("?")[0]
+        self.open("/console/environments/production/rollouts")
+        row = self.find("#rollouts-table tbody tr")
+        self.assertIn(FLAG, row.text)
+        self.assertIn("running", row.text)
+        self.assertIn("step 1 of 3 (10 %)", row.text)
+        self.check_page("rollout-list")
+        self.open("/console/flags/%s?environment=production" % FLAG)
+        self.assertIn("running", self.find("#active-rollout").text)
+        self.browser.get(plan_url)
+
+        # Pause, with a reason; resume.
+        self.find("#pause-reason").send_keys("checking the dashboards")
+        self.navigate(self.find("#pause-rollout"))
+        self.assertIn("Paused", self.find("main").text)
+        self.assertEqual(self.status(), "paused")
+        self.assertIn("checking the dashboards", self.find("#rollout-history").text)
+        self.navigate(self.find("#resume-rollout"))
+        self.assertIn("Resumed", self.find("main").text)
+        self.assertEqual(self.status(), "running")
+
+        # Roll back: the browser does not send the form without its reason.
+        self.assertTrue(self.find("#rollback-reason").get_attribute("required"))
+        self.find("#rollback-rollout").click()
+        self.assertEqual(self.status(), "running")
+        self.find("#rollback-reason").send_keys("crash reports from the <b>new</b> login")
+        self.navigate(self.find("#rollback-rollout"))
+        self.assertIn("Rolled back", self.find("main").text)
+        self.assertEqual(self.status(), "rolled_back")
+        self.assertIn("crash reports from the <b>new</b> login", self.find("#rollout-history").text)
+        self.assertEqual(self.find("#start-rollout").text, "Start again")
+        self.assertEqual(set(self.served()), {"off"})
+        self.check_page("rollout-rolled-back")
+
+
+if __name__ == "__main__":
+    unittest.main()
