@@ -172,8 +172,9 @@ struct RolloutCreateCommand: ParsableCommand {
         abstract: "Create a draft rollout plan from a template, from --steps, or a template with options overriding it.",
         discussion: """
             For example: flags rollout create checkout --environment production --from off --to on \
-            --steps 1:1h,5:1h,25:2h,50:2h,100 --guardrail crash_rate:0.005. The plan is a draft \
-            until `flags rollout start`.
+            --steps 1:1h,5:1h,25:2h,50:2h,100 --guardrail crash_rate:0.005. Without --from, the \
+            plan moves from the variant the flag serves by default in the environment now. The \
+            plan is a draft until `flags rollout start`.
             """)
 
     @Argument(help: "The flag's key.")
@@ -181,8 +182,8 @@ struct RolloutCreateCommand: ParsableCommand {
 
     @OptionGroup var target: RolloutTarget
 
-    @Option(name: .long, help: "The variant served now (the old one).")
-    var from: String
+    @Option(name: .long, help: "The variant served now, the old one (default: the flag's default variant in the environment).")
+    var from: String?
 
     @Option(name: .long, help: "The variant to roll out (the new one).")
     var to: String
@@ -194,8 +195,10 @@ struct RolloutCreateCommand: ParsableCommand {
 
     func validate() throws {
         try KeyArgument.check(flag, option: "flag")
-        for (option, variant) in [("--from", from), ("--to", to)] where !(1...128).contains(variant.count) {
-            throw ValidationError("\(option): a variant's name is 1 to 128 characters.")
+        for (option, variant) in [("--from", from), ("--to", to)] {
+            if let variant, !(1...128).contains(variant.count) {
+                throw ValidationError("\(option): a variant's name is 1 to 128 characters.")
+            }
         }
         if from == to { throw ValidationError("--from and --to must be different variants.") }
         if let template { try KeyArgument.check(template, option: "--template") }
@@ -204,15 +207,33 @@ struct RolloutCreateCommand: ParsableCommand {
 
     func run() throws {
         var body = try shape.fields()
+        let client = try target.connection.client()
         body["flag"] = .string(flag)
-        body["oldVariant"] = .string(from)
+        body["oldVariant"] = .string(try from ?? currentDefaultVariant(client))
         body["newVariant"] = .string(to)
         if let template { body["template"] = .string(template) }
         let path = target.path()
-        let client = try target.connection.client()
         let data = try client.send(
             "POST", path, body: .object(body), purpose: .change("creating rollout plans", environment: target.environment))
         try target.printPlan(data, from: "POST \(path)", client: client, prefix: "Created ")
+    }
+}
+
+extension RolloutCreateCommand {
+    /// The flag's default variant in the environment, the one a plan without `--from` moves from.
+    func currentDefaultVariant(_ client: FlagServerClient) throws(ToolingError) -> String {
+        struct Answer: Decodable {
+            struct Settings: Decodable { var defaultVariant: String }
+            var settings: Settings
+        }
+        let path = FlagServerClient.adminPath(["environments", target.environment, "flags", flag])
+        let data = try client.send("GET", path, purpose: .read(environment: target.environment))
+        let variant = try client.decodeAnswer(Answer.self, data, from: "GET \(path)").settings.defaultVariant
+        guard variant != to else {
+            throw ToolingError(
+                .invalidInput, "\"\(flag)\" already serves \"\(to)\" by default in \(target.environment); give the variant to move from with --from.")
+        }
+        return variant
     }
 }
 
