@@ -18,6 +18,9 @@ public struct FlagServerClient: Sendable {
         case read(environment: String?)
         /// Registering definitions.
         case write
+        /// Another admin write, such as `"scheduling changes"`, in one environment or (`nil`)
+        /// one that needs every environment.
+        case change(String, environment: String?)
     }
 
     /// The largest answer accepted by default: 8 MiB, the server's own import limit.
@@ -216,6 +219,9 @@ public struct FlagServerClient: Sendable {
         case .write: "registering definitions needs an admin token for all environments (\"*\")"
         case .read(nil): "reading definitions needs an admin token"
         case .read(let environment?): "reading environment \"\(environment)\" needs an admin token for it or for all environments (\"*\")"
+        case .change(let what, let environment?):
+            "\(what) in environment \"\(environment)\" needs an admin token for it or for all environments (\"*\")"
+        case .change(let what, nil): "\(what) needs an admin token for all environments (\"*\")"
         }
     }
 
