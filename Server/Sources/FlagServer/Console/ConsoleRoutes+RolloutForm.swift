@@ -46,7 +46,7 @@ extension ConsoleRoutes {
             return [
                 "number": number, "prefix": prefix, "event": value(prefix + "-event"), "tolerance": value(prefix + "-tolerance"),
                 "metrics": options(
-                    [("", "None")] + RolloutGuardrail.Metric.allCases.map { ($0.rawValue, $0.rawValue.replacingOccurrences(of: "_", with: " ")) },
+                    [("", "None")] + RolloutGuardrail.Metric.allCases.filter { $0 != .experimentMetric }.map { ($0.rawValue, $0.rawValue.replacingOccurrences(of: "_", with: " ")) },
                     selected: value(prefix + "-metric")),
                 "directions": options([("increase", "An increase is harmful"), ("decrease", "A decrease is harmful")], selected: value(prefix + "-direction", "increase")),
             ]
