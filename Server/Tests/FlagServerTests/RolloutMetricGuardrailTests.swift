@@ -132,13 +132,12 @@ struct RolloutMetricGuardrailTests {
     /// serves them, of which the share `oldRate` or `newRate` (by variant, every n-th unit)
     /// purchases; then one evaluation interval passes and the executor ticks once.
     static func run(
-        oldRate: Double, newRate: Double, _ check: (TestServer, SQLiteFlagEventStore, RolloutExecutor.Outcome?, RolloutPlan) async throws -> Void
+        _ kind: FlagEventStoreCompatibilityTests.Kind, oldRate: Double, newRate: Double,
+        _ check: (TestServer, RolloutExecutor.Outcome?, RolloutPlan) async throws -> Void
     ) async throws {
         let clock = ManualSeconds()
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: Self.base + clock.value) }
-        let events = try await SQLiteFlagEventStore(path: nil)
-        try await events.migrate()
-        do {
+        try await FlagEventStoreCompatibilityTests.with(kind) { events, _ in
             try await TestServer.with(eventStore: events, now: now) { server in
                 try await server.booleanFlag("checkout", enabled: true, defaultVariant: "off")
                 let metric = try await server.request(
@@ -184,18 +183,17 @@ struct RolloutMetricGuardrailTests {
                 clock.advance(by: Double(plan.evaluationIntervalSeconds))
                 let outcome = await executor.tick()[plan.id]
                 plan = try await rollouts.plan(id: plan.id, environment: "production")
-                try await check(server, events, outcome, plan)
+                try await check(server, outcome, plan)
             }
-            await events.close()
-        } catch {
-            await events.close()
-            throw error
         }
     }
 
-    @Test
-    func aConversionThatDropsForTheNewVariantRollsTheRolloutBack() async throws {
-        try await Self.run(oldRate: 0.2, newRate: 0.1) { server, _, outcome, plan in
+    /// The executor's test runs on both event stores (PostgreSQL with `FLAG_SERVER_TEST_DATABASE_URL`).
+    static let kinds: [FlagEventStoreCompatibilityTests.Kind] = [.sqliteMemory, .postgres]
+
+    @Test(arguments: kinds)
+    func aConversionThatDropsForTheNewVariantRollsTheRolloutBack(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
+        try await Self.run(kind, oldRate: 0.2, newRate: 0.1) { server, outcome, plan in
             #expect(outcome == .rolledBack)
             #expect(plan.status == .rolledBack)
             let finding = try #require(plan.history.last?.finding)
@@ -213,9 +211,9 @@ struct RolloutMetricGuardrailTests {
         }
     }
 
-    @Test
-    func anEqualConversionKeepsTheRolloutRunning() async throws {
-        try await Self.run(oldRate: 0.2, newRate: 0.2) { _, _, outcome, plan in
+    @Test(arguments: kinds)
+    func anEqualConversionKeepsTheRolloutRunning(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
+        try await Self.run(kind, oldRate: 0.2, newRate: 0.2) { _, outcome, plan in
             #expect(outcome == .evaluated)
             #expect(plan.status == .running && plan.currentStep == 0)
             #expect(!plan.history.contains { $0.action == .regression })
