@@ -3,6 +3,7 @@ import FlagEvaluation
 import FlagStatistics
 import Foundation
 import NIOHTTP1
+import Synchronization
 import Testing
 
 /// Guardrails on a stored experiment metric (`experiment_metric`, Server/Docs/Rollouts.md): the
@@ -219,5 +220,65 @@ struct RolloutMetricGuardrailTests {
             #expect(!plan.history.contains { $0.action == .regression })
             #expect(plan.lastEvaluatedAt != nil)
         }
+    }
+
+    @Test
+    func theRunIsCountedUnderItsOwnKeyAndForgottenWhenRolledBack() async throws {
+        let clock = ManualSeconds()
+        let now: @Sendable () -> Date = { Date(timeIntervalSince1970: Self.base + clock.value) }
+        try await TestServer.with(now: now) { server in
+            try await server.booleanFlag("checkout", enabled: true, defaultVariant: "off")
+            let metric = try await server.request(
+                .POST, "/admin/v1/metrics", token: server.adminToken,
+                body: #"{"key": "checkout-conversion", "name": "Checkout", "event": "purchase", "kind": "conversion", "windowHours": 2, "cuped": true}"#)
+            #expect(metric.status == 201)
+            let counter = RecordingResultsCounter(totals: ExperimentTotals(
+                units: ["off": 4_000, "on": 4_000], reassignedUnits: [:],
+                metrics: ["checkout-conversion": ["off": ArmStatistics(units: 4_000, sum: 800), "on": ArmStatistics(units: 4_000, sum: 600)]],
+                daily: [], countedThrough: 0))
+            let stored = try #require(server.server.rollouts)
+            let rollouts = Rollouts(admin: stored.admin, store: stored.store, events: counter, now: now)
+            var plan = RolloutGuardrailTests.plan()
+            plan.guardrails = [Self.conversion, RolloutGuardrail(metric: .crashRate)]
+            _ = try await rollouts.create(plan)
+            plan = try await rollouts.start(id: plan.id, environment: "production", actor: "ada")
+            let start = Int64(Self.base * 1000)
+            clock.advance(by: 600)
+            #expect(await RolloutExecutor(rollouts: rollouts, replica: "test").tick()[plan.id] == .rolledBack)
+
+            let query = try #require(counter.queries.withLock { $0.first })
+            #expect(query.experiment == "rollout:plan-1:\(start)")
+            #expect(query.environment == "production" && query.flag == "checkout" && query.arms == ["off", "on"])
+            #expect(query.start == start && query.end == nil)
+            #expect(query.metrics == [.init(key: "checkout-conversion", event: "purchase", kind: .conversion, window: 7_200_000, covariate: false)])
+            // The crash-rate guardrail still reads its own counts (none here).
+            #expect(counter.rates.withLock { $0 } == ["$session", "$crash"])
+            #expect(counter.deleted.withLock { $0 } == ["rollout:plan-1:\(start)"])
+            let finding = try #require(try await rollouts.plan(id: plan.id, environment: "production").history.last?.finding)
+            #expect(finding.metric == "metric \"checkout-conversion\"" && finding.regression)
+        }
+    }
+}
+
+/// Records the experiment-results queries and deletions of the rollout executor and answers
+/// fixed totals; no rate counts.
+final class RecordingResultsCounter: RolloutEventCounting, ExperimentResultsStore {
+    let totals: ExperimentTotals
+    let queries = Mutex<[ExperimentResultsQuery]>([])
+    let deleted = Mutex<[String]>([])
+    let rates = Mutex<[String]>([])
+
+    init(totals: ExperimentTotals) { self.totals = totals }
+
+    func updateResults(_ query: ExperimentResultsQuery, now: Int64) async throws(StoreError) -> ExperimentTotals {
+        queries.withLock { $0.append(query) }
+        return totals
+    }
+
+    func deleteResults(experiment: String) async throws(StoreError) { deleted.withLock { $0.append(experiment) } }
+
+    func trackedCountsByVariant(environment: String, name: String, flag: String, since: Int64) async throws(StoreError) -> [String: Int] {
+        rates.withLock { $0.append(name) }
+        return [:]
     }
 }
