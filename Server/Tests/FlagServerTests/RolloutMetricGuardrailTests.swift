@@ -258,6 +258,66 @@ struct RolloutMetricGuardrailTests {
             #expect(finding.metric == "metric \"checkout-conversion\"" && finding.regression)
         }
     }
+
+    // MARK: - The console
+
+    @Test
+    func theConsoleFormTakesAMetricKeyAndThePlanPageShowsAMeanInItsUnits() async throws {
+        let clock = ManualSeconds()
+        let now: @Sendable () -> Date = { Date(timeIntervalSince1970: Self.base + clock.value) }
+        try await TestServer.withConsole(now: now) { server in
+            try await server.booleanFlag("checkout", defaultVariant: "off")
+            try await server.consoleUser("ada", role: .admin)
+            for body in [
+                #"{"key": "checkout-conversion", "name": "Checkout", "event": "purchase", "kind": "conversion"}"#,
+                #"{"key": "revenue", "name": "Revenue", "event": "purchase", "kind": "mean"}"#,
+            ] {
+                #expect(try await server.request(.POST, "/admin/v1/metrics", token: server.adminToken, body: body).status == 201)
+            }
+            let client = ConsoleClient(server)
+            try await client.signIn("ada")
+            let base = "/console/environments/production/rollouts"
+            let csrf = try await client.csrf()
+            let blank = try await client.get(base + "/new")
+            #expect(blank.body.contains(#"<option value="experiment_metric">"#) && blank.body.contains(#"name="guardrail1-metricKey""#))
+            var form: [(String, String)] = [
+                ("flag", "checkout"), ("oldVariant", "off"), ("newVariant", "on"), ("template", ""), ("steps", "10 1h, 100"),
+                ("guardrail1-metric", "experiment_metric"), ("guardrail1-metricKey", "nope"), ("guardrail1-tolerance", "0.01"),
+                ("guardrail1-direction", "decrease"), ("onRegression", ""), ("restart", ""), ("alpha", ""), ("interval", "10m"),
+            ]
+            // An unknown key: the form comes back as typed, the problem naming the field.
+            let refused = try await client.post(base + "/new", form, csrf: csrf)
+            #expect(refused.status == 400)
+            #expect(refused.body.contains("guardrails[0].metricKey: metric &quot;nope&quot; does not exist"))
+            #expect(refused.body.contains(#"value="nope""#))
+            form[6] = ("guardrail1-metricKey", "revenue")
+            let created = try await client.post(base + "/new", form, csrf: csrf)
+            #expect(created.status == 303)
+            let id = String(try #require(created.location).dropFirst(base.count + 1).prefix { $0 != "?" })
+
+            // A mean that drops by 0.5 per unit, from fixed totals: rolled back with the finding.
+            let counter = RecordingResultsCounter(totals: ExperimentTotals(
+                units: ["off": 10_000, "on": 10_000], reassignedUnits: [:],
+                metrics: ["revenue": [
+                    "off": ArmStatistics(units: 10_000, sum: 100_000, sumOfSquares: 4 * 9_999 + 1_000_000),
+                    "on": ArmStatistics(units: 10_000, sum: 95_000, sumOfSquares: 4 * 9_999 + 902_500),
+                ]],
+                daily: [], countedThrough: 0))
+            let stored = try #require(server.server.rollouts)
+            let rollouts = Rollouts(admin: stored.admin, store: stored.store, events: counter, now: now)
+            _ = try await rollouts.start(id: id, environment: "production", actor: "ada")
+            clock.advance(by: 600)
+            #expect(await RolloutExecutor(rollouts: rollouts, replica: "test").tick()[id] == .rolledBack)
+
+            let page = try await client.get(base + "/" + id)
+            #expect(page.status == 200)
+            #expect(page.body.contains("metric &quot;revenue&quot;"))
+            #expect(page.body.contains(#"<th scope="col">Units</th><th scope="col">Sum</th><th scope="col">Mean per unit</th>"#))
+            #expect(page.body.contains("<td>10000</td><td>95000</td><td>9.5</td>"))
+            #expect(page.body.contains("Difference -0.5; 95 % always-valid interval [-0.59, -0.41]"))
+            #expect(page.body.contains("a tolerance of 0.01 (the metric&#39;s units per unit)") || page.body.contains("a tolerance of 0.01 (the metric&#x27;s units per unit)"))
+        }
+    }
 }
 
 /// Records the experiment-results queries and deletions of the rollout executor and answers
