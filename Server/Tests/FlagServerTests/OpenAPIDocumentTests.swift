@@ -312,6 +312,18 @@ struct OpenAPIDocumentTests {
             let noSteps = try await r.call(
                 server, .POST, rollouts, staging + "/rollouts", token: admin, body: #"{"flag": "search", "oldVariant": "off", "newVariant": "on"}"#)
             #expect(noSteps.status == 400)
+            // A guardrail on a stored experiment metric; an unknown metric key is a 400.
+            _ = try await r.call(
+                server, .POST, "/admin/v1/metrics", "/admin/v1/metrics", token: admin,
+                body: #"{"key": "basket", "name": "Basket", "event": "purchase", "kind": "mean"}"#)
+            let metricGuarded = try await r.call(
+                server, .POST, rollouts, staging + "/rollouts", token: admin,
+                body: #"{"flag": "search", "oldVariant": "off", "newVariant": "on", "template": "careful", "guardrails": [{"metric": "experiment_metric", "metricKey": "basket", "tolerance": 0.5, "direction": "decrease"}]}"#)
+            #expect(metricGuarded.status == 201)
+            let unknownMetric = try await r.call(
+                server, .POST, rollouts, staging + "/rollouts", token: admin,
+                body: #"{"flag": "search", "oldVariant": "off", "newVariant": "on", "template": "careful", "guardrails": [{"metric": "experiment_metric", "metricKey": "nope", "tolerance": 0.5, "direction": "decrease"}]}"#)
+            #expect(unknownMetric.status == 400)
             _ = try await r.call(
                 server, .POST, rollouts, staging + "/rollouts", token: admin,
                 body: #"{"flag": "nope", "oldVariant": "off", "newVariant": "on", "template": "careful"}"#)

@@ -44,7 +44,7 @@ extension ConsoleRoutes {
         context["guardrails"] = (1...Self.rolloutFormGuardrails).map { number -> [String: Any] in
             let prefix = "guardrail\(number)"
             return [
-                "number": number, "prefix": prefix, "event": value(prefix + "-event"), "tolerance": value(prefix + "-tolerance"),
+                "number": number, "prefix": prefix, "event": value(prefix + "-event"), "metricKey": value(prefix + "-metricKey"), "tolerance": value(prefix + "-tolerance"),
                 "metrics": options(
                     [("", "None")] + RolloutGuardrail.Metric.allCases.map { ($0.rawValue, $0.rawValue.replacingOccurrences(of: "_", with: " ")) },
                     selected: value(prefix + "-metric")),
@@ -109,8 +109,11 @@ extension ConsoleRoutes {
             }
             let direction = RolloutGuardrail.Direction(rawValue: text(prefix + "-direction")) ?? .increase
             let event = text(prefix + "-event")
+            let metricKey = text(prefix + "-metricKey")
             guardrails.append(RolloutGuardrail(
-                metric: metric, event: metric == .eventRate ? event : (event.isEmpty ? nil : event), tolerance: tolerance, direction: direction))
+                metric: metric, event: metric == .eventRate ? event : (event.isEmpty ? nil : event),
+                metricKey: metric == .experimentMetric ? metricKey : (metricKey.isEmpty ? nil : metricKey), tolerance: tolerance,
+                direction: direction))
         }
         var alpha: Double?
         if !text("alpha").isEmpty {

@@ -162,7 +162,7 @@ extension ConsoleRoutes {
             let finding = plan.history.last { $0.finding?.metric == guardrail.name }?.finding
             return Self.omittingEmpty([
                 "id": "guardrail-\(index + 1)", "name": guardrail.name, "direction": guardrail.direction == .increase ? "an increase" : "a decrease",
-                "tolerance": Self.points(guardrail.tolerance, signed: false), "finding": finding.map(Self.findingContext) ?? "",
+                "tolerance": Self.toleranceText(guardrail), "finding": finding.map(Self.findingContext) ?? "",
             ], ["finding"])
         }
         context["noGuardrails"] = plan.guardrails.isEmpty
@@ -183,15 +183,30 @@ extension ConsoleRoutes {
         (signed && value >= 0 ? "+" : "") + String(format: "%.2f", value * 100)
     }
 
+    /// A guardrail's tolerance: a rate's in percentage points, an experiment metric's as given
+    /// (in the metric's units per unit: 0.01 of a conversion is one point).
+    static func toleranceText(_ guardrail: RolloutGuardrail) -> String {
+        guardrail.metric == .experimentMetric
+            ? String(format: "%g", guardrail.tolerance) + " (the metric's units per unit)"
+            : Self.points(guardrail.tolerance, signed: false) + " points"
+    }
+
     static func findingContext(_ finding: GuardrailFinding) -> [String: Any] {
-        func rate(_ value: Double) -> String { String(format: "%.2f %%", value * 100) }
+        // A mean's or count's numbers are plain values per unit; rates and conversions are shares.
+        let plain = finding.kind == "mean" || finding.kind == "count"
+        func rate(_ value: Double) -> String { plain ? String(format: "%.4g", value) : String(format: "%.2f %%", value * 100) }
+        func difference(_ value: Double) -> String { plain ? (value >= 0 ? "+" : "") + String(format: "%.4g", value) : points(value) }
         return [
             "variants": [
                 ["variant": finding.oldVariant, "trials": finding.oldTrials, "events": finding.oldEvents, "rate": rate(finding.oldRate)],
                 ["variant": finding.newVariant, "trials": finding.newTrials, "events": finding.newEvents, "rate": rate(finding.newRate)],
             ],
-            "difference": points(finding.difference), "lower": points(finding.lower), "upper": points(finding.upper),
-            "level": String(format: "%g", (1 - finding.alpha) * 100), "bound": points(finding.bound),
+            "trialsLabel": finding.kind == nil ? "Sessions" : "Units",
+            "eventsLabel": finding.kind == nil ? "Events" : (finding.kind == "conversion" ? "Converted units" : "Sum"),
+            "rateLabel": finding.kind == nil ? "Rate" : (plain ? "Mean per unit" : "Conversion"),
+            "differenceUnit": plain ? "" : " points",
+            "difference": difference(finding.difference), "lower": difference(finding.lower), "upper": difference(finding.upper),
+            "level": String(format: "%g", (1 - finding.alpha) * 100), "bound": difference(finding.bound),
             "boundName": finding.direction == .increase ? "lower bound" : "upper bound",
             "verdict": finding.regression ? "regression" : "no regression proven", "regression": finding.regression,
         ]

@@ -72,7 +72,7 @@ public struct RolloutExecutor: Sendable {
         }
 
         // A step is taken only on fresh evidence: the guardrails are evaluated first.
-        let findings = try await evaluate(plan, since: plan.runStartedAt ?? time)
+        let findings = try await evaluate(plan, since: plan.runStartedAt ?? time) + rollouts.metricFindings(plan)
         plan.lastEvaluatedAt = time
         if let regression = findings.first(where: \.regression) {
             return try await regressed(&plan, regression)
@@ -94,6 +94,7 @@ public struct RolloutExecutor: Sendable {
                     revision: revision))
                 plan.lease = nil
                 try await rollouts.save(&plan)
+                if finishing { await rollouts.forgetMetricCounts(plan) }
                 rollouts.notify(
                     finishing ? .rolloutFinished : .rolloutStepped, plan, actor: Rollouts.serverActor, revision: revision,
                     summary: "\(plan.flag): rollout " + (finishing ? "finished" : "at \(Rollouts.percent(percent))"))
@@ -132,13 +133,14 @@ public struct RolloutExecutor: Sendable {
     /// Each guardrail's finding from the events since `since` (none without an event store or
     /// while a variant has too few trials).
     func evaluate(_ plan: RolloutPlan, since: Date) async throws(AdminError) -> [GuardrailFinding] {
-        guard let events = rollouts.events, !plan.guardrails.isEmpty else { return [] }
+        let rates = plan.guardrails.filter { $0.metric != .experimentMetric }
+        guard let events = rollouts.events, !rates.isEmpty else { return [] }
         let from = Int64((since.timeIntervalSince1970 * 1000).rounded(.down))
         do {
             let trials = try await events.trackedCountsByVariant(
                 environment: plan.environment, name: RolloutGuardrail.denominatorEvent, flag: plan.flag, since: from)
             var findings: [GuardrailFinding] = []
-            for guardrail in plan.guardrails {
+            for guardrail in rates {
                 let counts = try await events.trackedCountsByVariant(
                     environment: plan.environment, name: guardrail.numeratorEvent, flag: plan.flag, since: from)
                 if let finding = guardrail.evaluate(

@@ -26,6 +26,9 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
     public var direction: RolloutGuardrail.Direction
     /// Whether the interval lies entirely beyond the tolerance in the harmful direction.
     public var regression: Bool
+    /// For an experiment-metric guardrail, the metric's kind (`conversion`, `mean`, `count`): its
+    /// trials are units and its events the sum per variant; `nil` for the rate guardrails.
+    public var kind: String? = nil
 
     /// The bound that crossed (or would cross) the tolerance: the lower bound for an increase,
     /// the upper one for a decrease.
@@ -39,6 +42,12 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
         let side = direction == .increase ? "lower bound" : "upper bound"
         let relation = regression ? (direction == .increase ? "above" : "below") : (direction == .increase ? "not above" : "not below")
         let tolerated = direction == .increase ? tolerance : -tolerance
+        if kind == "mean" || kind == "count" {
+            func plain(_ x: Double, signed: Bool = false) -> String { (signed && x >= 0 ? "+" : "") + String(format: "%.4g", x) }
+            return "\(metric) \(kind ?? "") \(plain(newRate)) per unit (\(newVariant), \(newTrials) units) vs \(plain(oldRate)) "
+                + "(\(oldVariant), \(oldTrials) units): \(plain(difference, signed: true)), \(level) % always-valid interval "
+                + "[\(plain(lower, signed: true)), \(plain(upper, signed: true))], \(side) \(relation) the tolerance \(plain(tolerated, signed: true))"
+        }
         return "\(metric) \(String(format: "%.2f", newRate * 100)) % (\(newVariant), \(newEvents)/\(newTrials)) vs "
             + "\(String(format: "%.2f", oldRate * 100)) % (\(oldVariant), \(oldEvents)/\(oldTrials)): \(points(difference)) points, "
             + "\(level) % always-valid interval [\(points(lower)), \(points(upper))], \(side) \(relation) the tolerance \(points(tolerated))"

@@ -95,6 +95,13 @@ extension RolloutPlan {
                 problems.append("guardrails[\(index)].event: the tracked event's name (1 to 128 characters) for event_rate")
             case .crashRate, .errorRate:
                 if guardrail.event != nil { problems.append("guardrails[\(index)].event: only for event_rate") }
+            case .experimentMetric:
+                if guardrail.event != nil { problems.append("guardrails[\(index)].event: only for event_rate") }
+                if let key = guardrail.metricKey, Experiment.isKey(key) { break }
+                problems.append("guardrails[\(index)].metricKey: the stored experiment metric's key (letters, digits, \".\", \"_\" and \"-\", 1 to 128 characters) for experiment_metric")
+            }
+            if guardrail.metric != .experimentMetric, guardrail.metricKey != nil {
+                problems.append("guardrails[\(index)].metricKey: only for experiment_metric")
             }
         }
         if !(alpha >= 0.001 && alpha <= 0.2) { problems.append("alpha: 0.001 to 0.2") }

@@ -227,6 +227,10 @@ public struct RolloutGuardrail: Sendable, Hashable, Codable {
         case errorRate = "error_rate"
         /// Tracked events named ``RolloutGuardrail/event`` per `$session`.
         case eventRate = "event_rate"
+        /// The stored experiment metric ``RolloutGuardrail/metricKey`` (conversion, mean or
+        /// count), per unit (an exposure's targeting key), counted as experiments count it
+        /// (`RolloutGuardrail+Metric.swift`).
+        case experimentMetric = "experiment_metric"
     }
 
     /// Which way is harmful.
@@ -240,14 +244,19 @@ public struct RolloutGuardrail: Sendable, Hashable, Codable {
     public var metric: Metric
     /// The custom event's name, for ``Metric/eventRate``.
     public var event: String?
+    /// The stored experiment metric's key, for ``Metric/experimentMetric``.
+    public var metricKey: String?
     /// The harm tolerated, in the rate's units (0.005: half a percentage point of sessions): a
     /// regression is a difference proven beyond it.
     public var tolerance: Double
     public var direction: Direction
 
-    public init(metric: Metric, event: String? = nil, tolerance: Double = 0, direction: Direction = .increase) {
+    public init(
+        metric: Metric, event: String? = nil, metricKey: String? = nil, tolerance: Double = 0, direction: Direction = .increase
+    ) {
         self.metric = metric
         self.event = event
+        self.metricKey = metricKey
         self.tolerance = tolerance
         self.direction = direction
     }
@@ -258,6 +267,7 @@ public struct RolloutGuardrail: Sendable, Hashable, Codable {
         case .crashRate: "$crash"
         case .errorRate: "$error"
         case .eventRate: event ?? ""
+        case .experimentMetric: ""
         }
     }
 
@@ -270,6 +280,7 @@ public struct RolloutGuardrail: Sendable, Hashable, Codable {
         case .crashRate: "crash rate"
         case .errorRate: "error rate"
         case .eventRate: "event rate of \"\(event ?? "")\""
+        case .experimentMetric: "metric \"\(metricKey ?? "")\""
         }
     }
 }

@@ -20,6 +20,7 @@ extension Rollouts {
         template.version = (current?.version ?? 0) + 1
         let problems = template.problems
         guard problems.isEmpty else { throw .badRequest(problems.joined(separator: "; ")) }
+        try await checkMetricKeys(template.guardrails)
         do { try await store.putRolloutTemplate(template) } catch { throw AdminError(store: error) }
         return template
     }

@@ -37,6 +37,7 @@ public struct Rollouts: Sendable {
         let problems = plan.problems
         guard problems.isEmpty else { throw .badRequest(problems.joined(separator: "; ")) }
         try await checkFlag(of: plan)
+        try await checkMetricKeys(plan.guardrails)
         do { try await store.insertRolloutPlan(plan) } catch { throw AdminError(store: error) }
         return plan
     }
@@ -64,6 +65,7 @@ public struct Rollouts: Sendable {
             throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue): roll it back first")
         }
         do { _ = try await store.deleteRolloutPlan(id: id) } catch { throw AdminError(store: error) }
+        await forgetMetricCounts(plan)
     }
 
     private func checkFlag(of plan: RolloutPlan) async throws(AdminError) {
@@ -171,6 +173,7 @@ public struct Rollouts: Sendable {
             action: .rolledBack, actor: actor, time: now(), step: plan.currentStep, percent: percent, revision: revision, comment: comment,
             finding: finding))
         try await save(&plan)
+        await forgetMetricCounts(plan)
         notify(
             .rolloutRolledBack, plan, actor: actor, revision: revision,
             summary: "\(plan.flag): rollout rolled back at \(Self.percent(percent)) (\(cause))", finding: finding)

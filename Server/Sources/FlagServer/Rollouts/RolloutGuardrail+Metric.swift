@@ -1,0 +1,125 @@
+public import FlagStatistics
+import Foundation
+
+/// Guardrails on a stored experiment metric (``RolloutGuardrail/Metric/experimentMetric``): the
+/// metric per unit, counted by the event store's incremental experiment counter
+/// (``ExperimentResultsStore``) under a key of the plan's run, and judged by the same mixture
+/// sequential test as the rate guardrails (`Server/Docs/Rollouts.md`).
+extension RolloutGuardrail {
+    /// Compares the new variant's mean per unit with the old one's from each arm's sufficient
+    /// statistics (units n, Σy, Σy²): the difference of the means, its Welch variance
+    /// s²_new/n_new + s²_old/n_old with the sample variances s² = (Σy² − (Σy)²/n)/(n − 1) (for a
+    /// conversion Σy² = Σy), and the mixture sequential test with τ² = 0.01 × the pooled variance,
+    /// as ``evaluate(old:new:oldVariant:newVariant:alpha:)`` does for rates. A regression is the
+    /// always-valid interval entirely beyond the tolerance in the harmful direction.
+    ///
+    /// The finding's trials are the units, its events the sum Σy (rounded: converted units for a
+    /// conversion, events for a count, the summed value for a mean), its rates the means.
+    ///
+    /// - Returns: `nil` while either variant has fewer than ``minimumTrials`` units.
+    public func evaluate(
+        old: ArmStatistics, new: ArmStatistics, kind: MetricData.Kind, oldVariant: String, newVariant: String, alpha: Double
+    ) -> GuardrailFinding? {
+        guard old.units >= Double(Self.minimumTrials), new.units >= Double(Self.minimumTrials) else { return nil }
+        func arm(_ statistics: ArmStatistics) -> (mean: Double, variance: Double, units: Double) {
+            let units = statistics.units
+            let squares = kind == .conversion ? statistics.sum : (statistics.sumOfSquares ?? statistics.sum)
+            let variance = max(0, (squares - statistics.sum * statistics.sum / units) / (units - 1))
+            return (statistics.sum / units, variance, units)
+        }
+        let a = arm(old)
+        let b = arm(new)
+        let difference = b.mean - a.mean
+        let variance = b.variance / b.units + a.variance / a.units
+        let pooled = ((a.units - 1) * a.variance + (b.units - 1) * b.variance) / (a.units + b.units - 2)
+        let interval = StatisticalTests.mixtureSequential(
+            difference: difference, variance: variance, mixingVariance: 0.01 * pooled, alpha: alpha)
+        let regression = direction == .increase ? interval.lower > tolerance : interval.upper < -tolerance
+        return GuardrailFinding(
+            metric: name, oldVariant: oldVariant, newVariant: newVariant, oldTrials: Int(old.units), newTrials: Int(new.units),
+            oldEvents: Int(old.sum.rounded()), newEvents: Int(new.sum.rounded()), oldRate: a.mean, newRate: b.mean,
+            difference: difference, lower: interval.lower, upper: interval.upper, alpha: alpha, tolerance: tolerance,
+            direction: direction, regression: regression, kind: kind.rawValue)
+    }
+}
+
+extension RolloutPlan {
+    /// The key of this run's incremental counts in the event store:
+    /// `rollout:<plan id>:<run start in milliseconds>` (a new run counts afresh).
+    var metricResultsKey: String? {
+        runStartedAt.map { "rollout:\(id):\(Self.milliseconds($0))" }
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// The stored metric keys its experiment-metric guardrails name.
+    var experimentMetricKeys: [String] {
+        var seen: Set<String> = []
+        return guardrails.compactMap { $0.metric == .experimentMetric ? $0.metricKey : nil }.filter { seen.insert($0).inserted }
+    }
+}
+
+extension Rollouts {
+    /// Refuses guardrails naming a metric that is not stored (400 naming the field).
+    func checkMetricKeys(_ guardrails: [RolloutGuardrail]) async throws(AdminError) {
+        guard guardrails.contains(where: { $0.metric == .experimentMetric }) else { return }
+        guard let metrics = store as? any ExperimentStore else {
+            throw .badRequest("guardrails: experiment_metric needs the experiments' metrics, which this server does not store")
+        }
+        let stored: Set<String>
+        do { stored = Set(try await metrics.experimentMetrics().map(\.key)) } catch { throw AdminError(store: error) }
+        for (index, guardrail) in guardrails.enumerated() where guardrail.metric == .experimentMetric {
+            if let key = guardrail.metricKey, !stored.contains(key) {
+                throw .badRequest("guardrails[\(index)].metricKey: metric \"\(key)\" does not exist")
+            }
+        }
+    }
+
+    /// The findings of `plan`'s experiment-metric guardrails: the run's units per variant (by
+    /// first exposure at or after the run's start) and their metrics, counted incrementally by
+    /// the event store under ``RolloutPlan/metricResultsKey``. None without a results-counting
+    /// event store; a guardrail whose metric was deleted since is skipped.
+    func metricFindings(_ plan: RolloutPlan) async throws(AdminError) -> [GuardrailFinding] {
+        let keys = plan.experimentMetricKeys
+        guard !keys.isEmpty, let key = plan.metricResultsKey, let runStart = plan.runStartedAt,
+            let results = events as? any ExperimentResultsStore, let metricStore = store as? any ExperimentStore
+        else { return [] }
+        do {
+            let stored = Dictionary(try await metricStore.experimentMetrics().map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+            let metrics = keys.compactMap { stored[$0] }
+            guard !metrics.isEmpty else { return [] }
+            let query = ExperimentResultsQuery(
+                experiment: key, environment: plan.environment, flag: plan.flag, arms: [plan.oldVariant, plan.newVariant],
+                start: RolloutPlan.milliseconds(runStart), end: nil,
+                metrics: metrics.map { metric in
+                    var counted = metric.queryMetric
+                    counted.covariate = false
+                    return counted
+                })
+            let totals = try await results.updateResults(query, now: RolloutPlan.milliseconds(now()))
+            var findings: [GuardrailFinding] = []
+            for guardrail in plan.guardrails where guardrail.metric == .experimentMetric {
+                guard let metricKey = guardrail.metricKey, let metric = stored[metricKey] else { continue }
+                let arms = totals.metrics[metricKey] ?? [:]
+                let empty = ArmStatistics(units: 0, sum: 0, sumOfSquares: 0)
+                if let finding = guardrail.evaluate(
+                    old: arms[plan.oldVariant] ?? empty, new: arms[plan.newVariant] ?? empty, kind: metric.kind,
+                    oldVariant: plan.oldVariant, newVariant: plan.newVariant, alpha: plan.alpha)
+                {
+                    findings.append(finding)
+                }
+            }
+            return findings
+        } catch {
+            throw AdminError(store: error)
+        }
+    }
+
+    /// Forgets the counts of `plan`'s current run (a finished, rolled-back or deleted plan); a
+    /// failure only leaves the state behind.
+    func forgetMetricCounts(_ plan: RolloutPlan) async {
+        guard !plan.experimentMetricKeys.isEmpty, let key = plan.metricResultsKey, let results = events as? any ExperimentResultsStore
+        else { return }
+        try? await results.deleteResults(experiment: key)
+    }
+}
