@@ -25,6 +25,7 @@ import test_console as console
 FLAG = "browser-approval"
 KILL_FLAG = "browser-kill"
 SCHEDULED_FLAG = "browser-scheduled"
+TIME = r"\d{4}-\d\d-\d\d \d\d:\d\d UTC"  # as the console shows times
 
 
 class ApprovalBrowserTests(unittest.TestCase):
@@ -80,6 +81,10 @@ class ApprovalBrowserTests(unittest.TestCase):
     def notice(self):
         return self.find("main p.notice").text
 
+    def status_line(self):
+        """The change request's status as its page says it ("applied at revision 7")."""
+        return self.find("#request-status").find_element("xpath", "..").text
+
     def diff_rows(self):
         """The change request's diff: (field, before, after) of each row."""
         return [tuple(cell.text for cell in row.find_elements("css selector", "th, td"))
@@ -120,6 +125,10 @@ class ApprovalBrowserTests(unittest.TestCase):
         self.assertEqual(self.find("#request-author").text, "user erin")
         self.assertEqual(self.find("#request-subject").text, "flag %s in production" % FLAG)
         self.assertEqual(self.find("#request-approvals").text, "0 of 1")
+        # Only the facts it has: no "Not before" without a time, no revision before it is applied.
+        self.assertEqual(self.status_line(), "open")
+        self.assertNotIn("Not before", self.find("dl.facts").text)
+        self.assertRegex(self.find("#request-history li").text, r"^user erin opened · %s: serve on$" % TIME)
         self.assertEqual(self.diff_rows(), [("settings.defaultVariant", '"off"', '"on"')])
         self.assertEqual(self.find("table.diff caption").text, "flag %s in production" % FLAG)
         self.assertEqual(self.find_all("#approve-request"), [], "the author is offered no approve form")
@@ -166,6 +175,9 @@ class ApprovalBrowserTests(unittest.TestCase):
         self.navigate(self.find("#apply-request"))
         self.assertEqual(self.notice(), "Applied: written as a new revision.")
         self.assertEqual(self.find("#request-status").text, "applied")
+        revision = self.api("GET", "/admin/v1/environments/production/change-requests/" + request_id)["appliedRevision"]
+        self.assertEqual(self.status_line(), "applied at revision %d" % revision)
+        self.assertRegex(self.find_all("#request-history li")[-1].text, r"^user alice applied · %s · revision %d$" % (TIME, revision))
         self.assertEqual(self.find_all("#apply-form"), [])
         history = self.find("#request-history").text
         for step in ("user erin opened", "user alice approved", "user alice applied"):
@@ -189,7 +201,7 @@ class ApprovalBrowserTests(unittest.TestCase):
         self.find("#reject-comment").send_keys("not during the sale")
         self.navigate(self.find("#reject-request"))
         self.assertEqual(self.notice(), "Rejected: the change request is closed.")
-        self.assertEqual(self.find("#request-status").text, "rejected")
+        self.assertEqual(self.status_line(), "rejected")
         self.assertIn("user alice rejected", self.find("#request-history").text)
         self.assertIn("not during the sale", self.find("#request-history").text)
         self.assertEqual(self.find_all("#approve-form") + self.find_all("#reject-form") + self.find_all("#apply-form"), [])
