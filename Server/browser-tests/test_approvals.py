@@ -171,6 +171,7 @@ class ApprovalBrowserTests(unittest.TestCase):
         self.assertIn("user alice", self.find("#approvals-list").text)
         self.assertIn("checked the <b>dashboards</b>", self.find("#approvals-list").text)
         self.assertEqual(self.settings(FLAG)["defaultVariant"], "off", "approving does not apply")
+        self.assertEqual(self.find_all("#approve-request"), [], "no second approval by the same user")
         self.check_page("approval-request-approved")
         self.navigate(self.find("#apply-request"))
         self.assertEqual(self.notice(), "Applied: written as a new revision.")

@@ -7,7 +7,8 @@ extension ApprovalTests {
     /// A change request's console page shows only the facts it has: no "Not before" without an
     /// `applyAt`, no "at revision" before it is applied, no empty revision or comment in its
     /// steps and approvals (Mustache renders a section for an empty string; the browser test
-    /// test_approvals.py found " · : reason" in the history and an empty "Not before").
+    /// test_approvals.py found " · : reason" in the history and an empty "Not before"); and no
+    /// approve form for someone who has approved it already.
     @Test
     func theConsolePageOfAChangeRequestLeavesOutTheFactsItHasNot() async throws {
         try await TestServer.withConsole { server in
@@ -32,7 +33,12 @@ extension ApprovalTests {
             #expect(!open.body.contains(" · : "))
 
             // Approved without a comment: the approval ends with its time.
+            #expect(open.body.contains(#"id="approve-form""#))
             #expect(try await client.post(base + "/approve", [("comment", "")], csrf: csrf).status == 303)
+            // Approved once: no approve form for a second approval by the same identity (refused anyway).
+            let approved = try await client.get(base)
+            #expect(!approved.body.contains(#"id="approve-form""#))
+            #expect(approved.body.contains(#"id="apply-form""#))
             #expect(try await client.post(base + "/apply", [], csrf: csrf).location == base + "?done=applied")
             let applied = try await client.get(base)
             let revision = try #require(await server.server.admin.state.environments["production"]?.revision)

@@ -97,7 +97,7 @@ extension ConsoleRoutes {
             "approvalCount": "\(request.approvals.count) of \(required)",
             "base": "/console/environments/\(Self.escaped(environment))/change-requests/\(Self.escaped(request.id))",
             "listLink": "/console/environments/\(Self.escaped(environment))/change-requests",
-            "mine": request.author == me,
+            "mine": request.author == me, "approvedByMe": request.approvals.contains { $0.approver == me },
             "diffs": request.diff.map { difference -> [String: Any] in
                 let entry = AuditRedaction.redacted(
                     AuditEntry(
