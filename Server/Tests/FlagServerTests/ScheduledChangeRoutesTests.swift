@@ -125,6 +125,8 @@ struct ScheduledChangeRoutesTests {
             #expect(page.body.contains(#"id="schedule-\#(id)""#))
             #expect(page.body.contains("&lt;b&gt;launch&lt;/b&gt;"))
             #expect(!page.body.contains("<b>launch</b>"))
+            // Scrolls sideways on a phone, as the calendar's table does (its cancel button is the last column).
+            #expect(page.body.contains(#"<div class="scroll"><table id="flag-schedules">"#))
             let calendar = try await browser.get("/console/environments/production/schedules")
             #expect(calendar.status == 200)
             #expect(calendar.body.contains(#"id="schedule-\#(id)""#))

@@ -88,7 +88,8 @@ extension ConsoleRoutes {
         context["notice"] = notice
         context["problems"] = problems
         context["hasProblems"] = !problems.isEmpty
-        context["request"] = [
+        // Mustache renders a section for any string, even an empty one: the optional facts are left out.
+        context["request"] = Self.omittingEmpty([
             "id": request.id, "environment": environment, "subject": Self.subject(of: request), "status": request.status.rawValue,
             "open": request.status == .open, "author": request.author.description, "reason": request.reason,
             "basedOn": request.basedOnRevision, "appliedRevision": request.appliedRevision.map(String.init) ?? "",
@@ -96,7 +97,7 @@ extension ConsoleRoutes {
             "approvalCount": "\(request.approvals.count) of \(required)",
             "base": "/console/environments/\(Self.escaped(environment))/change-requests/\(Self.escaped(request.id))",
             "listLink": "/console/environments/\(Self.escaped(environment))/change-requests",
-            "mine": request.author == me,
+            "mine": request.author == me, "approvedByMe": request.approvals.contains { $0.approver == me },
             "diffs": request.diff.map { difference -> [String: Any] in
                 let entry = AuditRedaction.redacted(
                     AuditEntry(
@@ -110,14 +111,17 @@ extension ConsoleRoutes {
                     },
                 ]
             },
-            "approvals": request.approvals.map { ["approver": $0.approver.description, "time": Self.shortTime($0.time), "comment": $0.comment ?? ""] },
-            "history": request.history.map {
-                [
-                    "action": $0.action.rawValue.replacingOccurrences(of: "_", with: " "), "actor": $0.actor.description,
-                    "time": Self.shortTime($0.time), "comment": $0.comment ?? "", "revision": $0.revision.map { "revision \($0)" } ?? "",
-                ]
+            "approvals": request.approvals.map {
+                Self.omittingEmpty(["approver": $0.approver.description, "time": Self.shortTime($0.time), "comment": $0.comment ?? ""], ["comment"])
             },
-        ] as [String: Any]
+            "history": request.history.map {
+                Self.omittingEmpty(
+                    [
+                        "action": $0.action.rawValue.replacingOccurrences(of: "_", with: " "), "actor": $0.actor.description,
+                        "time": Self.shortTime($0.time), "comment": $0.comment ?? "", "revision": $0.revision.map { "revision \($0)" } ?? "",
+                    ], ["comment", "revision"])
+            },
+        ], ["appliedRevision", "applyAt"])
         return renderer.page("change-request", context, status: status)
     }
 
