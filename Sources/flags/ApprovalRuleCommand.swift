@@ -68,7 +68,8 @@ struct ApprovalRuleSetCommand: ParsableCommand {
     }
 
     func validate() throws {
-        try rule.check()
+        // Thrown while parsing, a ToolingError would not be the usage error (exit status 2) it is.
+        do { try rule.check() } catch { throw ValidationError(error.message) }
     }
 
     func run() throws {
