@@ -29,7 +29,7 @@ struct Flags: ParsableCommand {
             StatsCommand.self,
             // A flag server.
             PushCommand.self, PullCommand.self, DiffCommand.self,
-            ScheduleCommand.self, RolloutCommand.self,
+            ScheduleCommand.self, RolloutCommand.self, ChangeRequestCommand.self, ApprovalRuleCommand.self,
         ]
     )
 
