@@ -544,7 +544,7 @@ struct PostgresFlagEventStoreTests {
     @Test
     func itsMigrationsLiveBesideTheFlagStores() async throws {
         let configuration = try Self.configuration()
-        let flags = PostgresFlagStore(configuration: configuration, logger: Logger(label: "test.postgres"))
+        let flags = PostgresFlagStore(configuration: configuration, logger: Logger(label: "test.postgres"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout)
         let events = Self.store(configuration)
         do {
             try await flags.migrate()

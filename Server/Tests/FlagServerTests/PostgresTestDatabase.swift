@@ -43,7 +43,7 @@ enum PostgresTestDatabase {
 
     /// A store over `schema` (a fresh one by default).
     static func makeStore(schema: String = freshSchema()) throws -> PostgresFlagStore {
-        PostgresFlagStore(configuration: try configuration(schema: schema), logger: Logger(label: "test.postgres"))
+        PostgresFlagStore(configuration: try configuration(schema: schema), logger: Logger(label: "test.postgres"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout)
     }
 
     /// Runs `sql` on a connection of its own and returns the first column of each row as text.

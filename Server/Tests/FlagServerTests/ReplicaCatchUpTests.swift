@@ -16,9 +16,9 @@ struct ReplicaCatchUpTests {
     /// Two servers over one schema: `a` hears notifications; `b` hears none and never checks by itself.
     static func withLaggingReplica(_ body: (TestServer, TestServer, DeafStore) async throws -> Void) async throws {
         let configuration = try PostgresTestDatabase.configuration(schema: PostgresTestDatabase.freshSchema())
-        let first = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-a"))
+        let first = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-a"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout)
         try await TestServer.with(store: first, rateLimiter: nil, revisionCheck: .manual) { a in
-            let deaf = DeafStore(PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-b")))
+            let deaf = DeafStore(PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-b"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout))
             try await TestServer.with(store: deaf, rateLimiter: nil, revisionCheck: .manual) { b in
                 try await body(a, TestServer(server: b.server, port: b.port, adminToken: a.adminToken), deaf)
             }

@@ -26,7 +26,7 @@ struct ReplicaTestCluster {
         var servers: [(FlagServer, String?)] = []
         var stores: [PostgresFlagStore] = []
         for index in 0..<count {
-            let store = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-\(index)"))
+            let store = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-\(index)"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout)
             stores.append(store)
             let (server, bootstrap) = try await FlagServer.start(
                 store: store, limits: .forTests, rateLimiter: nil, logger: Logger(label: "replica-\(index)"), revisionCheck: revisionCheck,

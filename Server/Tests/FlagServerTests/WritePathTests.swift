@@ -247,9 +247,9 @@ struct ReplicaAuditCatchUpTests {
     @Test
     func aReplicaCatchesUpFromTheAuditWithoutReloading() async throws {
         let configuration = try PostgresTestDatabase.configuration(schema: PostgresTestDatabase.freshSchema())
-        let first = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-a"))
+        let first = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-a"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout)
         try await TestServer.with(store: first, revisionCheck: .manual) { a in
-            let quiet = QuietCountingStore(PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-b")))
+            let quiet = QuietCountingStore(PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-b"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout))
             // No heartbeat: this store hears nothing on purpose (the test refreshes by hand), and
             // a heartbeat would take that silence for a frozen connection.
             try await TestServer.with(store: quiet, revisionCheck: .manual, heartbeat: nil) { b in

@@ -37,11 +37,16 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
     /// pool, stays open for `LISTEN`.
     ///
     /// - Parameter now: The clock stamped into announcements (the start of the propagation delay).
+    /// - Parameter tokenWriteTimeout: How long a token's creation or revocation waits for a
+    ///   connection at most, and runs: past it, it is rolled back and fails
+    ///   ``StoreError/unavailable(_:)``, never committed later.
     public init(
         configuration: PostgresConfiguration, maximumConnections: Int = 8,
-        logger: Logger = Logger(label: "flag-server.postgres"), now: @escaping @Sendable () -> Date = Date.init
+        logger: Logger = Logger(label: "flag-server.postgres"), now: @escaping @Sendable () -> Date = Date.init,
+        tokenWriteTimeout: Duration = .seconds(10)
     ) {
         self.configuration = configuration
+        self.tokenWriteTimeout = tokenWriteTimeout
         self.logger = logger
         self.now = now
         let tls: PostgresClient.Configuration.TLS =
@@ -232,7 +237,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
     }
 
     public func insertToken(_ token: TokenRecord) async throws(StoreError) {
-        let deadline = ContinuousClock.now + Self.tokenWriteTimeout
+        let deadline = ContinuousClock.now + tokenWriteTimeout
         try await run { [logger, channel, now] in
             try await withConnection(before: deadline) { [channel, now] connection in
                 try await Self.transaction(connection, logger: logger) {
@@ -252,7 +257,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
     }
 
     public func revokeToken(id: String, at time: Date) async throws(StoreError) {
-        let deadline = ContinuousClock.now + Self.tokenWriteTimeout
+        let deadline = ContinuousClock.now + tokenWriteTimeout
         try await run { [logger, channel, now] in
             try await withConnection(before: deadline) { [channel, now] connection in
                 try await Self.transaction(connection, logger: logger) {
@@ -401,7 +406,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
 
     /// How long a token's creation or revocation waits for a connection at most, and runs: past
     /// it, it is rolled back and fails ``StoreError/unavailable(_:)``, never committed later.
-    static let tokenWriteTimeout: Duration = .seconds(10)
+    let tokenWriteTimeout: Duration
 
     static let unavailableMessage = "the database is unavailable or did not answer in time"
 
