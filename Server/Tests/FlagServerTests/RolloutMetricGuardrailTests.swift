@@ -139,7 +139,7 @@ struct RolloutMetricGuardrailTests {
         let clock = ManualSeconds()
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: Self.base + clock.value) }
         try await FlagEventStoreCompatibilityTests.with(kind) { events, _ in
-            try await TestServer.with(eventStore: events, now: now) { server in
+            try await TestServer.with(eventStore: events, now: now, rolloutTickInterval: nil) { server in
                 try await server.booleanFlag("checkout", enabled: true, defaultVariant: "off")
                 let metric = try await server.request(
                     .POST, "/admin/v1/metrics", token: server.adminToken,
@@ -226,7 +226,7 @@ struct RolloutMetricGuardrailTests {
     func theRunIsCountedUnderItsOwnKeyAndForgottenWhenRolledBack() async throws {
         let clock = ManualSeconds()
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: Self.base + clock.value) }
-        try await TestServer.with(now: now) { server in
+        try await TestServer.with(now: now, rolloutTickInterval: nil) { server in
             try await server.booleanFlag("checkout", enabled: true, defaultVariant: "off")
             let metric = try await server.request(
                 .POST, "/admin/v1/metrics", token: server.adminToken,

@@ -45,7 +45,7 @@ struct RolloutSimulationTests {
         oldRate: Double, newRate: Double, plan template: RolloutPlan,
         _ check: ((TestServer, Rollouts, RolloutPlan) async throws -> Void)?
     ) async throws -> Outcome {
-        try await TestServer.with(eventStore: events, now: now) { server in
+        try await TestServer.with(eventStore: events, now: now, rolloutTickInterval: nil) { server in
             try await server.booleanFlag("checkout", enabled: true, defaultVariant: "off")
             let token = try await server.token(.client, environment: "production")
             let rollouts = try #require(server.server.rollouts)
@@ -151,7 +151,7 @@ struct RolloutSimulationTests {
     func pausingAndResumingKeepsTheSplitAndStartingAgainPicksUnitsAsThePlanSays() async throws {
         let clock = ManualSeconds()
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: Self.base + clock.value) }
-        try await TestServer.with(now: now) { server in
+        try await TestServer.with(now: now, rolloutTickInterval: nil) { server in
             try await server.booleanFlag("checkout", enabled: true, defaultVariant: "off")
             let rollouts = try #require(server.server.rollouts)
             let executor = RolloutExecutor(rollouts: rollouts, replica: "test")

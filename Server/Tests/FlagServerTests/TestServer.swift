@@ -31,14 +31,15 @@ struct TestServer {
         heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
         eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
         eventRetention: EventRetention? = nil, now: @escaping @Sendable () -> Date = Date.init,
-        webhooks: WebhookOptions? = WebhookOptions(),
+        webhooks: WebhookOptions? = WebhookOptions(), rolloutTickInterval: Duration? = .seconds(10),
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store: any FlagStore = if let store { store } else { try await SQLiteFlagStore(path: nil) }
         let (server, bootstrap) = try await FlagServer.start(
             store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter, now: now,
             revisionCheck: revisionCheck, heartbeat: heartbeat, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
-            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention, webhooks: webhooks)
+            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention, webhooks: webhooks,
+            rolloutTickInterval: rolloutTickInterval)
         return try await serving(server, bootstrap: bootstrap, store: store, body)
     }
 

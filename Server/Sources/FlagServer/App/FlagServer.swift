@@ -48,6 +48,9 @@ public final class FlagServer: Sendable {
     let experimentResults: ExperimentResultsCache?
     /// Progressive rollouts (`Server/Docs/Rollouts.md`); `nil` when the store keeps no plans.
     public let rollouts: Rollouts?
+    /// How often this server's ``RolloutExecutor`` looks at the running plans; `nil`: this server
+    /// runs none (another process, or a test, acts on the plans).
+    let rolloutTickInterval: Duration?
     let console: (renderer: ConsoleRenderer, options: ConsoleOptions)?
     let logger: Logger
     let now: @Sendable () -> Date
@@ -127,9 +130,10 @@ public final class FlagServer: Sendable {
         delivery: DeliveryOptions = DeliveryOptions(), eventStore: (any FlagEventStore)? = nil,
         eventIngestion: EventIngestionOptions = EventIngestionOptions(), eventRetention: EventRetention? = nil,
         webhooks: WebhookDispatcher? = nil, webhookOptions: WebhookOptions = WebhookOptions(),
-        scheduler: ScheduledChangeExecutor? = nil
+        scheduler: ScheduledChangeExecutor? = nil, rolloutTickInterval: Duration? = .seconds(10)
     ) {
         self.admin = admin
+        self.rolloutTickInterval = rolloutTickInterval
         self.webhooks = webhooks
         self.webhookOptions = webhookOptions
         self.scheduler = scheduler
@@ -199,6 +203,8 @@ public final class FlagServer: Sendable {
     ///     none and records no notifications (endpoints can still be managed).
     ///   - scheduleGrace: How long after its time a scheduled change still runs when no server ran
     ///     at its time; later it is marked missed (see `Server/Docs/ScheduledChanges.md`).
+    ///   - rolloutTickInterval: How often the server's rollout executor looks at the running plans
+    ///     (`Server/Docs/Rollouts.md`); `nil`: the server runs none.
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
     ///     password) to the operator. The first start is recorded as finished only after it
     ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
@@ -216,7 +222,7 @@ public final class FlagServer: Sendable {
         eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
         eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
         eventRetention: EventRetention? = EventRetention(), webhooks: WebhookOptions? = WebhookOptions(),
-        scheduleGrace: TimeInterval = ScheduledChangeExecutor.defaultGrace,
+        scheduleGrace: TimeInterval = ScheduledChangeExecutor.defaultGrace, rolloutTickInterval: Duration? = .seconds(10),
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
         try await store.migrate()
@@ -318,7 +324,7 @@ public final class FlagServer: Sendable {
             webhooks: dispatcher, webhookOptions: webhooks ?? WebhookOptions(),
             scheduler: (store as? any ScheduleStore).map {
                 ScheduledChangeExecutor(admin: admin, store: $0, grace: scheduleGrace, now: now, logger: logger)
-            })
+            }, rolloutTickInterval: rolloutTickInterval)
         return (server, bootstrap)
     }
 
@@ -391,8 +397,14 @@ public final class FlagServer: Sendable {
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
                 } ?? [])
                 + experimentResultsServices + (webhooks.map { [$0] } ?? []) + (scheduler.map { [$0] } ?? [])
-                + (rollouts.map { [RolloutExecutorService(executor: RolloutExecutor(rollouts: $0, logger: logger))] } ?? []),
+                + rolloutServices,
             onServerRunning: onServerRunning)
+    }
+
+    /// The service acting on running rollout plans, where the store keeps plans and the server runs one.
+    private var rolloutServices: [any Service] {
+        guard let rollouts, let rolloutTickInterval else { return [] }
+        return [RolloutExecutorService(executor: RolloutExecutor(rollouts: rollouts, tickInterval: rolloutTickInterval, logger: logger))]
     }
 
     /// The service counting running experiments' results in the background, where the event
