@@ -23,7 +23,7 @@ struct ReplicaHeartbeatTests {
         // themselves: only the heartbeat can bring B back.
         try await ReplicaTestCluster.with(
             replicas: 2, reconnectDelay: .seconds(3600),
-            heartbeat: .init(interval: .milliseconds(100), timeout: .milliseconds(400))
+            heartbeat: .init(interval: .milliseconds(200), timeout: .seconds(2))
         ) { cluster in
             let (a, b) = (cluster.replicas[0], cluster.replicas[1])
             let token = try await a.token(.client, environment: "production")
@@ -31,13 +31,21 @@ struct ReplicaHeartbeatTests {
             var stream = EventStreamReader(try await b.openStream(token: token))
             #expect(try await stream.next(containing: "at revision 1") != nil)
 
-            // Freeze every listening backend of this schema: the connections stay open.
-            let backends = try await PostgresTestDatabase.query(
-                """
-                SELECT pid::text FROM pg_stat_activity
-                WHERE query LIKE 'LISTEN%flag_server_revisions_\(cluster.schema)%'
-                """
-            ).compactMap { pid_t($0) }
+            // Freeze every listening backend of this schema: the connections stay open. Both
+            // replicas listen; on a busy machine one may be replacing its connection at this
+            // moment (a late heartbeat), so wait (boundedly) until both are there.
+            var listening: [pid_t] = []
+            for _ in 0..<100 {
+                listening = try await PostgresTestDatabase.query(
+                    """
+                    SELECT pid::text FROM pg_stat_activity
+                    WHERE query LIKE 'LISTEN%flag_server_revisions_\(cluster.schema)%'
+                    """
+                ).compactMap { pid_t($0) }
+                if listening.count == 2 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let backends = listening
             #expect(backends.count == 2)
             for pid in backends { #expect(kill(pid, SIGSTOP) == 0) }
             let resume: @Sendable () -> Void = { for pid in backends { kill(pid, SIGCONT) } }
