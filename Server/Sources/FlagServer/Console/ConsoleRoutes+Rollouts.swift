@@ -160,10 +160,12 @@ extension ConsoleRoutes {
         }
         context["guardrails"] = plan.guardrails.enumerated().map { index, guardrail -> [String: Any] in
             let finding = plan.history.last { $0.finding?.metric == guardrail.name }?.finding
+            let chart = GuardrailChart(guardrail: guardrail, evaluations: plan.evaluations ?? [], id: "guardrail-\(index + 1)-chart")
             return Self.omittingEmpty([
                 "id": "guardrail-\(index + 1)", "name": guardrail.name, "direction": guardrail.direction == .increase ? "an increase" : "a decrease",
                 "tolerance": Self.toleranceText(guardrail), "finding": finding.map(Self.findingContext) ?? "",
-            ], ["finding"])
+                "chart": chart.points.isEmpty ? "" : chart.svg, "chartSummary": chart.summary,
+            ], ["finding", "chart"])
         }
         context["noGuardrails"] = plan.guardrails.isEmpty
         context["history"] = plan.history.reversed().map { entry -> [String: Any] in

@@ -74,6 +74,7 @@ public struct RolloutExecutor: Sendable {
         // A step is taken only on fresh evidence: the guardrails are evaluated first.
         let findings = try await evaluate(plan, since: plan.runStartedAt ?? time) + rollouts.metricFindings(plan)
         plan.lastEvaluatedAt = time
+        plan.recordEvaluation(at: time, step: index, findings: findings)
         if let regression = findings.first(where: \.regression) {
             return try await regressed(&plan, regression)
         }

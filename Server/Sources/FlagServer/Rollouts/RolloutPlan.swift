@@ -85,6 +85,9 @@ public struct RolloutPlan: Sendable, Hashable, Codable {
     /// one replica steps a plan at a time).
     public var lease: Lease?
     public var history: [HistoryEntry]
+    /// The guardrails' numbers at each of the current run's evaluations (the newest
+    /// ``maximumEvaluations``); `nil` before the first.
+    public var evaluations: [GuardrailEvaluation]?
     public var createdAt: Date
     public var updatedAt: Date
     /// Bumped on every stored change: an update based on an older version is refused.

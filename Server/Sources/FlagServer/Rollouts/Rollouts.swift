@@ -111,6 +111,7 @@ public struct Rollouts: Sendable {
         plan.currentStep = 0
         plan.stepStartedAt = time
         plan.runStartedAt = time
+        plan.evaluations = nil
         plan.lastEvaluatedAt = nil
         plan.status = plan.steps[0].percent >= 100 ? .finished : .running
         plan.record(.init(
