@@ -19,7 +19,7 @@ struct ApprovalRuleCommand: ParsableCommand {
 }
 
 /// Prints the server's JSON, or the rule.
-private func printRule(_ data: Data, target: ApprovalTarget, from operation: String, client: FlagServerClient, prefix: String = "") throws {
+private func printRule(_ data: Data, target: EnvironmentTarget, from operation: String, client: FlagServerClient, prefix: String = "") throws {
     if target.json {
         Output.standardOutput(String(decoding: data, as: UTF8.self) + "\n")
     } else {
@@ -32,7 +32,7 @@ struct ApprovalRuleShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Show an environment's approval rule (exit status 3, a 404, when it has none).")
 
-    @OptionGroup var target: ApprovalTarget
+    @OptionGroup var target: EnvironmentTarget
 
     func run() throws {
         let path = target.path("approval-rule")
@@ -49,7 +49,7 @@ struct ApprovalRuleSetCommand: ParsableCommand {
         abstract: "Set an environment's approval rule.",
         discussion: "For example: flags approval-rule set --environment production --required-approvals 2 --applies-to settings,segments")
 
-    @OptionGroup var target: ApprovalTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @Option(name: .long, help: "How many identities other than the author must approve (1–10).")
     var requiredApprovals: Int
@@ -87,7 +87,7 @@ struct ApprovalRuleRemoveCommand: ParsableCommand {
         abstract: "Remove an environment's approval rule.",
         discussion: "Refused (409) under a rule: removing it is a change the rule governs; propose it as a change request.")
 
-    @OptionGroup var target: ApprovalTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @Option(name: .long, help: "Why, recorded in the audit log.")
     var reason: String?

@@ -22,32 +22,10 @@ struct ChangeRequestCommand: ParsableCommand {
         ])
 }
 
-/// `--environment`, `--json`, and the server connection of `flags change-request` and `flags approval-rule`.
-struct ApprovalTarget: ParsableArguments {
-    @OptionGroup var connection: ServerOptions
-
-    @Option(name: .long, help: "The environment.")
-    var environment: String
-
-    @Flag(name: .long, help: "Print the server's JSON instead of text.")
-    var json = false
-
-    func validate() throws {
-        try KeyArgument.check(environment, option: "--environment")
-    }
-
-    /// `/admin/v1/environments/<environment>/<components…>`.
-    func path(_ components: String...) -> String {
-        FlagServerClient.adminPath(["environments", environment] + components)
-    }
-
+extension EnvironmentTarget {
     /// Prints the server's JSON, or the change request it holds.
     func printRequest(_ data: Data, from operation: String, client: FlagServerClient, prefix: String = "") throws {
-        if json {
-            Output.standardOutput(String(decoding: data, as: UTF8.self) + "\n")
-        } else {
-            Output.standardOutput(prefix + (try client.decodeAnswer(ServerChangeRequest.self, data, from: operation)).details)
-        }
+        try print(data, as: ServerChangeRequest.self, from: operation, client: client) { prefix + $0.details }
     }
 }
 
@@ -57,7 +35,7 @@ struct ChangeRequestListCommand: ParsableCommand {
         commandName: "list", abstract: "List an environment's change requests, newest first.",
         discussion: "Columns: id, status, approvals (of those the rule asks for now), author, change.")
 
-    @OptionGroup var target: ApprovalTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @Option(name: .long, help: "At most this many (1–1000; the server's default is 100).")
     var limit: Int?
@@ -88,7 +66,7 @@ struct ChangeRequestShowCommand: ParsableCommand {
     @Argument(help: "The request's id (cr-…).")
     var id: String
 
-    @OptionGroup var target: ApprovalTarget
+    @OptionGroup var target: EnvironmentTarget
 
     func validate() throws {
         try KeyArgument.checkID(id, option: "id")
@@ -116,7 +94,7 @@ struct ChangeRequestCreateCommand: ParsableCommand {
     @Argument(help: "The flag's key.")
     var flag: String
 
-    @OptionGroup var target: ApprovalTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @OptionGroup var change: ScheduleChangeOptions
 
@@ -157,7 +135,7 @@ struct ChangeRequestEditCommand: ParsableCommand {
     @Argument(help: "The request's id (cr-…).")
     var id: String
 
-    @OptionGroup var target: ApprovalTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @OptionGroup var change: ScheduleChangeOptions
 
@@ -210,7 +188,7 @@ enum ChangeRequestReviewCommand {
         @Argument(help: "The request's id (cr-…).")
         var id: String
 
-        @OptionGroup var target: ApprovalTarget
+        @OptionGroup var target: EnvironmentTarget
 
         @Option(name: .long, help: "A comment, kept with the approval or rejection.")
         var comment: String?
@@ -261,7 +239,7 @@ struct ChangeRequestApplyCommand: ParsableCommand {
     @Argument(help: "The request's id (cr-…).")
     var id: String
 
-    @OptionGroup var target: ApprovalTarget
+    @OptionGroup var target: EnvironmentTarget
 
     func validate() throws {
         try KeyArgument.checkID(id, option: "id")

@@ -8,7 +8,7 @@ struct RolloutActionOptions: ParsableArguments {
     @Argument(help: "The plan's id (ro-…).")
     var id: String
 
-    @OptionGroup var target: RolloutTarget
+    @OptionGroup var target: EnvironmentTarget
 
     func validate() throws {
         try KeyArgument.checkID(id, option: "id")
@@ -16,7 +16,7 @@ struct RolloutActionOptions: ParsableArguments {
 
     /// `POST …/rollouts/<id>/<action>` with `{"comment"?}`, printing the plan it answers.
     func perform(_ action: String, activity: String, comment: String?, done: String) throws {
-        let path = target.path(id, action)
+        let path = target.rolloutPath(id, action)
         let client = try target.connection.client()
         let data = try client.send(
             "POST", path, body: .object(comment.map { ["comment": .string($0)] } ?? [:]),

@@ -21,31 +21,13 @@ struct RolloutCommand: ParsableCommand {
         ])
 }
 
-/// `--environment`, `--json`, and the server connection.
-struct RolloutTarget: ParsableArguments {
-    @OptionGroup var connection: ServerOptions
-
-    @Option(name: .long, help: "The environment.")
-    var environment: String
-
-    @Flag(name: .long, help: "Print the server's JSON instead of text.")
-    var json = false
-
-    func validate() throws {
-        try KeyArgument.check(environment, option: "--environment")
-    }
-
-    func path(_ components: String...) -> String {
-        FlagServerClient.adminPath(["environments", environment, "rollouts"] + components)
-    }
+extension EnvironmentTarget {
+    /// `/admin/v1/environments/<environment>/rollouts/<components…>`.
+    func rolloutPath(_ components: String...) -> String { path(["rollouts"] + components) }
 
     /// Prints the server's JSON, or the plan it holds.
     func printPlan(_ data: Data, from operation: String, client: FlagServerClient, prefix: String = "") throws {
-        if json {
-            Output.standardOutput(String(decoding: data, as: UTF8.self) + "\n")
-        } else {
-            Output.standardOutput(prefix + (try client.decodeAnswer(ServerRolloutPlan.self, data, from: operation)).details)
-        }
+        try print(data, as: ServerRolloutPlan.self, from: operation, client: client) { prefix + $0.details }
     }
 }
 
@@ -54,7 +36,7 @@ struct RolloutListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List an environment's rollout plans (or one flag's), newest first.")
 
-    @OptionGroup var target: RolloutTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @Option(name: .long, help: "Only this flag's plans.")
     var flag: String?
@@ -68,7 +50,7 @@ struct RolloutListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = target.path()
+        let path = target.rolloutPath()
         var query: [(name: String, value: String)] = []
         if let flag { query.append(("flag", flag)) }
         if let limit { query.append(("limit", String(limit))) }
@@ -91,14 +73,14 @@ struct RolloutShowCommand: ParsableCommand {
     @Argument(help: "The plan's id (ro-…).")
     var id: String
 
-    @OptionGroup var target: RolloutTarget
+    @OptionGroup var target: EnvironmentTarget
 
     func validate() throws {
         try KeyArgument.checkID(id, option: "id")
     }
 
     func run() throws {
-        let path = target.path(id)
+        let path = target.rolloutPath(id)
         let client = try target.connection.client()
         try target.printPlan(try client.send("GET", path, purpose: .read(environment: target.environment)), from: "GET \(path)", client: client)
     }
@@ -180,7 +162,7 @@ struct RolloutCreateCommand: ParsableCommand {
     @Argument(help: "The flag's key.")
     var flag: String
 
-    @OptionGroup var target: RolloutTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @Option(name: .long, help: "The variant served now, the old one (default: the flag's default variant in the environment).")
     var from: String?
@@ -212,7 +194,7 @@ struct RolloutCreateCommand: ParsableCommand {
         body["oldVariant"] = .string(try from ?? currentDefaultVariant(client))
         body["newVariant"] = .string(to)
         if let template { body["template"] = .string(template) }
-        let path = target.path()
+        let path = target.rolloutPath()
         let data = try client.send(
             "POST", path, body: .object(body), purpose: .change("creating rollout plans", environment: target.environment))
         try target.printPlan(data, from: "POST \(path)", client: client, prefix: "Created ")
@@ -245,14 +227,14 @@ struct RolloutDeleteCommand: ParsableCommand {
     @Argument(help: "The plan's id (ro-…).")
     var id: String
 
-    @OptionGroup var target: RolloutTarget
+    @OptionGroup var target: EnvironmentTarget
 
     func validate() throws {
         try KeyArgument.checkID(id, option: "id")
     }
 
     func run() throws {
-        let path = target.path(id)
+        let path = target.rolloutPath(id)
         _ = try target.connection.client().send(
             "DELETE", path, purpose: .change("deleting rollout plans", environment: target.environment))
         if !target.json { Output.standardOutput("Deleted rollout plan \(id).\n") }

@@ -25,11 +25,7 @@ struct RolloutTemplateTarget: ParsableArguments {
     func print<T: Decodable>(_ data: Data, as type: T.Type, from operation: String, client: FlagServerClient, _ text: (T) -> String)
         throws
     {
-        if json {
-            Output.standardOutput(String(decoding: data, as: UTF8.self) + "\n")
-        } else {
-            Output.standardOutput(text(try client.decodeAnswer(type, data, from: operation)))
-        }
+        try ServerAnswer.print(data, json: json, as: type, from: operation, client: client, text)
     }
 }
 

@@ -60,7 +60,7 @@ struct ScheduleCreateCommand: ParsableCommand {
     @Argument(help: "The flag's key.")
     var flag: String
 
-    @OptionGroup var target: ScheduleTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @Option(name: .long, help: "When: ISO 8601 with a time zone (2026-12-01T09:00:00Z) or from now (+2h, +1d).")
     var at: String
@@ -85,7 +85,7 @@ struct ScheduleCreateCommand: ParsableCommand {
             throw ToolingError(.invalidInput, "Give the change: --enable, --disable, --default-variant VARIANT or --settings-json FILE.")
         }
         let body = ScheduledChangeRequest(change: change, runAt: runAt, reason: reason, basedOnRevision: basedOnRevision).body
-        let path = target.path(flag: flag)
+        let path = target.schedulePath(flag: flag)
         let client = try target.connection.client()
         let data = try client.send(
             "POST", path, body: body, purpose: .change("scheduling changes", environment: target.environment))
@@ -110,7 +110,7 @@ struct ScheduleEditCommand: ParsableCommand {
     @Option(name: .long, help: "The flag it changes.")
     var flag: String
 
-    @OptionGroup var target: ScheduleTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @Option(name: .long, help: "The new time: ISO 8601 with a time zone or from now (+2h).")
     var at: String?
@@ -133,7 +133,7 @@ struct ScheduleEditCommand: ParsableCommand {
             throw ToolingError(
                 .invalidInput, "Nothing to edit: give --at, --reason or a change (--enable, --disable, --default-variant, --settings-json).")
         }
-        let path = target.path(flag: flag, id: id)
+        let path = target.schedulePath(flag: flag, id: id)
         let client = try target.connection.client()
         let current = try client.decodeAnswer(
             ServerScheduledChange.self, try client.send("GET", path, purpose: .read(environment: target.environment)), from: "GET \(path)")
@@ -160,7 +160,7 @@ struct ScheduleCancelCommand: ParsableCommand {
     @Option(name: .long, help: "The flag it changes.")
     var flag: String
 
-    @OptionGroup var target: ScheduleTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @Option(name: .long, help: "Why, recorded in the audit log.")
     var reason: String?
@@ -172,7 +172,7 @@ struct ScheduleCancelCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = target.path(flag: flag, id: id)
+        let path = target.schedulePath(flag: flag, id: id)
         let client = try target.connection.client()
         let data = try client.send(
             "DELETE", path, query: reason.map { [("reason", $0)] } ?? [],

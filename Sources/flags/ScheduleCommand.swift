@@ -21,34 +21,10 @@ struct ScheduleCommand: ParsableCommand {
         ])
 }
 
-/// `--environment`, and the server connection.
-struct ScheduleTarget: ParsableArguments {
-    @OptionGroup var connection: ServerOptions
-
-    @Option(name: .long, help: "The environment.")
-    var environment: String
-
-    @Flag(name: .long, help: "Print the server's JSON instead of text.")
-    var json = false
-
-    func validate() throws {
-        try KeyArgument.check(environment, option: "--environment")
-    }
-
+extension EnvironmentTarget {
     /// `/admin/v1/environments/<environment>/flags/<flag>/schedules[/<id>]`.
-    func path(flag: String, id: String? = nil) -> String {
-        FlagServerClient.adminPath(["environments", environment, "flags", flag, "schedules"] + (id.map { [$0] } ?? []))
-    }
-
-    /// Prints `data` (the server's JSON) or `text` of it decoded as `T`.
-    func print<T: Decodable>(_ data: Data, as type: T.Type, from operation: String, client: FlagServerClient, _ text: (T) -> String)
-        throws
-    {
-        if json {
-            Output.standardOutput(String(decoding: data, as: UTF8.self) + "\n")
-        } else {
-            Output.standardOutput(text(try client.decodeAnswer(type, data, from: operation)))
-        }
+    func schedulePath(flag: String, id: String? = nil) -> String {
+        path(["flags", flag, "schedules"] + (id.map { [$0] } ?? []))
     }
 }
 
@@ -76,7 +52,7 @@ struct ScheduleListCommand: ParsableCommand {
         abstract: "List an environment's scheduled changes (or one flag's), soonest first.",
         discussion: "Columns: id, flag, time, status, outcome (or the revision a run produced).")
 
-    @OptionGroup var target: ScheduleTarget
+    @OptionGroup var target: EnvironmentTarget
 
     @Option(name: .long, help: "Only this flag's changes, in every status.")
     var flag: String?
@@ -105,8 +81,8 @@ struct ScheduleListCommand: ParsableCommand {
         if let to { query.append(("to", DurationText.text(try DurationText.time(to, now: now, option: "--to")))) }
         if let limit { query.append(("limit", String(limit))) }
         let path =
-            flag.map { target.path(flag: $0) }
-            ?? FlagServerClient.adminPath(["environments", target.environment, "schedules"])
+            flag.map { target.schedulePath(flag: $0) }
+            ?? target.path("schedules")
         let client = try target.connection.client()
         let data = try client.send("GET", path, query: query, purpose: .read(environment: target.environment))
         try target.print(data, as: [ServerScheduledChange].self, from: "GET \(path)", client: client, ServerScheduledChange.table)
@@ -123,7 +99,7 @@ struct ScheduleShowCommand: ParsableCommand {
     @Option(name: .long, help: "The flag it changes.")
     var flag: String
 
-    @OptionGroup var target: ScheduleTarget
+    @OptionGroup var target: EnvironmentTarget
 
     func validate() throws {
         try KeyArgument.checkID(id, option: "id")
@@ -131,7 +107,7 @@ struct ScheduleShowCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = target.path(flag: flag, id: id)
+        let path = target.schedulePath(flag: flag, id: id)
         let client = try target.connection.client()
         let data = try client.send("GET", path, purpose: .read(environment: target.environment))
         try target.print(data, as: ServerScheduledChange.self, from: "GET \(path)", client: client, \.details)
