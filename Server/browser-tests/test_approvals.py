@@ -28,52 +28,25 @@ SCHEDULED_FLAG = "browser-scheduled"
 TIME = r"\d{4}-\d\d-\d\d \d\d:\d\d UTC"  # as the console shows times
 
 
-class ApprovalBrowserTests(unittest.TestCase):
+class ApprovalBrowserTests(console.BrowserSuite, unittest.TestCase):
     @classmethod
-    def setUpClass(cls):
-        console.find_browser()
-        cls.server = console.Server()
-        try:
-            cls.erin = cls.server.add_user("erin", "editor")
-            cls.alice = cls.server.add_user("alice", "editor")
-            cls.browser = console.start_browser()
-            for key in (FLAG, KILL_FLAG, SCHEDULED_FLAG):
-                status, reply = cls.server.api("PUT", "/admin/v1/flags/" + key, cls.server.admin_token, {
-                    "type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})
-                assert status < 300, reply
-            for key in (FLAG, KILL_FLAG):
-                status, reply = cls.server.api(
-                    "PUT", "/admin/v1/environments/production/flags/%s/settings" % key, cls.server.admin_token,
-                    {"enabled": True, "defaultVariant": "off", "reason": "on before the rule"})
-                assert status < 300, reply
-            # The console has no form for approval rules: the admin API sets it.
-            status, reply = cls.server.api(
-                "PUT", "/admin/v1/environments/production/approval-rule", cls.server.admin_token,
-                {"requiredApprovals": 1, "reason": "production is governed"})
+    def prepare(cls):
+        cls.erin = cls.server.add_user("erin", "editor")
+        cls.alice = cls.server.add_user("alice", "editor")
+        for key in (FLAG, KILL_FLAG, SCHEDULED_FLAG):
+            status, reply = cls.server.api("PUT", "/admin/v1/flags/" + key, cls.server.admin_token, {
+                "type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})
             assert status < 300, reply
-        except BaseException:
-            cls.server.stop()
-            raise
-        os.makedirs(console.SCREENSHOTS, exist_ok=True)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.quit()
-        cls.server.stop()
-
-    open = console.ConsoleBrowserTests.open
-    find = console.ConsoleBrowserTests.find
-    find_all = console.ConsoleBrowserTests.find_all
-    navigate = console.ConsoleBrowserTests.navigate
-    sign_in = console.ConsoleBrowserTests.sign_in
-    sign_out = console.ConsoleBrowserTests.sign_out
-    open_details = console.ConsoleBrowserTests.open_details
-    check_page = console.ConsoleBrowserTests.check_page
-
-    def api(self, method, path, body=None):
-        status, reply = self.server.api(method, path, self.server.admin_token, body)
-        self.assertLess(status, 300, reply)
-        return reply
+        for key in (FLAG, KILL_FLAG):
+            status, reply = cls.server.api(
+                "PUT", "/admin/v1/environments/production/flags/%s/settings" % key, cls.server.admin_token,
+                {"enabled": True, "defaultVariant": "off", "reason": "on before the rule"})
+            assert status < 300, reply
+        # The console has no form for approval rules: the admin API sets it.
+        status, reply = cls.server.api(
+            "PUT", "/admin/v1/environments/production/approval-rule", cls.server.admin_token,
+            {"requiredApprovals": 1, "reason": "production is governed"})
+        assert status < 300, reply
 
     def settings(self, key, environment="production"):
         return self.api("GET", "/admin/v1/environments/%s/flags/%s" % (environment, key))["settings"]

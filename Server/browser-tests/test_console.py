@@ -152,15 +152,30 @@ class Server:
         shutil.rmtree(self.data, ignore_errors=True)
 
 
-class ConsoleBrowserTests(unittest.TestCase):
+class BrowserSuite:
+    """A console server and a Chromium driving it, shared by the tests of a class (mixed into a
+    `unittest.TestCase`): the class's set-up and tear-down, the admin API and the page helpers."""
+
+    server_arguments = ()
+    # A client token of production by this name, in `cls.client_token`; None: none.
+    client_token_name = None
+
+    @classmethod
+    def prepare(cls):
+        """What the suite sets up on its server before its tests (where the console has no form)."""
+
     @classmethod
     def setUpClass(cls):
         find_browser()
-        cls.server = Server()
+        cls.server = Server(cls.server_arguments)
         try:
-            cls.client_token = create_client_token(cls.server, "browser-test-app")
+            if cls.client_token_name:
+                cls.client_token = create_client_token(cls.server, cls.client_token_name)
             cls.browser = start_browser()
+            cls.prepare()
         except BaseException:
+            if hasattr(cls, "browser"):
+                cls.browser.quit()
             cls.server.stop()
             raise
         os.makedirs(SCREENSHOTS, exist_ok=True)
@@ -170,7 +185,11 @@ class ConsoleBrowserTests(unittest.TestCase):
         cls.browser.quit()
         cls.server.stop()
 
-    # Helpers
+    def api(self, method, path, body=None):
+        """An admin API call that must succeed (status below 300); its answer."""
+        status, reply = self.server.api(method, path, self.server.admin_token, body)
+        self.assertLess(status, 300, reply)
+        return reply
 
     def open(self, path):
         self.browser.get(self.server.base + path)
@@ -221,17 +240,6 @@ class ConsoleBrowserTests(unittest.TestCase):
         self.navigate(self.find("#sign-out"))
         self.assertIn("/console/login", self.browser.current_url)
 
-    def switch(self, environment, reason):
-        """Flips the flag's switch in the grid and gives the reason in the dialog it opens."""
-        from selenium.webdriver.support.ui import WebDriverWait
-        self.open("/console/flags")
-        self.find("#switch-%s-%s" % (FLAG, environment)).click()
-        WebDriverWait(self.browser, 10).until(lambda _: self.find("#switch-dialog").get_attribute("open") is not None)
-        self.assertEqual(self.browser.switch_to.active_element, self.find("#switch-reason"))
-        self.find("#switch-reason").send_keys(reason)
-        self.navigate(self.find("#switch-confirm"))
-        self.assertIn("Saved: the flag was switched.", self.find("main").text)
-
     def open_details(self, element, css):
         """Opens the `<details>` under `element` matched by `css` (its summary clicked)."""
         details = element.find_element("css selector", css)
@@ -273,6 +281,24 @@ class ConsoleBrowserTests(unittest.TestCase):
         finally:
             self.browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
             self.browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+
+class ConsoleBrowserTests(BrowserSuite, unittest.TestCase):
+    client_token_name = "browser-test-app"
+
+    # Helpers
+
+    def switch(self, environment, reason):
+        """Flips the flag's switch in the grid and gives the reason in the dialog it opens."""
+        from selenium.webdriver.support.ui import WebDriverWait
+        self.open("/console/flags")
+        self.find("#switch-%s-%s" % (FLAG, environment)).click()
+        WebDriverWait(self.browser, 10).until(lambda _: self.find("#switch-dialog").get_attribute("open") is not None)
+        self.assertEqual(self.browser.switch_to.active_element, self.find("#switch-reason"))
+        self.find("#switch-reason").send_keys(reason)
+        self.navigate(self.find("#switch-confirm"))
+        self.assertIn("Saved: the flag was switched.", self.find("main").text)
 
     def evaluate(self, targeting_key):
         status, body = self.server.api(

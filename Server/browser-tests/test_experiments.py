@@ -35,7 +35,7 @@ import simulate_experiment  # noqa: E402
 UNITS = 3000
 
 
-class ExperimentBrowserTests(unittest.TestCase):
+class ExperimentBrowserTests(console.BrowserSuite, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         console.find_browser()
@@ -57,12 +57,6 @@ class ExperimentBrowserTests(unittest.TestCase):
         cls.browser.quit()
         cls.server.stop()
 
-    open = console.ConsoleBrowserTests.open
-    find = console.ConsoleBrowserTests.find
-    find_all = console.ConsoleBrowserTests.find_all
-    navigate = console.ConsoleBrowserTests.navigate
-    sign_in = console.ConsoleBrowserTests.sign_in
-    check_page = console.ConsoleBrowserTests.check_page
 
     def api(self, method, path, body=None, expected=200):
         status, answer = self.server.api(method, path, self.server.admin_token, body)

@@ -28,7 +28,7 @@ import test_console as console
 FLAG = "browser-insights"
 
 
-class InsightsBrowserTestCase(unittest.TestCase):
+class InsightsBrowserTestCase(console.BrowserSuite, unittest.TestCase):
     """A browser and a server with FLAG on in production; subclasses name the server's arguments."""
 
     SERVER_ARGUMENTS = ()
@@ -57,12 +57,6 @@ class InsightsBrowserTestCase(unittest.TestCase):
         cls.server.stop()
 
     # The console tests' helpers, on this test's browser and server.
-    open = console.ConsoleBrowserTests.open
-    find = console.ConsoleBrowserTests.find
-    find_all = console.ConsoleBrowserTests.find_all
-    navigate = console.ConsoleBrowserTests.navigate
-    sign_in = console.ConsoleBrowserTests.sign_in
-    check_page = console.ConsoleBrowserTests.check_page
 
 
 class InsightsWithoutEventsBrowserTests(InsightsBrowserTestCase):

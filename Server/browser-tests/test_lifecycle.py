@@ -17,40 +17,11 @@ FLAG = "browser-retiring"
 OBJECT_FLAG = "browser-layout"
 
 
-class LifecycleBrowserTests(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        console.find_browser()
-        cls.server = console.Server()
-        try:
-            cls.client_token = console.create_client_token(cls.server, "lifecycle-app")
-            cls.browser = console.start_browser()
-        except BaseException:
-            cls.server.stop()
-            raise
-        os.makedirs(console.SCREENSHOTS, exist_ok=True)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.quit()
-        cls.server.stop()
-
-    open = console.ConsoleBrowserTests.open
-    shot = console.ConsoleBrowserTests.shot
-    find = console.ConsoleBrowserTests.find
-    find_all = console.ConsoleBrowserTests.find_all
-    navigate = console.ConsoleBrowserTests.navigate
-    sign_in = console.ConsoleBrowserTests.sign_in
-    open_details = console.ConsoleBrowserTests.open_details
-    check_page = console.ConsoleBrowserTests.check_page
+class LifecycleBrowserTests(console.BrowserSuite, unittest.TestCase):
+    client_token_name = "lifecycle-app"
 
     def setUp(self):
         self.sign_in("admin", self.server.admin_password)
-
-    def api(self, method, path, body=None):
-        status, reply = self.server.api(method, path, self.server.admin_token, body)
-        self.assertLess(status, 300, reply)
-        return reply
 
     def evaluate(self):
         return self.server.api(

@@ -18,36 +18,9 @@ import test_console as console
 FLAG = "browser-rollout"
 
 
-class RolloutBrowserTests(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        console.find_browser()
-        cls.server = console.Server(("--rate-limit-per-second", "0"))  # the test asks OFREP for 200 units at once
-        try:
-            cls.client_token = console.create_client_token(cls.server, "rollout-app")
-            cls.browser = console.start_browser()
-        except BaseException:
-            cls.server.stop()
-            raise
-        os.makedirs(console.SCREENSHOTS, exist_ok=True)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.quit()
-        cls.server.stop()
-
-    open = console.ConsoleBrowserTests.open
-    shot = console.ConsoleBrowserTests.shot
-    find = console.ConsoleBrowserTests.find
-    find_all = console.ConsoleBrowserTests.find_all
-    navigate = console.ConsoleBrowserTests.navigate
-    sign_in = console.ConsoleBrowserTests.sign_in
-    check_page = console.ConsoleBrowserTests.check_page
-
-    def api(self, method, path, body=None):
-        status, reply = self.server.api(method, path, self.server.admin_token, body)
-        self.assertLess(status, 300, reply)
-        return reply
+class RolloutBrowserTests(console.BrowserSuite, unittest.TestCase):
+    server_arguments = ("--rate-limit-per-second", "0")  # the test asks OFREP for 200 units at once
+    client_token_name = "rollout-app"
 
     def served(self):
         """The variant OFREP serves each of 200 units."""

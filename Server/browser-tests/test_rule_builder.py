@@ -84,7 +84,7 @@ return results;
 """
 
 
-class RuleBuilderBrowserTests(unittest.TestCase):
+class RuleBuilderBrowserTests(console.BrowserSuite, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         if not os.path.exists(KIT):
@@ -106,11 +106,6 @@ class RuleBuilderBrowserTests(unittest.TestCase):
 
     # Helpers (as in test_console.py)
 
-    open = console.ConsoleBrowserTests.open
-    shot = console.ConsoleBrowserTests.shot
-    find = console.ConsoleBrowserTests.find
-    find_all = console.ConsoleBrowserTests.find_all
-    navigate = console.ConsoleBrowserTests.navigate
 
     def setUp(self):
         self.browser.delete_all_cookies()
