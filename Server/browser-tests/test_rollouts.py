@@ -11,6 +11,7 @@ headless Chromium.
 Run: python3 -m unittest discover -s Server/browser-tests -p 'test_rollouts.py' -v
 """
 import os
+import time
 import unittest
 
 import test_console as console
@@ -34,6 +35,39 @@ class RolloutBrowserTests(console.BrowserSuite, unittest.TestCase):
 
     def status(self):
         return self.find("#rollout-status").text
+
+    def test_b_a_guardrail_is_charted_over_the_run(self):
+        key = FLAG + "-charted"
+        self.api("PUT", "/admin/v1/flags/" + key, {"type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})
+        self.api("PUT", "/admin/v1/environments/production/flags/%s/settings" % key, {
+            "enabled": True, "defaultVariant": "off", "reason": "before the rollout"})
+        plan = self.api("POST", "/admin/v1/environments/production/rollouts", {
+            "flag": key, "oldVariant": "off", "newVariant": "on", "evaluationIntervalSeconds": 1,
+            "steps": [{"percent": 50, "durationSeconds": 3600}, {"percent": 100, "durationSeconds": 1}],
+            "guardrails": [{"metric": "crash_rate", "tolerance": 0.01, "direction": "increase"}]})
+        self.api("POST", "/admin/v1/environments/production/rollouts/%s/start" % plan["id"], {})
+        # Sessions of both variants, through the real ingestion endpoint, after the run started.
+        now = int(time.time() * 1000)
+        events = [{"name": "$session", "unit": "unit-%d" % unit, "variants": {key: "on" if unit % 2 else "off"}, "time": now}
+                  for unit in range(40)]
+        status, reply = self.server.api("POST", "/ofrep/v1/ingestion", self.client_token, {
+            "version": 1, "batchId": "chart-sessions", "dropped": {"exposures": 0, "summaries": 0, "tracked": 0},
+            "source": {"appVersion": "1.0", "buildConfiguration": "release", "platform": "iOS"},
+            "exposures": [], "summaries": [], "events": events})
+        self.assertEqual(status, 202, reply)
+        # The server's executor looks at running plans every 10 s; wait (boundedly) for an evaluation.
+        deadline = time.time() + 60
+        while not self.api("GET", "/admin/v1/environments/production/rollouts/" + plan["id"]).get("evaluations"):
+            self.assertLess(time.time(), deadline, "no evaluation was recorded within 60 s")
+            time.sleep(1)  # on purpose: the executor runs on its own schedule
+        self.sign_in("admin", self.server.admin_password)
+        self.open("/console/environments/production/rollouts/" + plan["id"])
+        chart = self.find("#guardrail-1-chart-title")
+        self.assertIn("crash rate", chart.get_attribute("textContent"))
+        self.assertGreaterEqual(len(self.find_all("#guardrail-1 svg .interval")), 1)
+        self.assertEqual(len(self.find_all("#guardrail-1 svg .tolerance")), 1)
+        self.assertIn("The interval never lay beyond the tolerance.", self.find("#guardrail-1 figcaption").text)
+        self.check_page("rollout-chart")
 
     def test_a_plan_is_created_started_paused_resumed_and_rolled_back(self):
         self.api("PUT", "/admin/v1/flags/" + FLAG, {"type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})
