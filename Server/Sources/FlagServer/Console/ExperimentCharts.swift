@@ -31,6 +31,20 @@ enum ExperimentCharts {
         }
     }
 
+    /// A vertical value axis: a grid line and a label at each tick of `scale` from `left` to
+    /// `right`, then the line at zero; `y` places an axis value.
+    static func valueAxis(
+        _ scale: (lower: Double, upper: Double, step: Double), left: Double, right: Double, y: (Double) -> Double
+    ) -> String {
+        var out = ""
+        for tick in ticks(scale) {
+            let at = y(tick)
+            out += #"<line class="grid" x1="\#(left.svg)" x2="\#(right.svg)" y1="\#(at.svg)" y2="\#(at.svg)"/>"#
+            out += #"<text class="axis" x="\#((left - 8).svg)" y="\#((at + 5).svg)" text-anchor="end">\#(InsightsChart.escape(ReportFormat.number(tick)))</text>"#
+        }
+        return out + #"<line class="zero" x1="\#(left.svg)" x2="\#(right.svg)" y1="\#(y(0).svg)" y2="\#(y(0).svg)"/>"#
+    }
+
     static func svgOpen(id: String, height: Double, title: String, summary: String, classes: String = "chart") -> String {
         let id = InsightsChart.escape(id)
         return #"<svg class="\#(classes)" viewBox="0 0 \#(width.svg) \#(height.svg)" role="img" aria-labelledby="\#(id)-title \#(id)-desc" xmlns="http://www.w3.org/2000/svg">"#
@@ -230,12 +244,7 @@ struct SequentialChart: Sendable {
     var svg: String {
         let scale = scale
         var out = ExperimentCharts.svgOpen(id: id, height: Self.height, title: title, summary: summary, classes: "chart sequential-chart")
-        for tick in ExperimentCharts.ticks(scale) {
-            let at = y(tick)
-            out += #"<line class="grid" x1="\#(Self.left.svg)" x2="\#((ExperimentCharts.width - Self.right).svg)" y1="\#(at.svg)" y2="\#(at.svg)"/>"#
-            out += #"<text class="axis" x="\#((Self.left - 8).svg)" y="\#((at + 5).svg)" text-anchor="end">\#(InsightsChart.escape(ReportFormat.number(tick)))</text>"#
-        }
-        out += #"<line class="zero" x1="\#(Self.left.svg)" x2="\#((ExperimentCharts.width - Self.right).svg)" y1="\#(y(0).svg)" y2="\#(y(0).svg)"/>"#
+        out += ExperimentCharts.valueAxis(scale, left: Self.left, right: ExperimentCharts.width - Self.right, y: y)
         let stride = max(1, Int((Double(report.days.count) / 7).rounded(.up)))
         for index in Swift.stride(from: 0, to: report.days.count, by: stride) {
             let at = x(day: index, arm: (arms.count - 1) / 2)

@@ -67,12 +67,8 @@ struct GuardrailChart: Sendable {
         let scale = scale
         let right = ExperimentCharts.width - Self.right
         var out = ExperimentCharts.svgOpen(id: id, height: Self.height, title: title, summary: summary, classes: "chart sequential-chart guardrail-chart")
-        for tick in ExperimentCharts.ticks(scale) {
-            let at = Self.top + Self.plotHeight - (tick - scale.lower) / (scale.upper - scale.lower) * Self.plotHeight
-            out += #"<line class="grid" x1="\#(Self.left.svg)" x2="\#(right.svg)" y1="\#(at.svg)" y2="\#(at.svg)"/>"#
-            out += #"<text class="axis" x="\#((Self.left - 8).svg)" y="\#((at + 5).svg)" text-anchor="end">\#(InsightsChart.escape(ReportFormat.number(tick)))</text>"#
-        }
-        out += #"<line class="zero" x1="\#(Self.left.svg)" x2="\#(right.svg)" y1="\#(y(0).svg)" y2="\#(y(0).svg)"/>"#
+        // The axis is in displayed units (points for a rate): `y` takes the metric's own.
+        out += ExperimentCharts.valueAxis(scale, left: Self.left, right: right) { y($0 / factor) }
         out += #"<line class="tolerance" x1="\#(Self.left.svg)" x2="\#(right.svg)" y1="\#(y(threshold).svg)" y2="\#(y(threshold).svg)"/>"#
         if let first = points.first, let last = points.last {
             out += #"<text class="axis" x="\#(x(0).svg)" y="\#((Self.height - Self.bottom + 24).svg)" text-anchor="start">\#(InsightsChart.escape(ConsoleRoutes.shortTime(first.time)))</text>"#
