@@ -8,11 +8,18 @@ import NIOPosix
 /// The addresses a host name resolves to, for judging a webhook's target before it is called.
 enum HostAddresses {
     /// Every address `host` resolves to (numeric, as `127.0.0.1` or `::1`), or none if it does not
-    /// resolve. The blocking lookup runs on NIO's thread pool.
+    /// resolve. The blocking lookup runs on a pool of its own: a slow DNS server then delays only
+    /// webhook deliveries, never the SQLite stores, whose statements run on NIO's shared pool.
     @Sendable
     static func resolve(_ host: String) async -> [String] {
-        (try? await NIOThreadPool.singleton.runIfActive { lookUp(host) }) ?? []
+        (try? await pool.runIfActive { lookUp(host) }) ?? []
     }
+
+    private static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        return pool
+    }()
 
     /// `getaddrinfo`: blocking.
     static func lookUp(_ host: String) -> [String] {
