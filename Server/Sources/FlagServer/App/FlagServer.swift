@@ -436,7 +436,7 @@ public final class FlagServer: Sendable {
                 metadata: ["descriptorLimit": "\(descriptors)"])
         }
         return Application(
-            router: router,
+            responder: ShallowConnectionResponder(responder: router.buildResponder()),
             server: ConnectionGuard.server(limits: limits, connections: connections),
             configuration: .init(
                 address: .hostname(host, port: port), serverName: serverName, backlog: limits.listenBacklog,
