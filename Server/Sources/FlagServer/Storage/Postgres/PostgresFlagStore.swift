@@ -501,6 +501,13 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         return tokens
     }
 
+    /// The settings of `flags` in `environments`, looked up by the primary key (environment,
+    /// flag): naming only the flags scanned every environment's settings, so that a one-flag
+    /// write read the whole table.
+    static func settingsQuery(environments: [String], flags: [String]) -> PostgresQuery {
+        "SELECT environment, flag, document FROM flag_settings WHERE environment = ANY(\(environments)) AND flag = ANY(\(flags))"
+    }
+
     /// The whole state, or (with a `footprint`) every environment's key, revision and position
     /// and only the rows the footprint names.
     private static func readState(
@@ -519,7 +526,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         let settingsQuery: PostgresQuery =
             footprint == nil
             ? "SELECT environment, flag, document FROM flag_settings"
-            : "SELECT environment, flag, document FROM flag_settings WHERE flag = ANY(\(flagKeys))"
+            : Self.settingsQuery(environments: Array(state.environments.keys), flags: flagKeys)
         var segmentsQueries: [PostgresQuery] = []
         if let footprint {
             for (environment, keys) in footprint.segments.sorted(by: { $0.key < $1.key }) {

@@ -260,14 +260,15 @@ public actor SQLiteFlagStore: FlagStore {
         if footprint.allFlags { try addFlags(try await connection.query("SELECT key, document FROM flags")) }
         // Keys in chunks, well below SQLite's limit of bound parameters.
         let keys = footprint.flags.sorted()
+        let environments = state.environments.keys.sorted()
         for start in stride(from: 0, to: keys.count, by: 500) {
-            let chunk = keys[start..<min(start + 500, keys.count)].map(SQLiteData.text)
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let chunk = Array(keys[start..<min(start + 500, keys.count)])
             if !footprint.allFlags {
-                try addFlags(try await connection.query("SELECT key, document FROM flags WHERE key IN (\(marks))", chunk))
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                try addFlags(try await connection.query("SELECT key, document FROM flags WHERE key IN (\(marks))", chunk.map(SQLiteData.text)))
             }
-            try addSettings(try await connection.query(
-                "SELECT environment, flag, document FROM flag_settings WHERE flag IN (\(marks))", chunk))
+            let settings = Self.settingsQuery(environments: environments, flags: chunk)
+            try addSettings(try await connection.query(settings.sql, settings.binds))
         }
         for (environment, segments) in footprint.segments.sorted(by: { $0.key < $1.key }) {
             for key in segments.sorted() {
@@ -276,6 +277,17 @@ public actor SQLiteFlagStore: FlagStore {
             }
         }
         return state
+    }
+
+    /// The settings of `flags` in `environments`. Both columns of the primary key are named, so
+    /// SQLite looks each row up by the key: naming only the flags scanned every environment's
+    /// settings, which made a one-flag write at 10,000 flags read the whole table.
+    static func settingsQuery(environments: [String], flags: [String]) -> (sql: String, binds: [SQLiteData]) {
+        func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
+        return (
+            "SELECT environment, flag, document FROM flag_settings WHERE environment IN (\(marks(environments.count))) AND flag IN (\(marks(flags.count)))",
+            (environments + flags).map(SQLiteData.text)
+        )
     }
 
     /// Writes the difference between `state` and `next`, bumps revisions and appends the audit.
