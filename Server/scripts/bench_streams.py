@@ -58,8 +58,9 @@ class Worker:
         return f"127.{10 + self.index}.{(n // 250) % 250}.{1 + n % 250}"
 
     def open(self, count, path, token):
+        """Opens `count` connections asking GET `path`; with no path, connections that send nothing."""
         self.request = (f"GET {path} HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n"
-                        f"Authorization: Bearer {token}\r\n\r\n").encode()
+                        f"Authorization: Bearer {token}\r\n\r\n").encode() if path else b""
         for _ in range(count):
             while self.waiting >= 256:
                 self.poll(0.05)
@@ -106,6 +107,12 @@ class Worker:
                 error = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
                 if error:
                     self.drop(fd, "reset")
+                    continue
+                if not self.request:
+                    entry[1] = "open"
+                    self.waiting -= 1
+                    self.counts["ok"] += 1
+                    self.epoll.modify(fd, select.EPOLLIN)
                     continue
                 sock.send(self.request)
                 entry[1] = "sent"
@@ -313,23 +320,30 @@ def main():
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}, descriptor hard limit {hard}")
     directory = tempfile.mkdtemp(prefix="bench-streams-")
     try:
-        # Baseline: idle keep-alive connections that asked a fixed-body route once (/health/live).
-        base, port, _, limit, _, _ = start_server(os.path.join(directory, "baseline"))
-        request(port, "GET", "/health/live")
-        cap = limit - min(256, limit // 4)
+        # Baselines, each on a fresh server (freed memory stays in the process, so one server's
+        # figures would hide the next): idle keep-alive connections that asked a fixed-body route
+        # once (/health/live), and connections that sent nothing, the server's per-connection
+        # floor (the channel, its handlers, the connection's task), whatever a request adds.
         counts_wanted = [int(n) for n in os.environ.get("FLAG_SERVER_BENCH_STREAMS", "").split(",") if n]
-        counts_wanted = counts_wanted or [n for n in (1000, 5000, 10_000, 50_000, 100_000) if n < cap] + [cap - 100]
-        load = Load(port, max(counts_wanted) + PAST_LIMIT + 100)
-        empty = settle(base.pid)
-        baseline_count = min(10_000, counts_wanted[-1])
-        opened = load.open(baseline_count, "/health/live", "none")
-        full = settle(base.pid)
-        print(f"baseline: idle server {empty / 2**20:.1f} MiB; {opened['ok']} idle keep-alive connections after "
-              f"GET /health/live: {(full - empty) / max(1, opened['ok']) / 1024:.2f} KiB each")
-        load.close()
-        load.stop()
-        base.terminate()
-        base.wait()
+        for name, path, label in (("keep-alive", "/health/live", "idle keep-alive connections after GET /health/live"),
+                                  ("silent", None, "connections that sent nothing (the server's per-connection floor)")):
+            base, port, _, limit, _, _ = start_server(os.path.join(directory, name))
+            cap = limit - min(256, limit // 4)
+            counts_wanted = counts_wanted or [n for n in (1000, 5000, 10_000, 50_000, 100_000) if n < cap] + [cap - 100]
+            baseline_count = min(10_000, counts_wanted[-1])
+            load = Load(port, baseline_count)
+            try:
+                request(port, "GET", "/health/live")
+                empty = settle(base.pid)
+                opened = load.open(baseline_count, path, "none")
+                full = settle(base.pid)
+                print(f"baseline: idle server {empty / 2**20:.1f} MiB; {opened['ok']} {label}: "
+                      f"{(full - empty) / max(1, opened['ok']) / 1024:.2f} KiB each")
+            finally:
+                load.close()
+                load.stop()
+                base.terminate()
+                base.wait()
 
         server, port, admin, limit, text, log = start_server(os.path.join(directory, "streams"))
         try:
