@@ -88,7 +88,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             head.headerFields[.flagServerClientAddress] = context.channel.remoteAddress?.ipAddress ?? "unknown"
-            isEventStream = head.method == .get && (head.path == "/ofrep/v1/events" || head.path?.hasPrefix("/ofrep/v1/events?") == true)
+            isEventStream = EventStreamRoutes.opensStream(method: head.method, path: head.path)
             bodyBytes = 0
             scheduleBodyTimer(context)
             context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -133,6 +133,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        // Before the first read (the handler is added as the connection is set up).
+        try? context.channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveBuffers)
         guard let connections, !counted else { return }
         counted = true
         withinCap = connections.open()
@@ -199,6 +201,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 extension ConnectionGuard {
     /// The `Retry-After` of a connection refused at the cap.
     static let refusedRetryAfterSeconds = 5
+
+    /// Receive buffers sized from 512 bytes, not NIO's default 2 KiB. A channel keeps its
+    /// receive buffer for its next read, so an open connection holds one all the time, an event
+    /// stream for hours. A request head fits in 512 bytes, and a read that fills the buffer
+    /// doubles the next one (up to 64 KiB), so larger bodies cost a read or two more once per
+    /// connection.
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
 }
 
 /// The connections open in the process, counted by every connection's ``ConnectionGuard``.

@@ -113,6 +113,12 @@ struct EventStreamRoutes: Sendable {
         }
     }
 
+    /// Whether a request with `method` and `path` (with its query) asks for the event stream.
+    static func opensStream(method: HTTPRequest.Method, path: String?) -> Bool {
+        guard method == .get, let path else { return false }
+        return path == "/ofrep/v1/events" || path.hasPrefix("/ofrep/v1/events?")
+    }
+
     /// The `Retry-After` of a stream refused at a cap.
     static let refusedRetryAfterSeconds = 30
 
