@@ -2,11 +2,12 @@ import FlagEvaluation
 
 /// An audit entry before the store numbers and stamps it.
 ///
-/// A flag's entry holds the flag and its settings as the model and builds their JSON
+/// A flag's entry refers to the states before and after the change (their dictionaries are
+/// shared, not copied) and builds the flag's JSON as one environment sees it
 /// (`{"flag": …, "settings": …}`, see ``ServerState/flagView(_:_:)``) each time ``before`` or
 /// ``after`` is read: an import drafts one entry per flag and environment, and the store writes
 /// them, and the import's answer lists them, one at a time. Two drafts are equal when their JSON
-/// is, however each is held.
+/// is, however each is held. Drafts live as long as a write: they keep its states alive.
 public struct AuditDraft: Sendable, Hashable {
     public var environment: String
     public var subject: AuditEntry.Subject
@@ -16,13 +17,13 @@ public struct AuditDraft: Sendable, Hashable {
 
     /// The subject before the change (`nil`: it did not exist), as stored in the audit entry.
     public var before: JSONValue? {
-        get { beforeValue?.json }
+        get { json(beforeValue) }
         set { beforeValue = newValue.map(Value.json) }
     }
 
     /// The subject after the change (`nil`: it was deleted), as stored in the audit entry.
     public var after: JSONValue? {
-        get { afterValue?.json }
+        get { json(afterValue) }
         set { afterValue = newValue.map(Value.json) }
     }
 
@@ -42,7 +43,7 @@ public struct AuditDraft: Sendable, Hashable {
 
     public static func == (lhs: AuditDraft, rhs: AuditDraft) -> Bool {
         lhs.environment == rhs.environment && lhs.subject == rhs.subject && lhs.key == rhs.key
-            && Value.same(lhs.beforeValue, rhs.beforeValue) && Value.same(lhs.afterValue, rhs.afterValue)
+            && lhs.before == rhs.before && lhs.after == rhs.after
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -53,36 +54,26 @@ public struct AuditDraft: Sendable, Hashable {
         hasher.combine(after)
     }
 
-    /// One side of a draft: JSON, or a flag as one environment sees it, built as JSON when read.
+    /// Whether the draft records a change: one side is missing, or their JSON differs (built
+    /// only when both exist).
+    var recordsAChange: Bool {
+        if beforeValue == nil || afterValue == nil { return (beforeValue == nil) != (afterValue == nil) }
+        return before != after
+    }
+
+    /// One side of a draft: JSON, or the draft's flag as a state holds it.
     enum Value: Sendable {
         case json(JSONValue)
-        /// Boxed: a draft stays a few words wide in the arrays that hold thousands.
-        indirect case flag(FlagRecord, FlagSettings)
+        /// The draft's flag and its settings in the draft's environment, as `state` holds them
+        /// (both exist there): a few words, not a copy of the flag.
+        case flag(in: ServerState)
+    }
 
-        /// A flag and its settings in one environment; `nil` when either is missing (as
-        /// ``ServerState/flagView(_:_:)``).
-        init?(flag: FlagRecord?, settings: FlagSettings?) {
-            guard let flag, let settings else { return nil }
-            self = .flag(flag, settings)
+    private func json(_ value: Value?) -> JSONValue? {
+        switch value {
+        case nil: nil
+        case .json(let json): json
+        case .flag(let state): state.flagView(state.flags[key], state.environments[environment]?.settings[key])
         }
-
-        var json: JSONValue {
-            switch self {
-            case .json(let value): value
-            case .flag(let flag, let settings): .object(["flag": flag.jsonValue, "settings": settings.jsonValue])
-            }
-        }
-
-        /// Whether two sides hold the same JSON (built only when both exist).
-        static func same(_ lhs: Value?, _ rhs: Value?) -> Bool {
-            switch (lhs, rhs) {
-            case (nil, nil): true
-            case (nil, _), (_, nil): false
-            case (let lhs?, let rhs?): lhs.json == rhs.json
-            }
-        }
-
-        /// Whether a flag's entry records a change: its JSON differs.
-        static func differ(_ lhs: Value?, _ rhs: Value?) -> Bool { !same(lhs, rhs) }
     }
 }

@@ -124,12 +124,12 @@ extension ServerState {
                     let oldFlag = flags[flag], newFlag = next.flags[flag]
                     let oldSettings = before.settings[flag], newSettings = after.settings[flag]
                     guard oldFlag != newFlag || oldSettings != newSettings else { continue }
-                    // Held as the model, built as JSON when read (an import drafts thousands).
-                    let old = AuditDraft.Value(flag: oldFlag, settings: oldSettings)
-                    let new = AuditDraft.Value(flag: newFlag, settings: newSettings)
-                    if AuditDraft.Value.differ(old, new) {
-                        drafts.append(AuditDraft(environment: key, subject: .flag, key: flag, beforeValue: old, afterValue: new))
-                    }
+                    // Referring to the states, built as JSON when read (an import drafts thousands).
+                    let draft = AuditDraft(
+                        environment: key, subject: .flag, key: flag,
+                        beforeValue: oldFlag != nil && oldSettings != nil ? .flag(in: self) : nil,
+                        afterValue: newFlag != nil && newSettings != nil ? .flag(in: next) : nil)
+                    if draft.recordsAChange { drafts.append(draft) }
                 }
             }
             for segment in (touched.segments[key] ?? []).sorted() where before?.segments[segment] != after.segments[segment] {
@@ -181,7 +181,8 @@ extension ServerState {
 
     /// A flag as one environment sees it, as stored in audit entries: `{"flag": …, "settings": …}`.
     func flagView(_ flag: FlagRecord?, _ settings: FlagSettings?) -> JSONValue? {
-        AuditDraft.Value(flag: flag, settings: settings)?.json
+        guard let flag, let settings else { return nil }
+        return .object(["flag": flag.jsonValue, "settings": settings.jsonValue])
     }
 }
 
