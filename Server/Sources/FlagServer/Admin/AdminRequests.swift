@@ -194,7 +194,8 @@ enum AdminResponses {
 }
 
 extension AdminResponses {
-    /// What an import would change (dry run) or changed.
+    /// What an import would change (dry run) or changed: its audit drafts, each encoded as a
+    /// ``Change`` (see ``response()``, which encodes them a slice at a time).
     struct ImportResult: Encodable {
         struct Change: Encodable {
             var environment: String
@@ -204,7 +205,7 @@ extension AdminResponses {
             var after: JSONValue?
         }
         var dryRun: Bool
-        var changes: [Change]
+        var changes: [AuditDraft]
         var problems: [ValidationError]
         var revisions: [String: Int]
     }

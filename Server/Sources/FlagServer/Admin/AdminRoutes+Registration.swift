@@ -57,27 +57,23 @@ extension AdminRoutes {
                 }
             }
             let state = await admin.state
-            let planned: [AdminResponses.ImportResult.Change]
+            let planned: [AuditDraft]
             let planProblems: [ValidationError]
             do {
                 let transition = try state.transition(applying: makeChanges(state))
-                planned = transition.audit.map {
-                    .init(environment: $0.environment, subject: $0.subject, key: $0.key, before: $0.before, after: $0.after)
-                }
+                planned = transition.audit
                 planProblems = StateValidator.problems(in: transition.state, changedBy: transition.delta)
             } catch let error as StoreError {
                 throw APIError(AdminError(store: error))
             }
             if dryRun {
-                return JSONBody.response(
-                    AdminResponses.ImportResult(dryRun: true, changes: planned, problems: planProblems, revisions: [:]))
+                return AdminResponses.ImportResult(dryRun: true, changes: planned, problems: planProblems, revisions: [:]).response()
             }
             do {
                 let revisions = try await admin.write(
                     actor: "token \(token.name) (\(token.id))", reason: body.reason ?? "register \(body.flags.count) flags"
                 ) { state in makeChanges(state) }
-                return JSONBody.response(
-                    AdminResponses.ImportResult(dryRun: false, changes: planned, problems: [], revisions: revisions))
+                return AdminResponses.ImportResult(dryRun: false, changes: planned, problems: [], revisions: revisions).response()
             } catch let error as AdminError {
                 throw APIError(error)
             }

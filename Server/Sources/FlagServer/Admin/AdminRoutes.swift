@@ -291,24 +291,18 @@ struct AdminRoutes: Sendable {
             if !dryRun, !unread.isEmpty { throw APIError(AdminError.invalid(unread)) }
             let state = await admin.state
             guard state.environments[environment] != nil else { throw Self.missing("environment \"\(environment)\"") }
-            let changes = FlagdImporter.keepingCodeDefaults(imported, of: state)
             let drafts: [AuditDraft]
             let problems: [ValidationError]
             do {
-                let transition = try state.transition(applying: changes)
+                let transition = try state.transition(applying: FlagdImporter.keepingCodeDefaults(imported, of: state))
                 drafts = transition.audit
                 // A real import is validated by the write itself (and refused whole with its problems).
                 problems = dryRun ? StateValidator.problems(in: transition.state, changedBy: transition.delta) : []
             } catch let error as StoreError {
                 throw APIError(AdminError(store: error))
             }
-            let planned = drafts.map {
-                AdminResponses.ImportResult.Change(
-                    environment: $0.environment, subject: $0.subject, key: $0.key, before: $0.before, after: $0.after)
-            }
             if dryRun {
-                return JSONBody.response(
-                    AdminResponses.ImportResult(dryRun: true, changes: planned, problems: unread + problems, revisions: [:]))
+                return AdminResponses.ImportResult(dryRun: true, changes: drafts, problems: unread + problems, revisions: [:]).response()
             }
             let reason = request.uri.queryParameters["reason"].map(String.init) ?? "import (\(format.rawValue))"
             let revisions: [String: Int]
@@ -319,8 +313,7 @@ struct AdminRoutes: Sendable {
             } catch let error as AdminError {
                 throw APIError(error)
             }
-            return JSONBody.response(
-                AdminResponses.ImportResult(dryRun: false, changes: planned, problems: [], revisions: revisions))
+            return AdminResponses.ImportResult(dryRun: false, changes: drafts, problems: [], revisions: revisions).response()
         }
 
         group.get("/tokens") { request, _ in

@@ -183,7 +183,7 @@ public actor FlagAdmin {
         while true {
             attempts += 1
             let changes = try makeChanges(state)
-            let transition: StateTransition
+            var transition: StateTransition
             do {
                 transition = try state.transition(applying: changes)
             } catch {
@@ -205,7 +205,10 @@ public actor FlagAdmin {
                 writes?.increment()
                 logger.info("committed", metadata: ["actor": "\(actor)", "revisions": "\(revisions)"])
                 announce(transition.audit, revisions: revisions, actor: actor, reason: reason, at: time)
-                if Set(revisions.keys) == Set(transition.audit.map(\.environment)) {
+                let predicted = Set(transition.audit.map(\.environment))
+                // Written and announced: an import's thousands of drafts need not stay while it is published.
+                transition.audit = []
+                if Set(revisions.keys) == predicted {
                     apply(transition, revisions: revisions, at: time)
                 } else {
                     // The store saw another change than this state predicts: read what it holds.

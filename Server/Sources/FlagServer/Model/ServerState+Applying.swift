@@ -124,9 +124,12 @@ extension ServerState {
                     let oldFlag = flags[flag], newFlag = next.flags[flag]
                     let oldSettings = before.settings[flag], newSettings = after.settings[flag]
                     guard oldFlag != newFlag || oldSettings != newSettings else { continue }
-                    let old = flagView(oldFlag, oldSettings)
-                    let new = flagView(newFlag, newSettings)
-                    if old != new { drafts.append(AuditDraft(environment: key, subject: .flag, key: flag, before: old, after: new)) }
+                    // Referring to the states, built as JSON when read (an import drafts thousands).
+                    let draft = AuditDraft(
+                        environment: key, subject: .flag, key: flag,
+                        beforeValue: oldFlag != nil && oldSettings != nil ? .flag(in: self) : nil,
+                        afterValue: newFlag != nil && newSettings != nil ? .flag(in: next) : nil)
+                    if draft.recordsAChange { drafts.append(draft) }
                 }
             }
             for segment in (touched.segments[key] ?? []).sorted() where before?.segments[segment] != after.segments[segment] {
@@ -206,14 +209,6 @@ public struct StateTransition: Sendable {
     public var delta: StateDelta
 }
 
-/// An audit entry before the store numbers and stamps it.
-public struct AuditDraft: Sendable, Hashable {
-    public var environment: String
-    public var subject: AuditEntry.Subject
-    public var key: String
-    public var before: JSONValue?
-    public var after: JSONValue?
-}
 
 extension JSONValue {
     /// `value` as JSON, through its Codable conformance.
@@ -237,8 +232,11 @@ extension StateChange {
     var asStored: StateChange {
         switch self {
         case .putFlag(var flag, var initial):
-            flag.variants = flag.variants.mapValues(\.asStored)
-            flag.metadata.custom = flag.metadata.custom.mapValues(\.asStored)
+            // Copied only when a value differs as stored: the state then shares the change's storage.
+            if !flag.variants.values.allSatisfy(\.isStored) { flag.variants = flag.variants.mapValues(\.asStored) }
+            if !flag.metadata.custom.values.allSatisfy(\.isStored) {
+                flag.metadata.custom = flag.metadata.custom.mapValues(\.asStored)
+            }
             initial.targeting = initial.targeting?.asStored
             return .putFlag(flag, initialSettings: initial)
         case .putSettings(let environment, let flag, var settings):
@@ -257,6 +255,7 @@ extension JSONValue {
     /// back: a whole number written as a double (`1.0`) reads back as an integer, a non-finite
     /// one as `null`. Served bytes come from the state, so every replica must hold the same cases.
     var asStored: JSONValue {
+        guard !isStored else { return self }
         switch self {
         case .double(let value):
             if let integer = Int(exactly: value) { return .int(integer) }
@@ -264,6 +263,17 @@ extension JSONValue {
         case .array(let items): return .array(items.map(\.asStored))
         case .object(let members): return .object(members.mapValues(\.asStored))
         case .null, .bool, .int, .string: return self
+        }
+    }
+
+    /// Whether the value is as the store gives it back already (``asStored`` is the same value):
+    /// no whole or non-finite double anywhere in it.
+    var isStored: Bool {
+        switch self {
+        case .double(let value): value.isFinite && Int(exactly: value) == nil
+        case .array(let items): items.allSatisfy(\.isStored)
+        case .object(let members): members.values.allSatisfy(\.isStored)
+        case .null, .bool, .int, .string: true
         }
     }
 }

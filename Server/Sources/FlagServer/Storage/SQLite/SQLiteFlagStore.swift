@@ -297,12 +297,13 @@ public actor SQLiteFlagStore: FlagStore {
     ) async throws -> [String: Int] {
         let next = transition.state, delta = transition.delta, drafts = transition.audit
         func text(_ value: JSONValue) -> SQLiteData { .text(value.serialized()) }
-        var flagRows: [[SQLiteData]] = []
-        var settingsRows: [[SQLiteData]] = []
+        // The rows' documents are serialized per statement, as written (an import writes thousands).
+        var flagRows: [FlagRecord] = []
+        var settingsRows: [(environment: String, flag: String, settings: FlagSettings)] = []
         for key in delta.flags.sorted() {
             if let flag = next.flags[key] {
                 guard state.flags[key] != flag else { continue }
-                flagRows.append([.text(key), text(flag.jsonValue)])
+                flagRows.append(flag)
             } else if state.flags[key] != nil {
                 _ = try await connection.query("DELETE FROM flags WHERE key = ?", [.text(key)])
             }
@@ -328,7 +329,7 @@ public actor SQLiteFlagStore: FlagStore {
                 let settings = environment.settings[flag]
                 guard old?.settings[flag] != settings else { continue }
                 if let settings {
-                    settingsRows.append([.text(environment.key), .text(flag), text(settings.jsonValue)])
+                    settingsRows.append((environment.key, flag, settings))
                 } else {
                     _ = try await connection.query(
                         "DELETE FROM flag_settings WHERE environment = ? AND flag = ?", [.text(environment.key), .text(flag)])
@@ -364,33 +365,38 @@ public actor SQLiteFlagStore: FlagStore {
         // New environments are inserted above, before the settings that reference them.
         try await insert(
             "INSERT INTO flags (key, document)", row: "(?, ?)", flagRows,
-            then: " ON CONFLICT(key) DO UPDATE SET document = excluded.document")
+            then: " ON CONFLICT(key) DO UPDATE SET document = excluded.document"
+        ) { flag in [.text(flag.key), text(flag.jsonValue)] }
         try await insert(
             "INSERT INTO flag_settings (environment, flag, document)", row: "(?, ?, ?)", settingsRows,
-            then: " ON CONFLICT(environment, flag) DO UPDATE SET document = excluded.document")
+            then: " ON CONFLICT(environment, flag) DO UPDATE SET document = excluded.document"
+        ) { row in [.text(row.environment), .text(row.flag), text(row.settings.jsonValue)] }
         try await insert(
             "INSERT INTO audit (environment, revision, time, actor, reason, subject, key, before, after, reverted_to)",
-            row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            drafts.map { draft in
-                [
-                    .text(draft.environment), .integer(revisions[draft.environment] ?? 0),
-                    .float(time.timeIntervalSince1970), .text(changes.actor), changes.reason.map(SQLiteData.text) ?? .null,
-                    .text(draft.subject.rawValue), .text(draft.key),
-                    draft.before.map { .text($0.serialized()) } ?? .null,
-                    draft.after.map { .text($0.serialized()) } ?? .null,
-                    changes.revertedTo(draft).map(SQLiteData.integer) ?? .null,
-                ]
-            })
+            row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", drafts
+        ) { draft in
+            [
+                .text(draft.environment), .integer(revisions[draft.environment] ?? 0),
+                .float(time.timeIntervalSince1970), .text(changes.actor), changes.reason.map(SQLiteData.text) ?? .null,
+                .text(draft.subject.rawValue), .text(draft.key),
+                draft.before.map { .text($0.serialized()) } ?? .null,
+                draft.after.map { .text($0.serialized()) } ?? .null,
+                changes.revertedTo(draft).map(SQLiteData.integer) ?? .null,
+            ]
+        }
         return revisions
     }
 
-    /// Inserts `rows` (each filling `row`'s placeholders) in statements of up to 100 rows, in order:
-    /// an import writes thousands of rows, and each statement is a round trip to SQLite's thread.
-    private func insert(_ head: String, row: String, _ rows: [[SQLiteData]], then tail: String = "") async throws {
+    /// Inserts `rows` (each filling `row`'s placeholders with `bind(row)`) in statements of up to
+    /// 100 rows, in order: an import writes thousands of rows, and each statement is a round trip
+    /// to SQLite's thread. Each statement's values are built just before it runs.
+    private func insert<Row>(
+        _ head: String, row: String, _ rows: [Row], then tail: String = "", _ bind: (Row) -> [SQLiteData]
+    ) async throws {
         for start in stride(from: 0, to: rows.count, by: 100) {
             let chunk = rows[start..<min(start + 100, rows.count)]
             let sql = head + " VALUES " + Array(repeating: row, count: chunk.count).joined(separator: ", ") + tail
-            _ = try await connection.query(sql, chunk.flatMap { $0 })
+            _ = try await connection.query(sql, chunk.flatMap(bind))
         }
     }
 }
