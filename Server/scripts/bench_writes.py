@@ -18,6 +18,7 @@ Prints one table row per count (Markdown), the baselines beside each figure.
 """
 import json
 import os
+import queue
 import re
 import socket
 import sqlite3
@@ -25,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -100,16 +102,22 @@ def run(binary, count, writes, database_url):
     server = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     token = None
     try:
+        # The first start prints the admin token; a database that is not empty prints none, so
+        # wait for it with a deadline rather than for a line that never comes. The thread keeps
+        # draining the server's output afterwards.
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in server.stdout], daemon=True).start()
         deadline = time.time() + 120
-        for line in server.stdout:
+        while token is None and time.time() < deadline:
+            try:
+                line = lines.get(timeout=max(0.01, deadline - time.time()))
+            except queue.Empty:
+                break
             match = re.match(r"^\s+(\S{20,})\s*$", line)
             if match:
                 token = match.group(1)
-                break
-            if time.time() > deadline:
-                break
         if not token:
-            raise RuntimeError("no admin token printed (the database was not empty?)")
+            raise RuntimeError("no admin token printed within 120 s (the database was not empty? set BENCH_WRITES_RESET_DATABASE)")
         base = f"http://127.0.0.1:{port}"
         for _ in range(600):
             try:
