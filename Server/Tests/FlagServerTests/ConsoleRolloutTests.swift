@@ -131,7 +131,10 @@ struct ConsoleRolloutTests {
 
     @Test
     func consoleActionsChangeThePlanAsTheAdminAPIDoes() async throws {
-        try await TestServer.withConsole { server in
+        // Without the server's rollout executor: its tick takes a lease on a running plan (a new
+        // version), and an action saved in between is answered 409 after its settings were
+        // written (a known bug, not what this test compares; seen in CI, 2026-11-27).
+        try await TestServer.withConsole(rolloutTickInterval: nil) { server in
             try await server.booleanFlag("one", defaultVariant: "off")
             try await server.booleanFlag("two", defaultVariant: "off")
             let viaAPI = try await Self.createByAPI(server, flag: "one")

@@ -13,12 +13,13 @@ extension TestServer {
     static func withConsole<T: Sendable>(
         options: ConsoleOptions = ConsoleOptions(), delivery: DeliveryOptions = DeliveryOptions(),
         eventStore: (any FlagEventStore)? = nil, now: @escaping @Sendable () -> Date = Date.init,
+        rolloutTickInterval: Duration? = .seconds(10),
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(
             store: store, limits: .forTests, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
-            consoleOptions: options, now: now, delivery: delivery, eventStore: eventStore)
+            consoleOptions: options, now: now, delivery: delivery, eventStore: eventStore, rolloutTickInterval: rolloutTickInterval)
         return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }
 
