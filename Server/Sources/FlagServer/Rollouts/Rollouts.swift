@@ -168,12 +168,26 @@ public struct Rollouts: Sendable {
         let revision = try await write(plan.environment, plan.flag, actor: actor, approval: .changeRequest("rollout:\(plan.id)"),
             reason: Self.bounded("rollout \(plan.id): rolled back at \(Self.percent(percent)); \"\(plan.oldVariant)\" for everyone (\(cause))")
         ) { current in snapshot.rolledBackSettings(from: current) }
-        plan.status = .rolledBack
-        plan.lease = nil
-        plan.record(.init(
-            action: .rolledBack, actor: actor, time: now(), step: plan.currentStep, percent: percent, revision: revision, comment: comment,
-            finding: finding))
-        try await save(&plan)
+        // The flag is rolled back: record it on the plan even when another writer saved the plan
+        // meanwhile (the executor's lease on a running plan is a new version), instead of
+        // answering a conflict for a rollback that was applied.
+        for attempt in 1...Self.saveAttempts {
+            var next = plan
+            next.status = .rolledBack
+            next.lease = nil
+            next.record(.init(
+                action: .rolledBack, actor: actor, time: now(), step: next.currentStep, percent: percent, revision: revision,
+                comment: comment, finding: finding))
+            do {
+                try await save(&next)
+                plan = next
+                break
+            } catch {
+                guard case .conflict = error, attempt < Self.saveAttempts else { throw error }
+                plan = try await self.plan(id: plan.id, environment: plan.environment)
+                guard plan.status == .running || plan.status == .paused else { throw error }
+            }
+        }
         await forgetMetricCounts(plan)
         notify(
             .rolloutRolledBack, plan, actor: actor, revision: revision,
@@ -203,6 +217,9 @@ public struct Rollouts: Sendable {
         }
         return revisions[environment]
     }
+
+    /// How often a rollback re-reads its plan to record itself when another writer saved it first.
+    static let saveAttempts = 4
 
     /// Stores `plan` as the next version.
     func save(_ plan: inout RolloutPlan) async throws(AdminError) {
