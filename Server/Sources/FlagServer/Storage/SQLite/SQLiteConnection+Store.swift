@@ -1,6 +1,11 @@
 import SQLiteNIO
 
 extension SQLiteConnection {
+    /// `count` bound-parameter marks for an `IN (…)` list or a row: `?, ?, ?`.
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
     /// Runs `body` in a write transaction, rolling back if it throws. `BEGIN IMMEDIATE` takes
     /// SQLite's write lock first, so processes sharing the file serialize their writes (waiting up
     /// to the connection's `busy_timeout`).

@@ -71,7 +71,7 @@ struct SQLiteExperimentSource: ExperimentResultsSource {
 
     private var query: ExperimentResultsQuery { counter.query }
     private var names: [SQLiteData] { counter.eventNames.map(SQLiteData.text) }
-    private var nameList: String { Array(repeating: "?", count: counter.eventNames.count).joined(separator: ", ") }
+    private var nameList: String { SQLiteConnection.placeholders(counter.eventNames.count) }
 
     func exposures(after: Int64, through: Int64) async throws -> [ExperimentResultsCounter.Exposure] {
         // By batch (the index of insertion order): an update reads what arrived since the last.
@@ -108,7 +108,7 @@ struct SQLiteExperimentSource: ExperimentResultsSource {
             events += try await connection.query(
                 """
                 SELECT unit, name, value, time FROM flag_event_tracked INDEXED BY flag_event_tracked_by_unit
-                WHERE environment = ? AND unit IS NOT NULL AND unit IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))
+                WHERE environment = ? AND unit IS NOT NULL AND unit IN (\(SQLiteConnection.placeholders(keys.count)))
                     AND batch <= ? AND name IN (\(nameList))
                 """,
                 [.text(query.environment)] + keys.map(SQLiteData.text) + [.integer(Int(through))] + names
@@ -124,7 +124,7 @@ struct SQLiteExperimentSource: ExperimentResultsSource {
             for row in try await connection.query(
                 """
                 SELECT unit, arm, first_exposure, reassigned, metric_values FROM flag_event_experiment_units
-                WHERE experiment = ? AND unit IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))
+                WHERE experiment = ? AND unit IN (\(SQLiteConnection.placeholders(chunk.count)))
                 """,
                 [.text(query.experiment)] + chunk.map(SQLiteData.text))
             {

@@ -513,7 +513,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         _ head: String, columns: Int, _ rows: [[SQLiteData]], then tail: String = "",
         returned: (SQLiteRow) -> Void = { _ in }
     ) async throws {
-        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        let row = "(" + SQLiteConnection.placeholders(columns) + ")"
         let perStatement = max(1, Self.maximumParameters / columns)
         for start in stride(from: 0, to: rows.count, by: perStatement) {
             let chunk = rows[start..<min(start + perStatement, rows.count)]

@@ -264,8 +264,8 @@ public actor SQLiteFlagStore: FlagStore {
         for start in stride(from: 0, to: keys.count, by: 500) {
             let chunk = Array(keys[start..<min(start + 500, keys.count)])
             if !footprint.allFlags {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                try addFlags(try await connection.query("SELECT key, document FROM flags WHERE key IN (\(marks))", chunk.map(SQLiteData.text)))
+                try addFlags(try await connection.query(
+                    "SELECT key, document FROM flags WHERE key IN (\(SQLiteConnection.placeholders(chunk.count)))", chunk.map(SQLiteData.text)))
             }
             let settings = Self.settingsQuery(environments: environments, flags: chunk)
             try addSettings(try await connection.query(settings.sql, settings.binds))
@@ -283,9 +283,9 @@ public actor SQLiteFlagStore: FlagStore {
     /// SQLite looks each row up by the key: naming only the flags scanned every environment's
     /// settings, which made a one-flag write at 10,000 flags read the whole table.
     static func settingsQuery(environments: [String], flags: [String]) -> (sql: String, binds: [SQLiteData]) {
-        func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
+        let environmentMarks = SQLiteConnection.placeholders(environments.count), flagMarks = SQLiteConnection.placeholders(flags.count)
         return (
-            "SELECT environment, flag, document FROM flag_settings WHERE environment IN (\(marks(environments.count))) AND flag IN (\(marks(flags.count)))",
+            "SELECT environment, flag, document FROM flag_settings WHERE environment IN (\(environmentMarks)) AND flag IN (\(flagMarks))",
             (environments + flags).map(SQLiteData.text)
         )
     }
