@@ -10,18 +10,12 @@ import Testing
 /// on SQLite, `Server/Docs/Scale.md`).
 @Suite
 struct SettingsLookupTests {
-    @Test
-    func sqliteLooksTheSettingsUpByTheirKey() async throws {
+    /// Runs `body` with a migrated in-memory SQLite store, closed afterwards.
+    private static func withSQLiteStore(_ body: (SQLiteFlagStore) async throws -> Void) async throws {
         let store = try await SQLiteFlagStore(path: nil)
         do {
             try await store.migrate()
-            let query = SQLiteFlagStore.settingsQuery(environments: ["development", "production"], flags: ["a", "b", "c"])
-            let plan = try await store.connection.query("EXPLAIN QUERY PLAN " + query.sql, query.binds)
-                .compactMap { $0.column("detail")?.string }
-            #expect(plan.count == 1)
-            let detail = try #require(plan.first)
-            #expect(detail.hasPrefix("SEARCH flag_settings"), "\(plan)")
-            #expect(detail.contains("environment=? AND flag=?"), "\(plan)")
+            try await body(store)
         } catch {
             await store.close()
             throw error
@@ -30,10 +24,21 @@ struct SettingsLookupTests {
     }
 
     @Test
+    func sqliteLooksTheSettingsUpByTheirKey() async throws {
+        try await Self.withSQLiteStore { store in
+            let query = SQLiteFlagStore.settingsQuery(environments: ["development", "production"], flags: ["a", "b", "c"])
+            let plan = try await store.connection.query("EXPLAIN QUERY PLAN " + query.sql, query.binds)
+                .compactMap { $0.column("detail")?.string }
+            #expect(plan.count == 1)
+            let detail = try #require(plan.first)
+            #expect(detail.hasPrefix("SEARCH flag_settings"), "\(plan)")
+            #expect(detail.contains("environment=? AND flag=?"), "\(plan)")
+        }
+    }
+
+    @Test
     func sqliteReadsOnlyTheNamedSettings() async throws {
-        let store = try await SQLiteFlagStore(path: nil)
-        do {
-            try await store.migrate()
+        try await Self.withSQLiteStore { store in
             _ = try await store.connection.query("INSERT INTO environments (key, revision, position) VALUES ('development', 1, 0), ('production', 1, 1)")
             for environment in ["development", "production"] {
                 for flag in ["a", "b", "c"] {
@@ -46,11 +51,7 @@ struct SettingsLookupTests {
                 "\($0.column("environment")?.string ?? "")/\($0.column("flag")?.string ?? "")"
             }
             #expect(rows.sorted() == ["development/a", "development/c", "production/a", "production/c"])
-        } catch {
-            await store.close()
-            throw error
         }
-        await store.close()
     }
 
     @Test(.enabled(if: PostgresTestDatabase.enabled, "needs FLAG_SERVER_TEST_DATABASE_URL (source .ci/postgres.sh; postgres_setup)"))
