@@ -2,6 +2,7 @@ import FlagEvaluation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -57,18 +58,22 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The HTTP/1 server of ``FlagServer/application(host:port:onServerRunning:)``, with `limits`,
-    /// counting its connections in `connections`.
-    static func server(limits: ServerLimits, connections: OpenConnections? = nil) -> HTTPServerBuilder {
+    /// counting its connections in `connections`, and serving open event streams of `events`
+    /// from the event loop (``EventStreamFront``).
+    static func server(limits: ServerLimits, connections: OpenConnections? = nil, events: EventHub) -> HTTPServerBuilder {
         let maximumBodyBytes = limits.maximumRequestBytes
         let bodyTimeout = limits.bodyTimeout
-        return .http1(configuration: HTTP1Channel.Configuration(
+        let configuration = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
                 ConnectionGuard(maximumBodyBytes: maximumBodyBytes, bodyTimeout: bodyTimeout, connections: connections)
             ],
             idleTimeout: TimeAmount(limits.idleTimeout),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.maximumHeaderBytes, maxHeaderListSize: limits.maximumHeaderBytes,
-                maxHeaderFieldCount: 200)))
+                maxHeaderFieldCount: 200))
+        return HTTPServerBuilder { responder in
+            StreamingHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: configuration), events: events)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -124,10 +129,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// A stream's client that closed its side is gone: close the connection now, freeing its
     /// descriptor and its place under the cap, rather than at the stream's next write (up to a
     /// keep-alive interval later; the server allows half-closed connections otherwise).
+    ///
+    /// A server shutting down gracefully ends a stream's connection with the stream's last chunk
+    /// (``EndEventStream``, for ``EventStreamFront``), rather than waiting for the client.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if isEventStream, let event = event as? ChannelEvent, event == .inputClosed {
             context.close(promise: nil)
             return
+        }
+        if isEventStream, event is ChannelShouldQuiesceEvent {
+            context.fireUserInboundEventTriggered(EndEventStream())
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -208,6 +219,29 @@ extension ConnectionGuard {
     /// doubles the next one (up to 64 KiB), so larger bodies cost a read or two more once per
     /// connection.
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+}
+
+/// Hummingbird's HTTP/1 channel with an ``EventStreamFront`` after its connection-state handler,
+/// where the front sees a stream's response end before Hummingbird does (and keeps it from it).
+struct StreamingHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
+
+    let http1: HTTP1Channel
+    let events: EventHub
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let events = events
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let operations = channel.pipeline.syncOperations
+            let state = try operations.handler(type: HTTPConnectionStateHandler.self)
+            try operations.addHandler(EventStreamFront(events: events), position: .after(state))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await http1.handle(value: value, logger: logger)
+    }
 }
 
 /// The connections open in the process, counted by every connection's ``ConnectionGuard``.

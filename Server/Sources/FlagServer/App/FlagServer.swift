@@ -391,7 +391,7 @@ public final class FlagServer: Sendable {
         host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         Self.guardedApplication(
-            router: router(), serverName: "flag-server", host: host, port: port, limits: limits, logger: logger,
+            router: router(), serverName: "flag-server", host: host, port: port, limits: limits, events: events, logger: logger,
             services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive)] + (synchronizer.map { [$0] } ?? [])
                 + (eventStore.flatMap { store in
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
@@ -424,7 +424,7 @@ public final class FlagServer: Sendable {
     /// and answers connections past the cap 503. The server and the relay serve through it.
     static func guardedApplication(
         router: Router<BasicRequestContext>, serverName: String, host: String, port: Int, limits: ServerLimits,
-        logger: Logger, services: [any Service], onServerRunning: @escaping @Sendable (Int) async -> Void
+        events: EventHub, logger: Logger, services: [any Service], onServerRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let descriptors = DescriptorLimit.current()
         let cap = limits.connectionCap(descriptorLimit: descriptors)
@@ -436,8 +436,8 @@ public final class FlagServer: Sendable {
                 metadata: ["descriptorLimit": "\(descriptors)"])
         }
         return Application(
-            responder: ShallowConnectionResponder(responder: router.buildResponder()),
-            server: ConnectionGuard.server(limits: limits, connections: connections),
+            responder: router.buildResponder(),
+            server: ConnectionGuard.server(limits: limits, connections: connections, events: events),
             configuration: .init(
                 address: .hostname(host, port: port), serverName: serverName, backlog: limits.listenBacklog,
                 availableConnectionsDelegate: MaximumAvailableConnections(connections.acceptLimit, logger: logger)),

@@ -63,55 +63,96 @@ struct EventStreamRoutes: Sendable {
                 token = try authenticator.authorize(request, role: .client, environment: nil)
             }
             let environment = try authenticator.environment(of: token)
-            // Subscribe before reading the revision, so no write falls between the two.
-            let signals: AsyncStream<EventHub.Signal>
-            do {
-                // Counted per client, like the rate limit: a fleet of phones shares one token.
-                signals = try events.subscribe(
-                    environment: environment.key, owner: authenticator.rateLimitKey(token, request: request))
-            } catch let error as EventHub.Refusal {
-                throw APIError(
-                    error.perOwner ? .tooManyRequests : .serviceUnavailable, code: "too_many_streams",
-                    message: error.description, headers: [.retryAfter: String(Self.refusedRetryAfterSeconds)])
+            // Counted per client, like the rate limit: a fleet of phones shares one token.
+            let owner = authenticator.rateLimitKey(token, request: request)
+            if let offer = request.headers[.flagServerStreamFront].flatMap({ Int($0) }),
+                let handoff = events.take(offer: offer) as? StreamHandoff
+            {
+                return try handOff(to: handoff, request, environment: environment, owner: owner)
             }
-            let served = authenticator.publisher.current.environments[environment.key] ?? environment
-            revisionEvents.observe(served)
-            let current = served.revision
-            let lastSeen = request.headers[.lastEventID].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            let missed = request.headers[.lastEventID] != nil && lastSeen != current
-            // The connection's own task writes the stream: no task, timer or buffer per stream
-            // beyond the subscription. Keep-alives come through the hub (`EventStreamService`);
-            // a closed connection ends the loop at the next write.
-            let body = ResponseBody { writer in
-                try await writer.write(ByteBuffer(string: ": environment \(environment.key) at revision \(current)\nretry: 2000\n\n"))
-                var sent = current
-                if missed { try await writer.write(event(environment.key, revision: current)) }
-                // The server waits for open requests when it shuts down gracefully, and it is shut
-                // down before the services (`EventStreamService`): end the streams then, or
-                // shutdown would wait for clients that never disconnect.
-                try await withGracefulShutdownHandler {
-                    for await signal in signals {
-                        switch signal {
-                        case .revision(let revision) where revision > sent:
-                            sent = revision
-                            try await writer.write(event(environment.key, revision: revision))
-                        case .revision:
-                            break
-                        case .keepAlive:
-                            try await writer.write(Self.keepAliveComment)
-                        }
-                    }
-                } onGracefulShutdown: {
-                    events.finishAll()
-                }
-                try await writer.finish(nil)
-            }
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
-                body: body)
+            return try stream(request, environment: environment, owner: owner)
         }
     }
+
+    /// The stream, handed to the connection's ``EventStreamFront`` once its first lines are
+    /// written: the request's task ends then, and the open stream costs no task.
+    private func handOff(
+        to handoff: StreamHandoff, _ request: Request, environment: CompiledEnvironment, owner: String
+    ) throws -> Response {
+        let key = environment.key
+        // Subscribe before reading the revision, so no write falls between the two (the front
+        // holds what the hub sends until the stream is its own).
+        let subscription = try subscribe { try events.subscribe(environment: key, owner: owner, sink: handoff) }
+        let opening = opening(request, environment: environment)
+        handoff.open(subscription, at: opening.revision) { revision in event(key, revision: revision) }
+        let body = ResponseBody { writer in
+            try await writer.write(opening.lines)
+            try await writer.finish(nil)  // kept from the client: the front's cue
+        }
+        var headers = Self.streamHeaders
+        headers[.flagServerStreamHandoff] = "1"
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The stream, written by the request's own task (on a server without ``EventStreamFront``).
+    private func stream(_ request: Request, environment: CompiledEnvironment, owner: String) throws -> Response {
+        let key = environment.key
+        let signals = try subscribe { try events.subscribe(environment: key, owner: owner) }
+        let opening = opening(request, environment: environment)
+        // Keep-alives come through the hub (`EventStreamService`); a closed connection ends the
+        // loop at the next write.
+        let body = ResponseBody { writer in
+            try await writer.write(opening.lines)
+            var sent = opening.revision
+            // The server waits for open requests when it shuts down gracefully, and it is shut
+            // down before the services (`EventStreamService`): end the streams then, or
+            // shutdown would wait for clients that never disconnect.
+            try await withGracefulShutdownHandler {
+                for await signal in signals {
+                    switch signal {
+                    case .revision(let revision) where revision > sent:
+                        sent = revision
+                        try await writer.write(event(key, revision: revision))
+                    case .revision:
+                        break
+                    case .keepAlive:
+                        try await writer.write(Self.keepAliveComment)
+                    }
+                }
+            } onGracefulShutdown: {
+                events.finishAll()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: Self.streamHeaders, body: body)
+    }
+
+    /// Subscribes to the hub, a refusal at a cap becoming 429 (the client's) or 503 (the server's).
+    private func subscribe<Value>(_ subscribe: () throws -> Value) throws -> Value {
+        do {
+            return try subscribe()
+        } catch let error as EventHub.Refusal {
+            throw APIError(
+                error.perOwner ? .tooManyRequests : .serviceUnavailable, code: "too_many_streams",
+                message: error.description, headers: [.retryAfter: String(Self.refusedRetryAfterSeconds)])
+        }
+    }
+
+    /// The revision a stream opens at, and its first lines: a comment naming it, the reconnection
+    /// delay, and the revision's event for a client reconnecting with an older `Last-Event-ID`.
+    private func opening(_ request: Request, environment: CompiledEnvironment) -> (revision: Int, lines: ByteBuffer) {
+        let served = authenticator.publisher.current.environments[environment.key] ?? environment
+        revisionEvents.observe(served)
+        let current = served.revision
+        var lines = ByteBuffer(string: ": environment \(environment.key) at revision \(current)\nretry: 2000\n\n")
+        if let lastEventID = request.headers[.lastEventID], Int(lastEventID.trimmingCharacters(in: .whitespaces)) != current {
+            var missed = event(environment.key, revision: current)
+            lines.writeBuffer(&missed)
+        }
+        return (current, lines)
+    }
+
+    static let streamHeaders: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
 
     /// Whether a request with `method` and `path` (with its query) asks for the event stream.
     static func opensStream(method: HTTPRequest.Method, path: String?) -> Bool {

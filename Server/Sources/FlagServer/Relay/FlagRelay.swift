@@ -81,7 +81,7 @@ public final class FlagRelay: Sendable {
         host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         FlagServer.guardedApplication(
-            router: router(), serverName: "flag-server relay", host: host, port: port, limits: limits, logger: logger,
+            router: router(), serverName: "flag-server relay", host: host, port: port, limits: limits, events: events, logger: logger,
             services: [EventStreamService(events: events, keepAlive: eventStreamKeepAlive), follower],
             onServerRunning: onServerRunning)
     }

@@ -1,0 +1,193 @@
+@testable import FlagServer
+import HTTPTypes
+import NIOCore
+import NIOEmbedded
+import NIOHTTPTypes
+import Testing
+
+/// The front takes a stream over from the route, ends the connection's Hummingbird loop, and then
+/// writes the hub's events itself.
+struct EventStreamFrontTests {
+    /// Records what reaches the end of the pipeline, where Hummingbird's connection loop reads.
+    final class LoopEnd: ChannelInboundHandler {
+        typealias InboundIn = HTTPRequestPart
+        var heads: [HTTPRequest] = []
+        var errors: [any Error] = []
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            if case .head(let head) = unwrapInboundIn(data) { heads.append(head) }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) { errors.append(error) }
+    }
+
+    struct Stream {
+        let channel: EmbeddedChannel
+        let loopEnd: LoopEnd
+        let hub: EventHub
+
+        init(hub: EventHub = EventHub()) throws {
+            self.hub = hub
+            loopEnd = LoopEnd()
+            channel = EmbeddedChannel()
+            try channel.pipeline.syncOperations.addHandlers([EventStreamFront(events: hub), loopEnd])
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        }
+
+        /// A request opening a stream, through the front: the handoff it offers.
+        func request() throws -> StreamHandoff {
+            try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/ofrep/v1/events")))
+            let offer = try #require(loopEnd.heads.last?.headerFields[.flagServerStreamFront].flatMap { Int($0) })
+            return try #require(hub.take(offer: offer) as? StreamHandoff)
+        }
+
+        /// What the route does with the offered handoff: subscribes it, opens it at `revision`,
+        /// and answers with the handoff field, the stream's first lines and the response's end.
+        func answer(opened revision: Int, end: Bool = true) throws {
+            let handoff = try request()
+            let subscription = try hub.subscribe(environment: "production", owner: "a", sink: handoff)
+            handoff.open(subscription, at: revision) { ByteBuffer(string: "event \($0)\n\n") }
+            try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok, headerFields: [
+                .contentType: "text/event-stream", .flagServerStreamHandoff: "1",
+            ])))
+            try channel.writeOutbound(HTTPResponsePart.body(ByteBuffer(string: ": opened\n\n")))
+            if end { try channel.writeOutbound(HTTPResponsePart.end(nil)) }
+        }
+
+        /// The parts written to the connection, as text.
+        func written() throws -> [String] {
+            var parts: [String] = []
+            while let part = try channel.readOutbound(as: HTTPResponsePart.self) {
+                switch part {
+                case .head(let head): parts.append("head \(head.status.code) \(head.headerFields[.flagServerStreamHandoff] ?? "-")")
+                case .body(let buffer): parts.append(String(buffer: buffer))
+                case .end: parts.append("end")
+                }
+            }
+            return parts
+        }
+    }
+
+    @Test
+    func onlyARequestOpeningAStreamCarriesTheMarkAndAClientsOwnIsRemoved() throws {
+        let stream = try Stream()
+        let forgedOffer = 999_999  // an offer a client would like to name
+        for (method, path) in [(HTTPRequest.Method.get, "/health"), (.post, "/ofrep/v1/events"), (.get, "/ofrep/v1/events")] {
+            var head = HTTPRequest(method: method, scheme: nil, authority: "x", path: path)
+            head.headerFields[.flagServerStreamFront] = String(forgedOffer)
+            try stream.channel.writeInbound(HTTPRequestPart.head(head))
+        }
+        let marks = stream.loopEnd.heads.map { $0.headerFields[.flagServerStreamFront] }
+        #expect(marks.prefix(2) == [nil, nil])
+        let offer = try #require(marks.last?.flatMap { Int($0) })
+        #expect(offer != forgedOffer)
+        #expect(stream.hub.take(offer: offer) is StreamHandoff)
+    }
+
+    @Test
+    func theFrontTakesTheStreamAtTheResponsesEndAndEndsTheLoop() throws {
+        let stream = try Stream()
+        try stream.answer(opened: 4)
+        // The head loses the handoff field; the end is kept from the connection (a stream has none).
+        #expect(try stream.written() == ["head 200 -", ": opened\n\n"])
+        // Hummingbird's loop reads an error and ends; the close it sends then is ignored, once.
+        #expect(stream.loopEnd.errors.count == 1)
+        #expect(stream.loopEnd.errors.first is EventStreamFront.HandedOff)
+        stream.channel.close(mode: .output, promise: nil)
+        try stream.channel.close().wait()
+        #expect(stream.channel.isActive)
+
+        // Later revisions are written from the event loop; the one the client has and older ones are not.
+        stream.hub.publish(environment: "production", revision: 4)
+        stream.hub.publish(environment: "production", revision: 5)
+        stream.hub.publish(environment: "staging", revision: 9)
+        stream.hub.sendKeepAlive()
+        stream.channel.embeddedEventLoop.run()
+        #expect(try stream.written() == ["event 5\n\n", ": keep-alive\n\n"])
+
+        // What the client sends is dropped.
+        try stream.channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/health")))
+        #expect(stream.loopEnd.heads.count == 1)
+    }
+
+    @Test
+    func revisionsSentBeforeTheFrontHasTheStreamAreWrittenWhenItDoes() throws {
+        let stream = try Stream()
+        try stream.answer(opened: 2, end: false)
+        stream.hub.publish(environment: "production", revision: 3)
+        stream.hub.publish(environment: "production", revision: 4)
+        stream.hub.sendKeepAlive()
+        stream.channel.embeddedEventLoop.run()
+        #expect(try stream.written() == ["head 200 -", ": opened\n\n"])
+        try stream.channel.writeOutbound(HTTPResponsePart.end(nil))
+        #expect(try stream.written() == ["event 4\n\n"])
+    }
+
+    @Test
+    func aConnectionThatIsNotWritableGetsOnlyTheNewestRevisionWhenItIs() throws {
+        let stream = try Stream()
+        try stream.answer(opened: 1)
+        _ = try stream.written()
+        stream.channel.isWritable = false
+        stream.hub.publish(environment: "production", revision: 2)
+        stream.hub.sendKeepAlive()
+        stream.hub.publish(environment: "production", revision: 3)
+        stream.channel.embeddedEventLoop.run()
+        #expect(try stream.written() == [])
+        stream.channel.isWritable = true
+        stream.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try stream.written() == ["event 3\n\n"])
+    }
+
+    @Test
+    func theHubFinishingOrAGracefulShutdownEndsTheStreamWithItsLastChunk() throws {
+        for ending in ["hub", "shutdown"] {
+            let stream = try Stream()
+            try stream.answer(opened: 1)
+            _ = try stream.written()
+            if ending == "hub" {
+                stream.hub.finishAll()
+                stream.channel.embeddedEventLoop.run()
+            } else {
+                stream.channel.pipeline.fireUserInboundEventTriggered(EndEventStream())
+            }
+            #expect(try stream.written() == ["end"], "\(ending)")
+            #expect(!stream.channel.isActive, "\(ending)")
+            #expect(stream.hub.subscriberCount == 0, "\(ending)")
+        }
+    }
+
+    @Test
+    func aStreamLeavesTheHubWhenItsConnectionCloses() throws {
+        let stream = try Stream()
+        try stream.answer(opened: 1)
+        #expect(stream.hub.subscriberCount == 1)
+        stream.channel.pipeline.fireChannelInactive()
+        #expect(stream.hub.subscriberCount == 0)
+    }
+
+    /// A stream request the route refused (here: it never took the offer) leaves nothing behind,
+    /// and the connection serves its next request.
+    @Test
+    func aRefusedStreamRequestLeavesNoOfferAndTheConnectionServesOn() throws {
+        let stream = try Stream()
+        try stream.channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/ofrep/v1/events")))
+        let offer = try #require(stream.loopEnd.heads.last?.headerFields[.flagServerStreamFront].flatMap { Int($0) })
+        try stream.channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .unauthorized)))
+        try stream.channel.writeOutbound(HTTPResponsePart.end(nil))
+        #expect(try stream.written() == ["head 401 -", "end"])
+        #expect(stream.hub.take(offer: offer) == nil)
+        try stream.answer(opened: 1)
+        #expect(try stream.written() == ["head 200 -", ": opened\n\n"])
+    }
+
+    /// A response without the handoff field (any other route's) passes untouched, its end too.
+    @Test
+    func otherResponsesPass() throws {
+        let stream = try Stream()
+        try stream.channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+        try stream.channel.writeOutbound(HTTPResponsePart.end(nil))
+        #expect(try stream.written() == ["head 200 -", "end"])
+        #expect(stream.loopEnd.errors.isEmpty)
+    }
+}
