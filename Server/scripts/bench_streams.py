@@ -33,6 +33,7 @@ PER_WORKER = 15_000
 IDLE_SECONDS = int(os.environ.get("FLAG_SERVER_BENCH_IDLE_SECONDS", "30"))
 PAST_LIMIT = int(os.environ.get("FLAG_SERVER_BENCH_PAST_LIMIT", "1500"))
 TICK = os.sysconf("SC_CLK_TCK")
+KEEP_ALIVE = 15  # the server's default keep-alive interval, seconds
 
 
 # ---------------------------------------------------------------- load generator (worker side)
@@ -294,9 +295,18 @@ def rss(pid):
 
 
 def cpu_seconds(pid):
+    """The process's CPU time so far: (user, system) seconds."""
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    return int(fields[11]) / TICK, int(fields[12]) / TICK
+
+
+def cpu_share(pid, seconds):
+    """The share of one core the process used over `seconds`: (user, system)."""
+    (user, system), started = cpu_seconds(pid), time.time()
+    time.sleep(seconds)  # on purpose: the idle-CPU window
+    (user_after, system_after), elapsed = cpu_seconds(pid), time.time() - started
+    return (user_after - user) / elapsed, (system_after - system) / elapsed
 
 
 def descriptors(pid):
@@ -367,7 +377,9 @@ def measure_streams(server, port, admin, limit, log, cap, counts_wanted):
     load = Load(port, max(counts_wanted) + PAST_LIMIT + 100)
     request(port, "GET", "/health/live")
     empty = settle(server.pid)
-    print(f"idle server: {empty / 2**20:.1f} MiB RSS, {descriptors(server.pid)} descriptors")
+    idle_user, idle_system = cpu_share(server.pid, IDLE_SECONDS)
+    print(f"idle server: {empty / 2**20:.1f} MiB RSS, {descriptors(server.pid)} descriptors, "
+          f"CPU over {IDLE_SECONDS} s {(idle_user + idle_system) * 100:.2f} % of one core")
     print("| streams | RSS | per stream | event p50 | p99 | max | received |")
     print("|---|---|---|---|---|---|---|")
     held, flip = 0, False
@@ -387,11 +399,18 @@ def measure_streams(server, port, admin, limit, log, cap, counts_wanted):
               f"{percentile(delays, 0.5) * 1000:.0f} ms | {percentile(delays, 0.99) * 1000:.0f} ms | "
               f"{max(delays) * 1000 if delays else float('nan'):.0f} ms | {len(times):,} of {expected:,} |",
               flush=True)
-    before, started = cpu_seconds(server.pid), time.time()
-    time.sleep(IDLE_SECONDS)  # on purpose: the idle-CPU window
-    used = (cpu_seconds(server.pid) - before) / (time.time() - started)
-    print(f"idle CPU with {held:,} streams over {IDLE_SECONDS} s (keep-alive every 15 s): "
-          f"{used * 100:.1f} % of one core ({used * 100 / os.cpu_count():.1f} % of the machine)")
+    user, system = cpu_share(server.pid, IDLE_SECONDS)
+    used = user + system
+    print(f"idle CPU with {held:,} streams over {IDLE_SECONDS} s (keep-alive every {KEEP_ALIVE} s): "
+          f"{used * 100:.1f} % of one core ({used * 100 / os.cpu_count():.1f} % of the machine; "
+          f"user {user * 100:.1f} %, system {system * 100:.1f} %)")
+    # Above the idle server's own CPU, per stream and keep-alive, and what that makes at 100,000
+    # streams (an extrapolation: linear in the streams, as each keep-alive is one write).
+    per_keep_alive = max(0.0, used - idle_user - idle_system) * KEEP_ALIVE / held
+    at_100k = idle_user + idle_system + per_keep_alive * 100_000 / KEEP_ALIVE
+    print(f"  per stream and keep-alive {per_keep_alive * 1e6:.1f} µs of CPU above the idle server; "
+          f"at 100,000 streams that is {at_100k * 100:.1f} % of one core "
+          f"({at_100k * 100 / os.cpu_count():.1f} % of the machine), extrapolated")
 
     # Past the limit: more connections than the server may hold.
     extra = cap - held + PAST_LIMIT
