@@ -191,3 +191,46 @@ struct EventStreamFrontTests {
         #expect(stream.loopEnd.errors.isEmpty)
     }
 }
+
+/// The front on a running server.
+struct EventStreamFrontServerTests {
+    /// The stream's response never ends for Hummingbird's connection-state handler, so its idle
+    /// timeout does not close a stream that has nothing to say.
+    @Test
+    func aStreamOutlivesTheIdleTimeoutAndStillGetsEvents() async throws {
+        var limits = ServerLimits.forTests
+        limits.idleTimeout = .milliseconds(200)
+        try await TestServer.with(limits: limits, eventStreamKeepAlive: .seconds(3600)) { server in
+            try await server.booleanFlag("checkout")  // production at revision 3
+            let token = try await server.token(.client, environment: "production")
+            var stream = EventStreamReader(try await server.openStream(token: token))
+            #expect(try await stream.next(containing: "revision 3") != nil)
+            try await Task.sleep(for: .milliseconds(800))  // four idle timeouts
+            try await server.booleanFlag("checkout", enabled: false)
+            #expect(try await stream.nextEvent()?.id == "4")
+        }
+    }
+
+    /// A client that goes away frees its place in the hub (and under the caps) at once.
+    @Test
+    func aClosedStreamLeavesTheHub() async throws {
+        try await TestServer.with { server in
+            let token = try await server.token(.client, environment: "production")
+            let port = server.port
+            let connection = try await RawConnection.offPool {
+                let connection = try RawConnection(port: port)
+                try connection.send("GET /ofrep/v1/events HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer \(token)\r\n\r\n")
+                _ = connection.read(until: "retry: 2000\n\n")
+                return connection
+            }
+            #expect(server.server.events.subscriberCount == 1)
+            connection.disconnect()
+            var waited = 0
+            while server.server.events.subscriberCount > 0, waited < 1200 {  // up to 60 s on a loaded machine
+                try await Task.sleep(for: .milliseconds(50))
+                waited += 1
+            }
+            #expect(server.server.events.subscriberCount == 0)
+        }
+    }
+}
