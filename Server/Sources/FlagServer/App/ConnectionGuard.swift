@@ -28,8 +28,8 @@ import Synchronization
 /// connections waits in the listen backlog instead of using the descriptors kept free.
 ///
 /// Idle connections and slow headers are Hummingbird's (``ServerLimits/idleTimeout``, given to
-/// `HTTP1Channel`), the header size is NIO's decoder limit; ``server(limits:connections:)`` sets
-/// all of them.
+/// `HTTP1Channel`), the header size is NIO's decoder limit;
+/// ``server(limits:connections:events:)`` sets all of them.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
