@@ -58,4 +58,32 @@ struct RolloutRollbackRaceTests {
             #expect(await server.server.admin.state.environments["production"]?.settings["checkout"]?.targeting == nil)
         }
     }
+
+    /// A person's pause or resume whose plan the executor saved between the read and the save
+    /// applies to the newer version instead of answering 409 (it used to, and the console then
+    /// asked the person to try again).
+    @Test
+    func aPauseAndAResumeRacingAnotherSaveOfTheirPlanApply() async throws {
+        try await TestServer.with(rolloutTickInterval: nil) { server in
+            try await server.booleanFlag("checkout", enabled: true, defaultVariant: "off")
+            let stored = try #require(server.server.rollouts)
+            var plan = RolloutGuardrailTests.plan()
+            _ = try await stored.create(plan)
+            plan = try await stored.start(id: plan.id, environment: "production", actor: "ada")
+
+            let paused = try await Rollouts(admin: stored.admin, store: InterleavingStore(stored.store), events: nil)
+                .pause(id: plan.id, environment: "production", actor: "ada", comment: "looking")
+            #expect(paused.status == .paused && paused.lease == nil)
+            var reread = try await stored.plan(id: plan.id, environment: "production")
+            #expect(reread.status == .paused && reread.lease == nil)
+            #expect(reread.history.last?.action == .paused && reread.history.last?.comment == "looking")
+
+            let resumed = try await Rollouts(admin: stored.admin, store: InterleavingStore(stored.store), events: nil)
+                .resume(id: plan.id, environment: "production", actor: "ada")
+            #expect(resumed.status == .running)
+            reread = try await stored.plan(id: plan.id, environment: "production")
+            #expect(reread.status == .running && reread.history.last?.action == .resumed)
+            #expect(reread.history.filter { $0.action == .paused }.count == 1)
+        }
+    }
 }

@@ -125,12 +125,12 @@ public struct Rollouts: Sendable {
     /// Holds the current split: no step, no evaluation until resumed.
     @discardableResult
     public func pause(id: String, environment: String, actor: String, comment: String? = nil) async throws(AdminError) -> RolloutPlan {
-        var plan = try await plan(id: id, environment: environment)
-        guard plan.status == .running else { throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue); only a running plan pauses") }
-        plan.status = .paused
-        plan.lease = nil
-        plan.record(.init(action: .paused, actor: actor, time: now(), step: plan.currentStep, percent: plan.currentPercent, comment: comment))
-        try await save(&plan)
+        let plan = try await update(id: id, environment: environment) { plan throws(AdminError) in
+            guard plan.status == .running else { throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue); only a running plan pauses") }
+            plan.status = .paused
+            plan.lease = nil
+            plan.record(.init(action: .paused, actor: actor, time: now(), step: plan.currentStep, percent: plan.currentPercent, comment: comment))
+        }
         notify(.rolloutPaused, plan, actor: actor, revision: nil, summary: "\(plan.flag): rollout paused at \(Self.percent(plan.currentPercent))")
         return plan
     }
@@ -139,14 +139,34 @@ public struct Rollouts: Sendable {
     /// duration counts again from now.
     @discardableResult
     public func resume(id: String, environment: String, actor: String) async throws(AdminError) -> RolloutPlan {
-        var plan = try await plan(id: id, environment: environment)
-        guard plan.status == .paused else { throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue); only a paused plan resumes") }
-        let time = now()
-        plan.status = .running
-        plan.stepStartedAt = time
-        plan.record(.init(action: .resumed, actor: actor, time: time, step: plan.currentStep, percent: plan.currentPercent))
-        try await save(&plan)
-        return plan
+        try await update(id: id, environment: environment) { plan throws(AdminError) in
+            guard plan.status == .paused else { throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue); only a paused plan resumes") }
+            let time = now()
+            plan.status = .running
+            plan.stepStartedAt = time
+            plan.record(.init(action: .resumed, actor: actor, time: time, step: plan.currentStep, percent: plan.currentPercent))
+        }
+    }
+
+    /// Reads the plan, applies `change` and saves it. When another writer saved the plan first
+    /// (the executor's lease on a running plan is a new version at each evaluation), reads it
+    /// again and applies `change` to that version, which may refuse it now: a person's pause is
+    /// not answered 409 because a tick fell between its read and its save.
+    private func update(
+        id: String, environment: String, _ change: (inout RolloutPlan) throws(AdminError) -> Void
+    ) async throws(AdminError) -> RolloutPlan {
+        var attempt = 1
+        while true {
+            var plan = try await plan(id: id, environment: environment)
+            try change(&plan)
+            do {
+                try await save(&plan)
+                return plan
+            } catch {
+                guard case .conflict = error, attempt < Self.saveAttempts else { throw error }
+                attempt += 1
+            }
+        }
     }
 
     /// Serves the old variant to everyone (a person's decision, or a regression's `finding`).
@@ -218,7 +238,7 @@ public struct Rollouts: Sendable {
         return revisions[environment]
     }
 
-    /// How often a rollback re-reads its plan to record itself when another writer saved it first.
+    /// How often a rollback, pause or resume re-reads its plan when another writer saved it first.
     static let saveAttempts = 4
 
     /// Stores `plan` as the next version.
