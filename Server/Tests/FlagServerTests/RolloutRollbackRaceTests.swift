@@ -41,16 +41,26 @@ struct RolloutRollbackRaceTests {
         func deleteRolloutTemplate(name: String) async throws(StoreError) -> Bool { try await base.deleteRolloutTemplate(name: name) }
     }
 
-    @Test
-    func aRollbackRacingAnotherSaveOfItsPlanIsRecordedNotRefused() async throws {
+    /// A server without its rollout executor, with a plan running on "checkout" in production.
+    static func withRunningPlan(_ body: (TestServer, Rollouts, RolloutPlan) async throws -> Void) async throws {
         try await TestServer.with(rolloutTickInterval: nil) { server in
             try await server.booleanFlag("checkout", enabled: true, defaultVariant: "off")
             let stored = try #require(server.server.rollouts)
-            var plan = RolloutGuardrailTests.plan()
+            let plan = RolloutGuardrailTests.plan()
             _ = try await stored.create(plan)
-            plan = try await stored.start(id: plan.id, environment: "production", actor: "ada")
-            let racing = Rollouts(admin: stored.admin, store: InterleavingStore(stored.store), events: nil)
-            let rolledBack = try await racing.rollback(id: plan.id, environment: "production", actor: "ada", comment: "crashes")
+            try await body(server, stored, try await stored.start(id: plan.id, environment: "production", actor: "ada"))
+        }
+    }
+
+    /// `stored`'s rollouts over a store that lets another writer save the plan just before their first update.
+    static func racing(_ stored: Rollouts) -> Rollouts {
+        Rollouts(admin: stored.admin, store: InterleavingStore(stored.store), events: nil)
+    }
+
+    @Test
+    func aRollbackRacingAnotherSaveOfItsPlanIsRecordedNotRefused() async throws {
+        try await Self.withRunningPlan { server, stored, plan in
+            let rolledBack = try await Self.racing(stored).rollback(id: plan.id, environment: "production", actor: "ada", comment: "crashes")
             #expect(rolledBack.status == .rolledBack)
             let reread = try await stored.plan(id: plan.id, environment: "production")
             #expect(reread.status == .rolledBack)
@@ -64,22 +74,14 @@ struct RolloutRollbackRaceTests {
     /// asked the person to try again).
     @Test
     func aPauseAndAResumeRacingAnotherSaveOfTheirPlanApply() async throws {
-        try await TestServer.with(rolloutTickInterval: nil) { server in
-            try await server.booleanFlag("checkout", enabled: true, defaultVariant: "off")
-            let stored = try #require(server.server.rollouts)
-            var plan = RolloutGuardrailTests.plan()
-            _ = try await stored.create(plan)
-            plan = try await stored.start(id: plan.id, environment: "production", actor: "ada")
-
-            let paused = try await Rollouts(admin: stored.admin, store: InterleavingStore(stored.store), events: nil)
-                .pause(id: plan.id, environment: "production", actor: "ada", comment: "looking")
+        try await Self.withRunningPlan { _, stored, plan in
+            let paused = try await Self.racing(stored).pause(id: plan.id, environment: "production", actor: "ada", comment: "looking")
             #expect(paused.status == .paused && paused.lease == nil)
             var reread = try await stored.plan(id: plan.id, environment: "production")
             #expect(reread.status == .paused && reread.lease == nil)
             #expect(reread.history.last?.action == .paused && reread.history.last?.comment == "looking")
 
-            let resumed = try await Rollouts(admin: stored.admin, store: InterleavingStore(stored.store), events: nil)
-                .resume(id: plan.id, environment: "production", actor: "ada")
+            let resumed = try await Self.racing(stored).resume(id: plan.id, environment: "production", actor: "ada")
             #expect(resumed.status == .running)
             reread = try await stored.plan(id: plan.id, environment: "production")
             #expect(reread.status == .running && reread.history.last?.action == .resumed)
