@@ -84,6 +84,41 @@ struct SessionHealthCrashTests {
         #expect(run.markersLeft.isEmpty, "\(context): \(run.markersLeft)")
     }
 
+    /// kill -9 right after the first read of a flag, before any flush: the read's line was
+    /// appended to the marker when the read returned, so the crash carries its variant.
+    @Test func aKillRightAfterTheFirstReadLeavesItsVariantOnDisk() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("session-health-read-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let crashing = try CrashHelperProcess(
+            arguments: ["health", directory.path, "read"], standardError: directory.appendingPathComponent("read.stderr"))
+        var session: String?
+        for await line in crashing.lines {
+            if line.hasPrefix("session ") { session = String(line.dropFirst("session ".count)) }
+            if line == "running" { crashing.kill() }
+        }
+        #expect(crashing.waitForExit().killed)
+        let crashed = try #require(session)
+
+        let reporting = try CrashHelperProcess(
+            arguments: ["health", directory.path, "report", "run"], standardError: directory.appendingPathComponent("report.stderr"))
+        var finished = false
+        for await line in reporting.lines where line == "done" { finished = true }
+        #expect(reporting.waitForExit().status == 0 && finished)
+
+        let queue = FlagEventQueue(url: directory.appendingPathComponent("events.json"))
+        let pending = queue.pendingEvents.compactMap { event -> FlagEventBatch.Tracked? in
+            guard case .tracked(let tracked) = event else { return nil }
+            return FlagEventBatch(batchId: "-", source: tracked.source, dropped: .init(), events: [event]).events.first
+        }
+        let crashes = (queue.batches.flatMap(\.events) + pending).filter {
+            $0.name == "$crash" && $0.attributes["session"] == .string(crashed)
+        }
+        #expect(crashes.count == 1)
+        #expect(crashes.first?.unit == "user-1")
+        #expect(crashes.first?.variants == ["new_checkout": "treatment"])
+    }
+
     @Test func aKillAtAnyPointOfTheReportNeitherLosesNorRepeatsIt() async throws {
         let calibration = try await Self.run(killingReportAt: nil)
         Self.verify(calibration)

@@ -171,18 +171,26 @@ struct SessionHealthMonitorTests {
         #expect(!fixture.markers.contains("session-health-s1.json"))
     }
 
-    @Test func theMarkerIsWrittenAtFlushesNotWhenAFlagIsExposed() async throws {
+    @Test func theFirstReadOfAVariantIsAppendedAndFlushesFoldTheLinesIn() async throws {
         let fixture = Fixture()
         let launch = fixture.launch()
         await launch.monitor.start(delivering: launch.delivery)
         let marker = fixture.directory.appendingPathComponent("session-health-s1.json")
-        let atStart = try Data(contentsOf: marker)
+        let atStart = try String(decoding: Data(contentsOf: marker), as: UTF8.self)
+        #expect(atStart.hasSuffix("\n") && atStart.split(separator: "\n").count == 1)
         launch.expose("new_checkout", "treatment", unit: "user-1")
-        #expect(try Data(contentsOf: marker) == atStart)
+        // On disk when the read returns: one line, appended.
+        let afterRead = try String(decoding: Data(contentsOf: marker), as: UTF8.self)
+        #expect(afterRead.hasPrefix(atStart))
+        #expect(afterRead.dropFirst(atStart.count) == #"{"f":"new_checkout","u":"user-1","v":"treatment","t":1900000000000}"# + "\n")
+        // A repeated exposure of the same variant appends nothing.
+        launch.expose("new_checkout", "treatment", unit: "user-1")
+        #expect(try String(decoding: Data(contentsOf: marker), as: UTF8.self) == afterRead)
+        // The flush rewrites the snapshot with the read folded in.
         await launch.delivery.flush()
-        let afterFlush = try Data(contentsOf: marker)
-        #expect(afterFlush != atStart)
-        #expect(String(decoding: afterFlush, as: UTF8.self).contains(#""new_checkout":"treatment""#))
+        let afterFlush = try String(decoding: Data(contentsOf: marker), as: UTF8.self)
+        #expect(afterFlush.split(separator: "\n").count == 1)
+        #expect(afterFlush.contains(#""new_checkout":["treatment"]"#))
         // Nothing changed and the refresh interval has not passed: the next flush writes nothing.
         try FileManager.default.removeItem(at: marker)
         fixture.clock.advance(by: 60)
@@ -223,7 +231,7 @@ struct SessionHealthMonitorTests {
 
     @Test(arguments: [
         ("garbage", Data("{not json".utf8)),
-        ("oversized", Data(("{\"pad\":\"" + String(repeating: "x", count: 70_000) + "\"}").utf8)),
+        ("oversized", Data(("{\"pad\":\"" + String(repeating: "x", count: 1_100_000) + "\"}").utf8)),
         ("out of bounds", Data(#"{"version":1,"session":"s9","start":0,"lastSeen":1,"source":{"appVersion":"1","buildConfiguration":"release","platform":"iOS"},"units":[{"unit":"u","variants":{"f":"\#(String(repeating: "v", count: 300))"}}],"omittedUnits":0,"omittedFlags":0}"#.utf8)),
         ("another session's content", Data(#"{"version":1,"session":"other","start":0,"lastSeen":1,"source":{"appVersion":"1","buildConfiguration":"release","platform":"iOS"},"units":[],"omittedUnits":0,"omittedFlags":0}"#.utf8)),
     ])
@@ -270,7 +278,7 @@ struct SessionHealthMonitorTests {
         await launch.monitor.endSession()
         let sessions = fixture.named("$session")
         #expect(sessions.map { $0.attributes["session"] } == ["s1", "s2"])
-        // The recorder remembers the whole launch's exposures; each session the ones it saw.
+        // Each session reports the variants it read.
         #expect(sessions.map(\.variants) == [["new_checkout": "treatment"], ["dark_mode": "on"]])
     }
 

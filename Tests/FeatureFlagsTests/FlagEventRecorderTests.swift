@@ -75,6 +75,25 @@ struct FlagEventRecorderTests {
         #expect((1...4_000).contains(counted), "threads meeting in one row may lose counts, never add any")
     }
 
+    /// Exposures are remembered per session: after ``FlagEventRecorder/beginSession()`` the next
+    /// read of the same published value is an exposure again (and hooks see it), while reads
+    /// within a session stay counted only.
+    @Test func aNewSessionExposesTheSameValueAgainAtItsFirstRead() throws {
+        let fixture = Fixture()
+        fixture.serve(["right": RemoteFlagValue(true, variant: "on", reason: .split)], unit: "user-1")
+        for _ in 0..<3 { _ = fixture.flags.isEnabled(.right) }
+        #expect(fixture.exposures().map(\.flag) == ["right"])
+        #expect(fixture.recorder.exposedVariants(of: "user-1") == ["right": "on"])
+        fixture.recorder.beginSession()
+        #expect(fixture.recorder.exposedVariants(of: "user-1") == [:])
+        for _ in 0..<3 { _ = fixture.flags.isEnabled(.right) }
+        #expect(fixture.exposures().map(\.flag) == ["right"])
+        #expect(fixture.hook.exposures.withLock { $0.map(\.flag) } == ["right", "right"])
+        // Flags that are not the server's stay out of line-free: nothing to expose.
+        let index = try #require(fixture.flags.engine.registry.index(ofKey: "left"))
+        #expect(fixture.flags.engine.slots.mark(at: index) & FlagReadMarks.slow == 0)
+    }
+
     @Test func republishingTheSameVariantIsNotASecondExposure() {
         let fixture = Fixture()
         fixture.serve(["right": RemoteFlagValue(true, variant: "on", reason: .split)], unit: "user-1")

@@ -22,6 +22,11 @@
 //     flag-event-queue-crash-helper health <directory> crash   exposes two units, flushes, writes
 //                                                              `session <id>` and `running`, then
 //                                                              waits to be killed
+//     flag-event-queue-crash-helper health <directory> read    starts the monitor, reads a flag the
+//                                                              server served (`new_checkout`, variant
+//                                                              `treatment`, unit `user-1`) once and,
+//                                                              without a flush, writes `session <id>`
+//                                                              and `running`, then waits to be killed
 //     flag-event-queue-crash-helper health <directory> report pause|run
 //                                                              starts the monitor, which reports
 //                                                              what earlier launches left: a point
@@ -113,8 +118,8 @@ struct OfflineTransport: HTTPTransport {
 }
 
 func runHealth(_ arguments: [String]) async -> Never {
-    guard arguments.count >= 4, ["crash", "report"].contains(arguments[3]) else {
-        FileHandle.standardError.write(Data("usage: flag-event-queue-crash-helper health <directory> crash|report [pause|run]\n".utf8))
+    guard arguments.count >= 4, ["crash", "read", "report"].contains(arguments[3]) else {
+        FileHandle.standardError.write(Data("usage: flag-event-queue-crash-helper health <directory> crash|read|report [pause|run]\n".utf8))
         exit(2)
     }
     let directory = URL(fileURLWithPath: arguments[2])
@@ -138,6 +143,21 @@ func runHealth(_ arguments: [String]) async -> Never {
         Reporter.write("session \(monitor.sessionID ?? "-")")
         Reporter.write("running")
         // The test kills the process here: the session never ends.
+        _ = readLine()
+        exit(0)
+    }
+    if arguments[3] == "read" {
+        await monitor.start(delivering: delivery)
+        let registry = try! FlagRegistry([FlagDefinition(key: "new_checkout", type: .boolean, default: false)])
+        let flags = FlagEngine(registry: registry, setup: FlagSetup(buildConfiguration: .release, logger: silent, eventRecorder: recorder))
+        flags.receiveRemoteValues(
+            RemoteFlagValues(
+                ["new_checkout": RemoteFlagValue(.bool(true), variant: "treatment", reason: .split)], source: "ofrep",
+                unit: "user-1"))
+        guard flags.value(forKey: "new_checkout") == .bool(true) else { exit(4) }
+        Reporter.write("session \(monitor.sessionID ?? "-")")
+        Reporter.write("running")
+        // The test kills the process here, before any flush.
         _ = readLine()
         exit(0)
     }

@@ -90,6 +90,7 @@ public final class FlagEventRecorder: Sendable {
         var counts: [SummaryKey: Int] = [:]
         var intervalStart: Date
         var harvesters: [ObjectIdentifier: @Sendable () -> Void] = [:]
+        var rearmers: [ObjectIdentifier: @Sendable () -> Void] = [:]
         var wake: (@Sendable () -> Void)?
         var woke = false
         var warnedAttributes: Set<String> = []
@@ -105,9 +106,9 @@ public final class FlagEventRecorder: Sendable {
     // MARK: - Recording
 
     /// Records that `unit` was served a flag's remote value, unless this flag, variant and unit
-    /// were already recorded in this session. Called by the flags on the first read of each
-    /// published remote value; apps with reads of their own (a provider outside the manager) may
-    /// call it directly.
+    /// were already recorded in this session (since the recorder was made or the latest
+    /// ``beginSession()``). Called by the flags on the first read of each published remote value;
+    /// apps with reads of their own (a provider outside the manager) may call it directly.
     public func recordExposure(
         flag: String, variant: String?, value: FlagValue, isSensitive: Bool, reason: FlagReason, revision: String?,
         unit: String?
@@ -175,6 +176,22 @@ public final class FlagEventRecorder: Sendable {
         }
         for hook in configuration.hooks { hook.didTrack(event) }
         wake?()
+    }
+
+    /// Begins a new session of the app (a return to the foreground, say): the exposures of the
+    /// previous one are forgotten, so the next read of each remote value in the flags that
+    /// record here is an exposure again, and tracked events carry the variants of this session
+    /// only. FeatureFlagsRemote's `SessionHealthMonitor` calls it when it begins a session, so
+    /// that a session's variants reach its marker however long the process has run.
+    ///
+    /// Costs a lock and one store per remote flag; checks keep counting meanwhile.
+    public func beginSession() {
+        let rearmers = state.withLock { state in
+            state.exposed = []
+            state.variantsByUnit = [:]
+            return Array(state.rearmers.values)
+        }
+        for rearm in rearmers { rearm() }
     }
 
     /// Adds read counts, one per flag, variant and reason (from the flags' counters).
@@ -249,13 +266,20 @@ public final class FlagEventRecorder: Sendable {
         state.withLock { $0.variantsByUnit[unit] ?? [:] }
     }
 
-    /// Lets the flags add their read counts at every drain (called when they are configured).
-    func attach(_ owner: AnyObject, harvest: @escaping @Sendable () -> Void) {
-        state.withLock { $0.harvesters[ObjectIdentifier(owner)] = harvest }
+    /// Lets the flags add their read counts at every drain and record exposures again at every
+    /// ``beginSession()`` (called when they are configured).
+    func attach(_ owner: some FlagExposureRearming, harvest: @escaping @Sendable () -> Void) {
+        state.withLock {
+            $0.harvesters[ObjectIdentifier(owner)] = harvest
+            $0.rearmers[ObjectIdentifier(owner)] = { [weak owner] in owner?.rearmExposures() }
+        }
     }
 
     func detach(_ owner: AnyObject) {
-        state.withLock { _ = $0.harvesters.removeValue(forKey: ObjectIdentifier(owner)) }
+        state.withLock {
+            _ = $0.harvesters.removeValue(forKey: ObjectIdentifier(owner))
+            _ = $0.rearmers.removeValue(forKey: ObjectIdentifier(owner))
+        }
     }
 }
 
@@ -270,4 +294,10 @@ public struct FlagEventDrain: Sendable, Hashable {
         self.events = events
         self.dropped = dropped
     }
+}
+
+/// Flags that record into a ``FlagEventRecorder`` (the engine): at a new session, the next read of
+/// each remote value goes out of line to record its exposure again.
+protocol FlagExposureRearming: AnyObject, Sendable {
+    func rearmExposures()
 }

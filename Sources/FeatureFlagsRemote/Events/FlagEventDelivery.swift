@@ -77,7 +77,8 @@ public actor FlagEventDelivery {
     }
 
     public let configuration: Configuration
-    private let recorder: FlagEventRecorder
+    /// The recorder drained (the session health monitor begins its sessions).
+    let recorder: FlagEventRecorder
     private let transport: any HTTPTransport
     private let clock: any RefreshClock
     private let random: @Sendable () -> Double
@@ -154,8 +155,8 @@ public actor FlagEventDelivery {
             logger.warning("Could not write the event queue \(configuration.queueFile.lastPathComponent): \(error). The events stay in memory until the next flush.")
             health?.returnErrorEvents(errors)
         }
-        // The flush is the session marker's update point: exposures recorded since the last
-        // one reach the marker here, off the thread of any check.
+        // The marker's snapshot is rewritten here when reads were appended to it since (or it
+        // is due for a refresh), off the thread of any check.
         health?.saveMarkerIfNeeded()
         var result = FlushResult()
         holdWaitToItsLongest()

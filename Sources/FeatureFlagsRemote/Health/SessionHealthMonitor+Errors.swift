@@ -5,7 +5,8 @@ import Foundation
 extension SessionHealthMonitor {
     /// Reports an error the app handled as `$error` (attributes `domain`, `code`, `session`, and
     /// `suppressed`: the errors refused by the rate limit since the last one sent), attributed
-    /// to the unit the session exposed most recently and its variants. Sent with the next flush.
+    /// to the unit that read a new variant most recently in the session and its variants (the
+    /// newest of each flag). Sent with the next flush.
     ///
     /// Rate-limited: ``Configuration/errorBurst`` at once, one more per
     /// ``Configuration/errorInterval``, at most ``Configuration/maximumErrorsPerSession`` per
@@ -40,7 +41,7 @@ extension SessionHealthMonitor {
                 .tracked(
                     TrackedFlagEvent(
                         name: Self.errorEventName, value: nil, attributes: attributes, unit: latest?.unit,
-                        variants: latest?.variants ?? [:], time: now, source: configuration.source)))
+                        variants: latest?.latest ?? [:], time: now, source: configuration.source)))
             return true
         }
     }

@@ -20,11 +20,18 @@ import Logging
 /// A session begins when the monitor is made (and again at ``beginSession()``). ``start(delivering:)``
 /// writes its *marker*, a small file `session-health-<id>.json` in ``Configuration/directory``,
 /// holding the session's id, its start, the app (``FlagEventSource``) and the units and variants
-/// it was served. The monitor sees exposures as a ``FlagEventHook`` (they cost it a short lock,
-/// never a write) and the marker is rewritten at delivery's flushes when they changed (and at
-/// least every ``Configuration/markerRefreshInterval``, which dates the session's last sign of
-/// life). ``endSession()`` queues `$session` and removes the marker. A marker found at launch is
-/// a session that did not end cleanly: `$crash`.
+/// it read. The monitor sees exposures as a ``FlagEventHook``: the first read of each variant of
+/// a flag by a unit in the session appends one short line to the marker (one `write`, on the
+/// reading thread), so a crash right after it is attributed to it; later reads cost nothing. The
+/// marker is rewritten whole at delivery's flushes when lines were added (and at least every
+/// ``Configuration/markerRefreshInterval``, which dates the session's last sign of life).
+/// ``endSession()`` queues `$session` and removes the marker. A marker found at launch is a
+/// session that did not end cleanly: `$crash`, attributed to every variant the session read
+/// (a flag whose variant changed mid-session, to both), as `$session` is.
+///
+/// ``beginSession()`` also begins a session of the delivery's recorder
+/// (``FlagEventRecorder/beginSession()``), so a session that begins in a process that has run
+/// for hours still records the variants it reads.
 ///
 /// Each report is queued in the delivery's queue with ``FlagEventDelivery/enqueue(_:once:)``
 /// under the key `session:<id>`, in the same write as the key, before the marker is removed: a
@@ -48,7 +55,8 @@ public final class SessionHealthMonitor: FlagEventHook {
         /// recently is left out and counted (the reports carry `omitted`).
         public var maximumUnits: Int
         /// The most flags kept per unit (64, at most 256, the flag server's bound on an event's
-        /// variants); past it further flags are left out and counted.
+        /// variants); past it further flags are left out and counted. A flag keeps up to 8
+        /// variants per unit and session.
         public var maximumFlagsPerUnit: Int
         /// The longest the marker goes without being rewritten while the session runs (5 minutes):
         /// a crashed session's duration is known to within this and the flush interval.
@@ -102,12 +110,26 @@ public final class SessionHealthMonitor: FlagEventHook {
     struct Session {
         var id: String
         var start: Date
-        var units: [SessionMarker.UnitVariants] = []
-        var omittedUnits = 0
-        var omittedFlags = 0
+        /// What the session read so far, as its marker holds it (``SessionMarker/lastSeen`` is
+        /// set when written).
+        var content: SessionMarker
+        /// Whether the marker's snapshot is behind `content` (lines were appended, or could not be).
         var changed = true
         var lastSaved: Date?
         var errors = 0
+
+        init(id: String, start: Date, configuration: Configuration) {
+            self.id = id
+            self.start = start
+            let milliseconds = SessionHealthMonitor.milliseconds(start)
+            content = SessionMarker(
+                session: id, start: milliseconds, lastSeen: milliseconds, source: configuration.source, units: [],
+                omittedUnits: 0, omittedFlags: 0, maximumUnits: configuration.maximumUnits,
+                maximumFlagsPerUnit: configuration.maximumFlagsPerUnit)
+        }
+
+        var units: [SessionMarker.UnitVariants] { content.units }
+        var omitted: Int { content.omittedUnits + content.omittedFlags }
     }
 
     /// A crash reported from a marker at this launch, for matching MetricKit's diagnostics.
@@ -132,8 +154,9 @@ public final class SessionHealthMonitor: FlagEventHook {
     }
 
     let state: Locked<State>
-    /// Held while a marker file is written or removed; taken before `state`, never inside it.
-    private let fileLock = Locked(())
+    /// Held while a marker file is written, appended to or removed; taken before `state`, never
+    /// inside it.
+    private let fileLock = Locked(SessionMarkerAppender())
 
     /// Begins a session in memory; ``start(delivering:)`` writes its marker.
     public init(_ configuration: Configuration) {
@@ -141,7 +164,7 @@ public final class SessionHealthMonitor: FlagEventHook {
         let now = configuration.now()
         state = Locked(
             State(
-                session: Session(id: Self.validID(configuration.makeSessionID()), start: now),
+                session: Session(id: Self.validID(configuration.makeSessionID()), start: now, configuration: configuration),
                 tokens: Double(configuration.errorBurst), refilled: now))
     }
 
@@ -150,16 +173,33 @@ public final class SessionHealthMonitor: FlagEventHook {
 
     // MARK: - Exposures (FlagEventHook)
 
-    /// Notes the variant in the current session (a short lock; the marker is written at the
-    /// next flush). Exposures without a variant name nothing to compare and are not kept.
+    /// Notes the variant in the current session and, the first time the session's unit reads
+    /// it, appends a line saying so to the marker (one `write` of a few dozen bytes, on the
+    /// thread of the read), so a crash right after the read is attributed to it. Exposures
+    /// without a variant name nothing to compare and are not kept.
     public func didExpose(_ exposure: FlagExposure) {
         guard let variant = exposure.variant else { return }
         let maximumUnits = configuration.maximumUnits
         let maximumFlags = configuration.maximumFlagsPerUnit
-        state.withLock { state in
-            state.session?.record(
+        let time = Self.milliseconds(configuration.now())
+        let appending = state.withLock { state -> (session: String, line: SessionMarker.Line)? in
+            guard var session = state.session else { return nil }
+            let recorded = session.content.record(
                 flag: exposure.flag, variant: variant, unit: exposure.unit, maximumUnits: maximumUnits,
                 maximumFlags: maximumFlags)
+            if case .known = recorded { return nil }
+            session.changed = true
+            state.session = session
+            // Before start(delivering:) there is no marker yet: its first write holds the read.
+            guard state.delivery != nil else { return nil }
+            if case .tooLong = recorded { return (session.id, SessionMarker.Line(o: 1, t: time)) }
+            return (session.id, SessionMarker.Line(f: exposure.flag, v: variant, u: exposure.unit, t: time))
+        }
+        guard let appending else { return }
+        let bytes = appending.line.bytes
+        // Not appended (the marker is not open or is full): `changed` has the next flush write it.
+        _ = fileLock.withLock { file in
+            file.append(bytes, to: appending.session, limit: SessionMarker.maximumBytes)
         }
     }
 
@@ -214,6 +254,8 @@ public final class SessionHealthMonitor: FlagEventHook {
         }
         await delivery.attach(self)
         var report = SessionHealthReport(session: current.isEmpty ? nil : current, previous: [], problems: [])
+        // The current session's marker first, so its reads are on disk while older ones are reported.
+        if !current.isEmpty { saveMarker(force: true) }
         let found = leftMarkers().filter { $0.lastPathComponent != Self.markerName(current) }
         if found.count > Self.maximumMarkersPerLaunch {
             report.problems.append(
@@ -229,7 +271,6 @@ public final class SessionHealthMonitor: FlagEventHook {
                 report.problems.append(problem)
             }
         }
-        if !current.isEmpty { saveMarker(force: true) }
         let diagnostics = state.withLock { state in
             defer { state.pendingDiagnostics = [] }
             return state.pendingDiagnostics
@@ -247,7 +288,7 @@ public final class SessionHealthMonitor: FlagEventHook {
         }
         guard let ended, let delivery else { return }
         let events = Self.events(
-            named: Self.sessionEventName, session: ended.id, units: ended.units, omitted: ended.omittedUnits + ended.omittedFlags,
+            named: Self.sessionEventName, session: ended.id, units: ended.units, omitted: ended.omitted,
             duration: now.timeIntervalSince(ended.start), attributes: [:], time: now, source: configuration.source)
         do {
             try await delivery.enqueue(events, once: Self.reportKey(ended.id))
@@ -256,24 +297,36 @@ public final class SessionHealthMonitor: FlagEventHook {
             configuration.logger.warning("Could not queue the end of session \(ended.id): \(error).")
             var marker = makeMarker(of: ended, now: now)
             marker.end = Self.milliseconds(now)
-            fileLock.withLock { _ in try? write(marker) }
+            fileLock.withLock { file in
+                file.close(ended.id)
+                _ = try? write(marker)
+            }
             return
         }
-        fileLock.withLock { _ in removeMarker(of: ended.id) }
+        fileLock.withLock { file in
+            file.close(ended.id)
+            removeMarker(of: ended.id)
+        }
     }
 
     private func beginNow() {
-        let begun = state.withLock { state -> Bool in
-            guard state.session == nil else { return false }
+        let delivery = state.withLock { state -> FlagEventDelivery? in
+            guard state.session == nil else { return nil }
             let now = configuration.now()
-            state.session = Session(id: Self.validID(configuration.makeSessionID()), start: now)
-            return state.delivery != nil
+            state.session = Session(
+                id: Self.validID(configuration.makeSessionID()), start: now, configuration: configuration)
+            return state.delivery
         }
-        if begun { saveMarker(force: true) }
+        guard let delivery else { return }
+        saveMarker(force: true)
+        // The recorder forgets the previous session's exposures and the flags record each
+        // variant again at its next read: this session's reads reach its marker.
+        delivery.recorder.beginSession()
     }
 
-    /// Writes the marker when exposures changed it or it is older than
-    /// ``Configuration/markerRefreshInterval``. Delivery calls it after each flush.
+    /// Writes the marker whole (its lines folded into the snapshot) when reads were added since
+    /// it was written or it is older than ``Configuration/markerRefreshInterval``. Delivery calls
+    /// it after each flush.
     func saveMarkerIfNeeded() {
         saveMarker(force: false)
     }
@@ -281,7 +334,7 @@ public final class SessionHealthMonitor: FlagEventHook {
     private func saveMarker(force: Bool) {
         let now = configuration.now()
         let refresh = configuration.markerRefreshInterval
-        fileLock.withLock { _ in
+        fileLock.withLock { file in
             let marker = state.withLock { state -> SessionMarker? in
                 guard state.delivery != nil, var session = state.session else { return nil }
                 let due = session.lastSaved.map { now.timeIntervalSince($0) >= refresh || $0 > now } ?? true
@@ -293,7 +346,8 @@ public final class SessionHealthMonitor: FlagEventHook {
             }
             guard let marker else { return }
             do {
-                try write(marker)
+                let (url, bytes) = try write(marker)
+                file.open(url, session: marker.session, bytes: bytes)
             } catch {
                 configuration.logger.warning("Could not write the session marker of \(marker.session): \(error).")
                 state.withLock { state in
@@ -304,10 +358,9 @@ public final class SessionHealthMonitor: FlagEventHook {
     }
 
     private func makeMarker(of session: Session, now: Date) -> SessionMarker {
-        let start = Self.milliseconds(session.start)
-        return SessionMarker(
-            session: session.id, start: start, lastSeen: max(start, Self.milliseconds(now)), source: configuration.source,
-            units: session.units, omittedUnits: session.omittedUnits, omittedFlags: session.omittedFlags)
+        var marker = session.content
+        marker.lastSeen = max(marker.start, Self.milliseconds(now))
+        return marker
     }
 
     // MARK: - Reporting a marker
@@ -365,8 +418,8 @@ public final class SessionHealthMonitor: FlagEventHook {
         return previous
     }
 
-    /// The marker in `file`, or why it cannot be read: a file larger than
-    /// `SessionMarker.maximumBytes` is not read past that.
+    /// The marker in `file` (its snapshot and the lines appended after it), or why it cannot be
+    /// read: a file larger than `SessionMarker.maximumBytes` is not read past that.
     static func readMarker(_ file: URL) -> (SessionMarker?, String?) {
         let data: Data
         do {
@@ -379,17 +432,13 @@ public final class SessionHealthMonitor: FlagEventHook {
         guard data.count <= SessionMarker.maximumBytes else {
             return (nil, "larger than \(SessionMarker.maximumBytes) bytes")
         }
-        let marker: SessionMarker
-        do {
-            marker = try JSONDecoder().decode(SessionMarker.self, from: data)
-        } catch {
-            return (nil, "not a marker: \(error)")
-        }
-        if let problem = marker.problem { return (nil, problem) }
-        return (marker, nil)
+        return SessionMarker.parse(data)
     }
 
-    /// One event per unit (one without a unit when none was exposed), each with its variants.
+    /// One event per unit (one without a unit when none read a variant), each with its
+    /// variants; a unit that read several variants of a flag has one event more per further
+    /// variant (``SessionMarker/UnitVariants/layers``), so that the server, which reads one
+    /// variant per flag from an event, counts the session for each.
     static func events(
         named name: String, session: String, units: [SessionMarker.UnitVariants], omitted: Int, duration: TimeInterval,
         attributes: [String: FlagValue], time: Date, source: FlagEventSource
@@ -398,12 +447,20 @@ public final class SessionHealthMonitor: FlagEventHook {
         attributes["session"] = .string(session)
         if omitted > 0 { attributes["omitted"] = .int(omitted) }
         let value = duration.isFinite ? max(0, duration) : nil
-        let entries = units.isEmpty ? [SessionMarker.UnitVariants(unit: nil, variants: [:])] : units
-        return entries.map { entry in
-            .tracked(
-                TrackedFlagEvent(
-                    name: name, value: value, attributes: attributes, unit: entry.unit, variants: entry.variants, time: time,
-                    source: source))
+        guard !units.isEmpty else {
+            return [
+                .tracked(
+                    TrackedFlagEvent(
+                        name: name, value: value, attributes: attributes, unit: nil, variants: [:], time: time, source: source))
+            ]
+        }
+        return units.flatMap { entry in
+            entry.layers.map { variants in
+                .tracked(
+                    TrackedFlagEvent(
+                        name: name, value: value, attributes: attributes, unit: entry.unit, variants: variants, time: time,
+                        source: source))
+            }
         }
     }
 
@@ -506,11 +563,13 @@ public final class SessionHealthMonitor: FlagEventHook {
         return markers
     }
 
-    private func write(_ marker: SessionMarker) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(marker)
-        try AtomicFile.write(data, to: configuration.directory.appendingPathComponent(Self.markerName(marker.session)))
+    /// Writes `marker` as a snapshot, atomically; returns its file and size.
+    @discardableResult
+    private func write(_ marker: SessionMarker) throws -> (URL, Int) {
+        let data = try marker.snapshot()
+        let url = configuration.directory.appendingPathComponent(Self.markerName(marker.session))
+        try AtomicFile.write(data, to: url)
+        return (url, data.count)
     }
 
     private func removeMarker(of id: String) {
@@ -580,37 +639,6 @@ public final class SessionHealthMonitor: FlagEventHook {
             hash = hash &* 0x0000_0100_0000_01B3
         }
         return String(hash, radix: 16)
-    }
-}
-
-extension SessionHealthMonitor.Session {
-    /// Notes that `unit` was served `variant` of `flag`, within the bounds; the unit becomes
-    /// the most recent.
-    mutating func record(flag: String, variant: String, unit: String?, maximumUnits: Int, maximumFlags: Int) {
-        guard !flag.isEmpty, SessionMarker.fits(flag), SessionMarker.fits(variant), unit.map(SessionMarker.fits) ?? true else {
-            omittedFlags += 1
-            changed = true
-            return
-        }
-        if let index = units.firstIndex(where: { $0.unit == unit }) {
-            var entry = units[index]
-            if entry.variants[flag] == nil, entry.variants.count >= maximumFlags {
-                omittedFlags += 1
-                changed = true
-                return
-            }
-            guard entry.variants[flag] != variant || index != units.count - 1 else { return }
-            entry.variants[flag] = variant
-            units.remove(at: index)
-            units.append(entry)
-        } else {
-            if units.count >= maximumUnits {
-                units.removeFirst()
-                omittedUnits += 1
-            }
-            units.append(SessionMarker.UnitVariants(unit: unit, variants: [flag: variant]))
-        }
-        changed = true
     }
 }
 

@@ -2,43 +2,131 @@ import FeatureFlags
 import Foundation
 
 /// What a session's marker file holds: which session, since when, which app, and the units and
-/// variants it was served. Written by ``SessionHealthMonitor`` when a session begins and at
-/// delivery's flushes, removed when the session ends cleanly; a marker found at launch is a
-/// session that did not.
+/// variants it read. A marker found at launch is a session that did not end cleanly.
+///
+/// The file is a snapshot on its first line (this type as JSON, written atomically by
+/// ``SessionHealthMonitor`` when a session begins and at delivery's flushes), followed by one
+/// line per read appended since (``Line``): the first read of a flag's variant by a unit in the
+/// session is on disk when the read returns, however soon the process dies. A line cut short by
+/// a kill has no newline and is not read; the next snapshot folds the lines in. Removed when the
+/// session ends cleanly.
 struct SessionMarker: Codable, Equatable, Sendable {
-    /// The variants one unit was served, by flag key.
+    /// The variants one unit read, by flag key: every variant of the flag read in the session,
+    /// in the order first read (a flag whose variant changed mid-session has two).
     struct UnitVariants: Codable, Equatable, Sendable {
         /// The targeting key; `nil` for anonymous evaluations.
         var unit: String?
-        var variants: [String: String]
+        var variants: [String: [String]]
+
+        init(unit: String?, variants: [String: [String]]) {
+            self.unit = unit
+            self.variants = variants
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case unit, variants
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            unit = try container.decodeIfPresent(String.self, forKey: .unit)
+            if let all = try? container.decode([String: [String]].self, forKey: .variants) {
+                variants = all
+            } else {
+                // Version 1: one variant per flag.
+                variants = try container.decode([String: String].self, forKey: .variants).mapValues { [$0] }
+            }
+        }
+
+        /// The variants as tracked events carry them (one per flag): the first event holds each
+        /// flag's first variant, the second the second variant of the flags that had one, and so
+        /// on. Each variant the unit read is on exactly one event.
+        var layers: [[String: String]] {
+            let depth = variants.values.map(\.count).max() ?? 0
+            return (0..<depth).map { layer in
+                variants.compactMapValues { $0.count > layer ? $0[layer] : nil }
+            }
+        }
+
+        /// The variant of each flag read most recently.
+        var latest: [String: String] {
+            variants.compactMapValues(\.last)
+        }
     }
 
-    var version = 1
+    /// One appended line: a read (`f`, `v`, `u`) or reads left out (`o`), and when (`t`, in
+    /// milliseconds since 1970: the session was alive then).
+    struct Line: Codable, Equatable, Sendable {
+        var f: String?
+        var v: String?
+        var u: String?
+        var o: Int?
+        var t: Int64
+
+        /// The line as written: JSON on one line, ending in a newline.
+        var bytes: [UInt8] {
+            var text = "{"
+            if let f { text += "\"f\":" + Self.quoted(f) + "," }
+            if let u { text += "\"u\":" + Self.quoted(u) + "," }
+            if let v { text += "\"v\":" + Self.quoted(v) + "," }
+            if let o { text += "\"o\":\(o)," }
+            text += "\"t\":\(t)}\n"
+            return Array(text.utf8)
+        }
+
+        static func quoted(_ text: String) -> String {
+            var result = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: result.unicodeScalars.append(scalar)
+                }
+            }
+            return result + "\""
+        }
+    }
+
+    /// 2: several variants per flag, the bounds in the snapshot, lines appended. Version 1
+    /// (one variant per flag, no lines) is still read.
+    var version = 2
     /// The session's id (letters, digits, `.`, `_`, `-`; at most 64 bytes).
     var session: String
     /// When it began, in milliseconds since 1970.
     var start: Int64
-    /// When the marker was last written, in milliseconds since 1970: the session was alive then.
+    /// When the session was last known alive (the snapshot's write or a later line), in
+    /// milliseconds since 1970.
     var lastSeen: Int64
     /// When it ended cleanly, if it did and the marker could not be removed.
     var end: Int64?
     var source: FlagEventSource
-    /// The units, the one exposed to most recently last.
+    /// The units, the one that read a new variant most recently last.
     var units: [UnitVariants]
     /// Units left out past ``SessionHealthMonitor/Configuration/maximumUnits``.
     var omittedUnits: Int
-    /// Flags left out past ``SessionHealthMonitor/Configuration/maximumFlagsPerUnit`` (or with a
-    /// key, variant or unit longer than the server takes).
+    /// Reads left out past ``SessionHealthMonitor/Configuration/maximumFlagsPerUnit`` or
+    /// ``maximumVariantsPerFlag`` (or with a key, variant or unit longer than the server takes).
     var omittedFlags: Int
+    /// The bounds the session was recorded with, so that the lines are folded in as they were
+    /// counted (`nil` in version 1).
+    var maximumUnits: Int?
+    var maximumFlagsPerUnit: Int?
 
-    /// The most bytes of a marker file read; a larger one is unreadable.
-    static let maximumBytes = 64 * 1024
+    /// The most bytes of a marker file read; a larger one is unreadable. The monitor appends no
+    /// line past it (the next snapshot holds the read).
+    static let maximumBytes = 1024 * 1024
     /// The most bytes of a flag key, variant, unit or source member: what the flag server takes.
     static let maximumStringBytes = 256
     /// The most units and flags per unit a marker may hold, whatever the configuration said: the
     /// flag server takes at most 256 variants on one event.
     static let maximumUnits = 16
     static let maximumFlagsPerUnit = 256
+    /// The most variants of one flag kept per unit and session (each further one is counted in
+    /// ``omittedFlags``): a unit's report is at most this many events.
+    static let maximumVariantsPerFlag = 8
 
     /// Whether `id` may name a session (and a file).
     static func isValidID(_ id: String) -> Bool {
@@ -53,10 +141,56 @@ struct SessionMarker: Codable, Equatable, Sendable {
         text.utf8.count <= maximumStringBytes
     }
 
+    /// The snapshot line: the marker as JSON, ending in a newline.
+    func snapshot() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        return data
+    }
+
+    /// The marker a file holds: its snapshot with the lines after it folded in (a last line
+    /// without its newline, cut short by a kill, is left out; a line that cannot be read counts
+    /// as an omitted read), or why it cannot be read.
+    static func parse(_ data: Data) -> (SessionMarker?, String?) {
+        let bytes = [UInt8](data)
+        let headerEnd = bytes.firstIndex(of: 0x0A) ?? bytes.endIndex
+        var marker: SessionMarker
+        do {
+            marker = try JSONDecoder().decode(SessionMarker.self, from: Data(bytes[..<headerEnd]))
+        } catch {
+            return (nil, "not a marker: \(error)")
+        }
+        if let problem = marker.problem { return (nil, problem) }
+        let maximumUnits = min(max(1, marker.maximumUnits ?? 4), Self.maximumUnits)
+        let maximumFlags = min(max(1, marker.maximumFlagsPerUnit ?? 64), Self.maximumFlagsPerUnit)
+        var position = headerEnd
+        let decoder = JSONDecoder()
+        while position < bytes.endIndex, let end = bytes[(position + 1)...].firstIndex(of: 0x0A) {
+            let text = bytes[(position + 1)..<end]
+            position = end
+            guard !text.isEmpty else { continue }
+            guard let line = try? decoder.decode(Line.self, from: Data(text)) else {
+                marker.omittedFlags += 1
+                continue
+            }
+            marker.lastSeen = max(marker.lastSeen, line.t)
+            if let flag = line.f, let variant = line.v {
+                _ = marker.record(
+                    flag: flag, variant: variant, unit: line.u, maximumUnits: maximumUnits, maximumFlags: maximumFlags)
+            } else {
+                marker.omittedFlags += max(0, min(line.o ?? 1, 1_000_000))
+            }
+        }
+        if let problem = marker.problem { return (nil, problem) }
+        return (marker, nil)
+    }
+
     /// Why the marker cannot be reported as it stands, or `nil` when every member is within the
     /// bounds the flag server takes (so its events cannot get a batch refused).
     var problem: String? {
-        guard version == 1 else { return "version \(version)" }
+        guard version == 1 || version == 2 else { return "version \(version)" }
         guard Self.isValidID(session) else { return "a session id that is not 1 to 64 letters, digits, '.', '_' or '-'" }
         guard start <= lastSeen, end.map({ $0 >= start }) ?? true else { return "times out of order" }
         guard Self.fits(source.appVersion), Self.fits(source.buildConfiguration), Self.fits(source.platform) else {
@@ -67,10 +201,60 @@ struct SessionMarker: Codable, Equatable, Sendable {
             guard entry.unit.map(Self.fits) ?? true, entry.variants.count <= Self.maximumFlagsPerUnit else {
                 return "a unit too long or with too many flags"
             }
-            for (flag, variant) in entry.variants where flag.isEmpty || !Self.fits(flag) || !Self.fits(variant) {
-                return "a flag key or variant that is empty or too long"
+            for (flag, variants) in entry.variants {
+                guard !flag.isEmpty, Self.fits(flag), !variants.isEmpty, variants.count <= Self.maximumVariantsPerFlag,
+                    variants.allSatisfy(Self.fits)
+                else { return "a flag key or variant that is empty or too long, or too many variants of a flag" }
             }
         }
         return nil
+    }
+}
+
+extension SessionMarker {
+    /// What ``record(flag:variant:unit:maximumUnits:maximumFlags:)`` did.
+    enum Recorded {
+        /// The unit had read this variant of the flag in the session.
+        case known
+        /// A new variant of the flag for the unit, or a read left out by a bound: what an
+        /// appended line replays.
+        case changed
+        /// Left out because a string is longer than the server takes: not replayable.
+        case tooLong
+    }
+
+    /// Notes that `unit` read `variant` of `flag`, within the bounds; a unit that read a new
+    /// variant becomes the most recent. Folding the appended lines in replays it.
+    mutating func record(flag: String, variant: String, unit: String?, maximumUnits: Int, maximumFlags: Int) -> Recorded {
+        guard !flag.isEmpty, Self.fits(flag), Self.fits(variant), unit.map(Self.fits) ?? true else {
+            omittedFlags += 1
+            return .tooLong
+        }
+        if let index = units.firstIndex(where: { $0.unit == unit }) {
+            var entry = units[index]
+            if let seen = entry.variants[flag] {
+                guard !seen.contains(variant) else { return .known }
+                guard seen.count < Self.maximumVariantsPerFlag else {
+                    omittedFlags += 1
+                    return .changed
+                }
+                entry.variants[flag] = seen + [variant]
+            } else {
+                guard entry.variants.count < maximumFlags else {
+                    omittedFlags += 1
+                    return .changed
+                }
+                entry.variants[flag] = [variant]
+            }
+            units.remove(at: index)
+            units.append(entry)
+        } else {
+            if units.count >= maximumUnits {
+                units.removeFirst()
+                omittedUnits += 1
+            }
+            units.append(UnitVariants(unit: unit, variants: [flag: [variant]]))
+        }
+        return .changed
     }
 }
