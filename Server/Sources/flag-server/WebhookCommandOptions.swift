@@ -8,7 +8,8 @@ struct WebhookCommandOptions: ParsableArguments {
         inversion: .prefixedNo,
         help: "Send signed webhooks to the endpoints of /admin/v1/webhooks (FLAG_SERVER_WEBHOOKS, default true).")
     var webhooks: Bool?
-    @Flag(help: "Let webhook endpoints be loopback or link-local addresses, for tests and local development (FLAG_SERVER_ALLOW_LOCAL_WEBHOOKS=1).")
+    @Flag(
+        help: "Let webhook endpoints be loopback, link-local, private or other non-global addresses, for tests and local development (FLAG_SERVER_ALLOW_LOCAL_WEBHOOKS=1).")
     var allowLocalWebhooks = false
 
     /// The server's webhook options, `nil` when dispatch is off.

@@ -105,6 +105,59 @@ struct WebhookAPITests {
         }
     }
 
+    /// Issue 34: every spelling of a loopback, unspecified or metadata address is refused when
+    /// the endpoint is created (400, naming the URL and why), and nothing reaches a receiver on
+    /// loopback, not even an endpoint stored before the rule (as under `--allow-local-webhooks`).
+    @Test
+    func everySpellingOfALocalAddressIsRefusedAtCreationAndNeverPosted() async throws {
+        try await WebhookReceiver.with { receiver, base in
+            let port = try #require(URL(string: base)?.port)
+            // The strict rules; the service stores and sends nothing by itself during the test.
+            var options = WebhookOptions()
+            options.pollInterval = .seconds(3600)
+            try await TestServer.with(webhooks: options) { server in
+                let spellings = [
+                    "127.1", "127.0.1", "0177.0.0.1", "0", "[0::1]", "[0000::1]", "[::0:1]", "[::ffff:7f00:1]", "2130706433",
+                    "0x7f.1", "127.0.0.1.", "[::ffff:127.0.0.1]", "[::127.0.0.1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]",
+                    "169.254.43518", "0251.254.169.254", "[::ffff:a9fe:a9fe]", "[fd00:ec2::254]", "10.1", "[fe80::1%25lo]",
+                ]
+                for host in spellings {
+                    let url = "http://\(host):\(port)/hooks"
+                    let reply = try await server.request(.POST, "/admin/v1/webhooks", token: server.adminToken, body: #"{"url": "\#(url)"}"#)
+                    #expect(reply.status == 400, "\(url): \(reply.status) \(reply.body)")
+                    let message = reply.json?["error"]?["message"]?.stringValue ?? ""
+                    #expect(message.hasPrefix("url: "), "\(url): \(message)")
+                    #expect(message.contains("--allow-local-webhooks"), "\(url): \(message)")
+                }
+                #expect(try await server.request(.GET, "/admin/v1/webhooks", token: server.adminToken).json?.arrayValue?.isEmpty == true)
+
+                // Endpoints stored before (a server once started with --allow-local-webhooks):
+                // each attempt is refused, nothing is posted.
+                let store = try #require(server.server.admin.store as? any WebhookStore)
+                let strict = try #require(server.server.webhooks)
+                for host in ["127.1", "[::ffff:7f00:1]", "0"] {
+                    let endpoint = WebhookEndpoint(
+                        id: WebhookEndpoint.newID(), url: "http://\(host):\(port)/hooks", kinds: nil, environments: nil, enabled: true,
+                        description: nil, secret: .generate(), createdAt: Date(), updatedAt: Date())
+                    try await store.putWebhookEndpoint(
+                        endpoint,
+                        audit: AuditEntry(
+                            environment: AuditEntry.accountsEnvironment, revision: 0, time: Date(), actor: "test", reason: "stored earlier",
+                            subject: .webhook, key: endpoint.id, before: nil, after: nil))
+                }
+                try await server.booleanFlag("checkout")
+                let attempted = await strict.deliverDue()
+                // Three endpoints, four notifications each (a new flag in three environments, its settings).
+                #expect(attempted.count == 12)
+                for delivery in attempted {
+                    #expect(delivery.lastStatusCode == nil)
+                    #expect(delivery.lastError?.hasPrefix("refused: url: ") == true, "\(delivery.lastError ?? "")")
+                }
+                #expect(receiver.received.isEmpty)
+            }
+        }
+    }
+
     @Test
     func aWriteAnswersWhileTheEndpointHangs() async throws {
         try await WebhookReceiver.with { receiver, base in

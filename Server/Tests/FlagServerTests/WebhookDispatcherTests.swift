@@ -168,12 +168,12 @@ struct WebhookDispatcherTests {
         }
     }
 
-    /// A name that passes the written-form check but resolves to a loopback address is refused
-    /// at the attempt, and nothing is sent.
+    /// A name that passes the written-form check but resolves to a loopback address (besides a
+    /// public one) is refused at the attempt, and nothing is sent.
     @Test
     func aNameResolvingToALoopbackAddressIsRefusedBeforeEachAttempt() async throws {
         var options = WebhookOptions()
-        options.resolve = { host in host == "receiver.test" ? ["203.0.113.9", "127.0.0.1"] : [] }
+        options.resolve = { host in host == "receiver.test" ? ["93.184.215.14", "127.0.0.1"] : [] }
         try await Self.withRig(options: options) { rig in
             try await WebhookReceiver.with { receiver, base in
                 let port = try #require(URL(string: base)?.port)
@@ -181,12 +181,66 @@ struct WebhookDispatcherTests {
                 _ = try await rig.administration.ping(id: endpoint.id, actor: "tester")
                 let delivery = try #require(await rig.dispatcher.deliverDue().first)
                 #expect(delivery.lastStatusCode == nil)
-                #expect(delivery.lastError?.hasPrefix("refused: url: receiver.test resolves to 127.0.0.1") == true, "\(delivery.lastError ?? "")")
+                #expect(
+                    delivery.lastError?.hasPrefix("refused: url: receiver.test resolves to 127.0.0.1, a loopback address;") == true,
+                    "\(delivery.lastError ?? "")")
                 #expect(receiver.received.isEmpty)
             }
         }
-        #expect(await WebhookOptions().problem(resolving: "http://10.0.0.5/x") == nil)
-        #expect(await Self.localOptions.problem(resolving: "http://localhost.test/x") == nil)
+        var strict = WebhookOptions()
+        strict.resolve = { host in host == "internal.test" ? ["10.0.0.5"] : host == "public.test" ? ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"] : [] }
+        #expect(await strict.target(of: "http://internal.test/x") == .refused(
+            "url: internal.test resolves to 10.0.0.5, a private address; " + WebhookOptions.refusalRule))
+        #expect(await strict.target(of: "http://nowhere.test/x") == .refused("url: nowhere.test does not resolve"))
+        #expect(await strict.target(of: "https://Public.Test/x") == .connect(
+            host: "Public.Test", addresses: [IPAddress("93.184.215.14")!, IPAddress("2606:2800:21f:cb07:6820:80da:af6b:8b2c")!]))
+        // Allowed local targets: resolved all the same, and connected to as resolved.
+        var local = Self.localOptions
+        local.resolve = strict.resolve
+        #expect(await local.target(of: "http://internal.test/x") == .connect(host: "internal.test", addresses: [IPAddress("10.0.0.5")!]))
+    }
+
+    /// The attempt connects to the address the dispatcher resolved and judged, not to one the HTTP
+    /// client looks up again: a name only the injected resolver knows is reached through it.
+    @Test
+    func anAttemptConnectsToTheAddressItChecked() async throws {
+        var options = Self.localOptions
+        options.resolve = { host in host == "receiver.test" ? ["127.0.0.1"] : [] }
+        try await Self.withRig(options: options) { rig in
+            try await WebhookReceiver.with { receiver, base in
+                let port = try #require(URL(string: base)?.port)
+                let endpoint = try await rig.endpoint("http://receiver.test:\(port)/hook")
+                _ = try await rig.administration.ping(id: endpoint.id, actor: "tester")
+                let delivery = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(delivery.status == .delivered, "\(delivery.lastError ?? "")")
+                #expect(receiver.received.map(\.path) == ["/hook"])
+                #expect(delivery.attempts.map(\.statusCode) == [204])
+            }
+        }
+    }
+
+    /// An address that refuses the connection is skipped for the next one the name resolved to;
+    /// a redirect is a failed attempt, never followed.
+    @Test
+    func aRefusedConnectionTriesTheNextAddressAndARedirectIsNotFollowed() async throws {
+        var options = Self.localOptions
+        // 127.0.0.2 answers nothing on the receiver's port (it listens on 127.0.0.1 only).
+        options.resolve = { host in host == "receiver.test" ? ["127.0.0.2", "127.0.0.1"] : [] }
+        try await Self.withRig(options: options) { rig in
+            try await WebhookReceiver.with { receiver, base in
+                let port = try #require(URL(string: base)?.port)
+                let endpoint = try await rig.endpoint("http://receiver.test:\(port)/hook")
+                receiver.script([.status(200), .status(307)])
+                _ = try await rig.administration.ping(id: endpoint.id, actor: "tester")
+                let delivered = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(delivered.status == .delivered, "\(delivered.lastError ?? "")")
+                _ = try await rig.administration.ping(id: endpoint.id, actor: "tester")
+                let redirected = try #require(await rig.dispatcher.deliverDue().first)
+                #expect(redirected.status == .pending)
+                #expect(redirected.lastError == "answered 307")
+                #expect(receiver.received.count == 2)
+            }
+        }
     }
 
     @Test
@@ -292,16 +346,18 @@ struct WebhookDispatcherTests {
         let strict = WebhookOptions()
         for url in [
             "ftp://hooks.example.com/x", "hooks.example.com", "http://", "http://user:pass@hooks.example.com/x",
-            "http://127.0.0.1:9000/x", "http://localhost/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data",
+            "http://127.0.0.1:9000/x", "http://localhost/x", "http://localhost./x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data",
             "http://0.0.0.0/x", "https://app.localhost/x", "http://[fe80::1]/x", "http://[::ffff:127.0.0.1]/x",
+            "http://10.0.0.5:8080/hook", "https://[2001:db8::1]/x", "http://127.0.0.%31/x",
             "https://hooks.example.com/x#part", "https://hooks.example.com/" + String(repeating: "a", count: 2100),
         ] {
             #expect(strict.problem(url: url)?.hasPrefix("url: ") == true, "\(url)")
         }
-        for url in ["https://hooks.example.com/flags?x=1", "http://10.0.0.5:8080/hook", "https://[2001:db8::1]/x", "HTTPS://Hooks.Example.com"] {
+        for url in ["https://hooks.example.com/flags?x=1", "http://93.184.215.14:8080/hook", "https://[2606:4700:4700::1111]/x", "HTTPS://Hooks.Example.com"] {
             #expect(strict.problem(url: url) == nil, "\(url)")
         }
         #expect(Self.localOptions.problem(url: "http://127.0.0.1:9000/x") == nil)
+        #expect(Self.localOptions.problem(url: "http://127.1:9000/x") == nil)
     }
 
     @Test(arguments: WebhookStoreKind.allCases)
@@ -314,15 +370,21 @@ struct WebhookDispatcherTests {
             }
             try await rig.store.insertWebhookDeliveries(deliveries)
             let time = rig.now
-            // Two servers claiming at once take disjoint deliveries.
-            async let first = rig.store.claimWebhookDeliveries(dueAt: time, leaseUntil: time + 120, limit: 12)
-            async let second = rig.store.claimWebhookDeliveries(dueAt: time, leaseUntil: time + 120, limit: 12)
+            let other = try await rig.endpoint("https://other.example.com/x")
+            try await rig.store.insertWebhookDeliveries([WebhookDelivery(endpoint: other.id, kind: "ping", body: "{}", at: rig.now)])
+            #expect(Set(try await rig.store.endpointsWithDueWebhookDeliveries(at: time)) == [endpoint.id, other.id])
+            #expect(try await rig.store.endpointsWithDueWebhookDeliveries(at: time - 1).isEmpty)
+            // Two servers claiming at once take disjoint deliveries, of the endpoint named only.
+            async let first = rig.store.claimWebhookDeliveries(endpoint: endpoint.id, dueAt: time, leaseUntil: time + 120, limit: 12)
+            async let second = rig.store.claimWebhookDeliveries(endpoint: endpoint.id, dueAt: time, leaseUntil: time + 120, limit: 12)
             let (a, b) = try await (first, second)
             #expect(a.count + b.count == 20)
             #expect(Set(a.map(\.id)).isDisjoint(with: b.map(\.id)))
-            #expect(try await rig.store.claimWebhookDeliveries(dueAt: time + 60, leaseUntil: time + 180, limit: 50).isEmpty)
+            #expect(try await rig.store.claimWebhookDeliveries(endpoint: endpoint.id, dueAt: time + 60, leaseUntil: time + 180, limit: 50).isEmpty)
+            #expect(try await rig.store.endpointsWithDueWebhookDeliveries(at: time + 60) == [other.id])
             // A server that claimed and stopped: the lease runs out and another takes them.
-            #expect(try await rig.store.claimWebhookDeliveries(dueAt: time + 121, leaseUntil: time + 241, limit: 50).count == 20)
+            #expect(try await rig.store.claimWebhookDeliveries(endpoint: endpoint.id, dueAt: time + 121, leaseUntil: time + 241, limit: 50).count == 20)
+            #expect(try await rig.store.claimWebhookDeliveries(endpoint: other.id, dueAt: time, leaseUntil: time + 120, limit: 50).count == 1)
         }
     }
 

@@ -359,6 +359,8 @@ public final class FlagServer: Sendable {
                 }
             )
         }
+        // Before the routes that change things: a route takes the middleware added before it.
+        if let webhooks { router.add(middleware: NotificationOutboxMiddleware(dispatcher: webhooks)) }
         if let ingestion {
             EventIngestionRoutes(
                 authenticator: authenticator, queue: ingestion.queue, metrics: ingestion.metrics, decodes: ingestion.decodes, now: now

@@ -3,18 +3,26 @@ public import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 public import ServiceLifecycle
 import Synchronization
 
 /// Sends notifications to webhook endpoints (`Server/Docs/Webhooks.md`): a ``NotificationSink``
 /// whose ``notify(_:)`` only appends to a bounded queue in memory, and a service, started with the
-/// server, that stores what was queued as deliveries (one per endpoint that wants it) and sends the
-/// due ones, signed, with retries.
+/// server, that sends the due deliveries, signed, with retries.
 ///
-/// A write therefore never waits for a receiver, nor for the database beyond its own commit. The
-/// price: notifications queued in memory when the process dies (killed between a commit and the
-/// next poll, about a second) are lost; the write itself is committed and audited. Once stored, a
-/// delivery survives restarts and is sent by whichever server sharing the database claims it.
+/// **The outbox.** Queued notifications become stored deliveries (one per endpoint that wants
+/// each) in one of two ways: a request that changed something stores them before it is answered
+/// (``persistQueued()``, called by ``NotificationOutboxMiddleware``), so that a notification of a
+/// change its caller was told of survives the process being killed; and the service stores what
+/// the server's own actions (schedules, rollouts) queued on each round. A write never waits for a
+/// receiver. Once stored, a delivery survives restarts and is sent by whichever server sharing
+/// the database claims it.
+///
+/// **Per endpoint.** Each endpoint with due deliveries gets a worker of its own, which claims only
+/// that endpoint's deliveries and attempts them, each attempt within
+/// ``WebhookOptions/requestTimeout``; the service starts workers without waiting for running ones.
+/// An endpoint that hangs therefore holds only its own worker: other endpoints' deliveries go on.
 public final class WebhookDispatcher: NotificationSink, Service {
     let store: any WebhookStore
     public let options: WebhookOptions
@@ -23,11 +31,20 @@ public final class WebhookDispatcher: NotificationSink, Service {
     let logger: Logger
 
     private struct Queue {
-        var notifications: [ServerNotification] = []
+        /// Oldest first; a notification's number orders it among all ever queued.
+        var notifications: [(number: UInt64, notification: ServerNotification)] = []
+        var lastNumber: UInt64 = 0
+        /// The lowest number a running ``drain()`` took and is storing.
+        var storingFrom: UInt64?
         var dropped = 0
     }
 
     private let queue = Mutex(Queue())
+    /// One ``drain()`` at a time, so that ``persistQueued()`` can wait for the one storing its
+    /// notifications.
+    private let storing = AsyncLock()
+    /// The endpoints whose worker runs (``run()``).
+    private let busy = Mutex(Set<String>())
 
     /// - Parameters:
     ///   - random: A number in 0...1 for the jitter of retry pauses.
@@ -51,7 +68,8 @@ public final class WebhookDispatcher: NotificationSink, Service {
                 queue.dropped += 1
                 return false
             }
-            queue.notifications.append(notification)
+            queue.lastNumber += 1
+            queue.notifications.append((queue.lastNumber, notification))
             return true
         }
         if !accepted {
@@ -62,22 +80,48 @@ public final class WebhookDispatcher: NotificationSink, Service {
     /// Notifications queued and not stored yet.
     public var queuedCount: Int { queue.withLock { $0.notifications.count } }
 
+    /// Returns once every notification queued before the call is stored as deliveries (by this
+    /// call or by a ``drain()`` running already), or its storing failed (they stay queued for
+    /// the service's next round, and the failure is logged). Returns at once when there is
+    /// nothing of the kind: a request that queued nothing never waits for another's storing.
+    public func persistQueued() async {
+        let target = queue.withLock { $0.lastNumber }
+        func stored() -> Bool {
+            queue.withLock { queue in
+                (queue.notifications.first.map { $0.number > target } ?? true) && (queue.storingFrom.map { $0 > target } ?? true)
+            }
+        }
+        if stored() { return }
+        await storing.lock()
+        defer { storing.unlock() }
+        if stored() { return }
+        _ = await drainTaken()
+    }
+
     /// Stores the queued notifications as deliveries to the endpoints that want them. When the
     /// store fails, they stay queued for the next round.
     ///
     /// - Returns: The deliveries stored.
     @discardableResult
     public func drain() async -> [WebhookDelivery] {
-        let notifications = queue.withLock { queue in
+        await storing.lock()
+        defer { storing.unlock() }
+        return await drainTaken()
+    }
+
+    /// ``drain()``, holding ``storing``.
+    private func drainTaken() async -> [WebhookDelivery] {
+        let taken = queue.withLock { queue in
             defer { queue.notifications = [] }
+            queue.storingFrom = queue.notifications.first?.number
             return queue.notifications
         }
-        guard !notifications.isEmpty else { return [] }
+        guard !taken.isEmpty else { return [] }
         do {
             let endpoints = try await store.webhookEndpoints()
             let time = now()
             var deliveries: [WebhookDelivery] = []
-            for notification in notifications {
+            for (_, notification) in taken {
                 let wanting = endpoints.filter { $0.wants(notification) }
                 guard !wanting.isEmpty, let body = WebhookPayload.body(of: notification) else { continue }
                 for endpoint in wanting {
@@ -85,72 +129,99 @@ public final class WebhookDispatcher: NotificationSink, Service {
                 }
             }
             try await store.insertWebhookDeliveries(deliveries)
+            queue.withLock { $0.storingFrom = nil }
             return deliveries
         } catch {
             queue.withLock { queue in
                 let room = max(0, options.queueCapacity - queue.notifications.count)
-                queue.dropped += max(0, notifications.count - room)
-                queue.notifications = Array(notifications.prefix(room)) + queue.notifications
+                queue.dropped += max(0, taken.count - room)
+                queue.notifications = Array(taken.prefix(room)) + queue.notifications
+                queue.storingFrom = nil
             }
             logger.warning("storing webhook deliveries failed; kept queued", metadata: ["error": "\(error)"])
             return []
         }
     }
 
-    /// Claims the due deliveries and attempts each (at most ``WebhookOptions/batchSize`` at once),
-    /// recording every attempt.
+    /// Attempts every due delivery, each endpoint's apart (``deliverDue(endpoint:)``, all at once),
+    /// and returns when all are done: for tests and tools. The service starts the same workers
+    /// without waiting for them.
     ///
-    /// - Parameter client: The HTTP client; `nil` makes one for this round.
     /// - Returns: The deliveries as recorded after their attempts.
     @discardableResult
-    func deliverDue(client: HTTPClient? = nil) async -> [WebhookDelivery] {
-        let time = now()
-        let claimed: [WebhookDelivery]
-        let endpoints: [String: WebhookEndpoint]
-        do {
-            claimed = try await store.claimWebhookDeliveries(
-                dueAt: time, leaseUntil: time.addingTimeInterval(options.claimLease), limit: options.batchSize)
-            guard !claimed.isEmpty else { return [] }
-            let all = try await store.webhookEndpoints()
-            endpoints = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        } catch {
+    func deliverDue() async -> [WebhookDelivery] {
+        let endpoints: [String]
+        do { endpoints = try await store.endpointsWithDueWebhookDeliveries(at: now()) } catch {
             logger.warning("reading due webhook deliveries failed", metadata: ["error": "\(error)"])
             return []
         }
-        let http = client ?? Self.makeClient()
-        let results = await withTaskGroup(of: WebhookDelivery.self) { group in
-            for delivery in claimed {
-                group.addTask { await self.attempt(delivery, to: endpoints[delivery.endpoint], client: http) }
-            }
+        return await withTaskGroup(of: [WebhookDelivery].self) { group in
+            for endpoint in endpoints { group.addTask { await self.deliverDue(endpoint: endpoint) } }
             var results: [WebhookDelivery] = []
-            for await result in group { results.append(result) }
+            for await batch in group { results += batch }
             return results
         }
-        if client == nil { try? await http.shutdown() }
-        for delivery in results {
-            do { try await store.updateWebhookDelivery(delivery) } catch {
-                // Its endpoint was deleted meanwhile (its deliveries with it), or the database went
-                // away: the lease runs out and the delivery is attempted again.
-                logger.notice("recording a webhook attempt failed", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
+    }
+
+    /// One endpoint's worker: claims its due deliveries (at most ``WebhookOptions/batchSize`` at a
+    /// time), attempts them at once and records each attempt as it ends, until none is due.
+    ///
+    /// - Returns: The deliveries as recorded after their attempts.
+    func deliverDue(endpoint id: String) async -> [WebhookDelivery] {
+        var results: [WebhookDelivery] = []
+        while !Task.isCancelled {
+            let time = now()
+            let claimed: [WebhookDelivery]
+            let endpoint: WebhookEndpoint?
+            do {
+                claimed = try await store.claimWebhookDeliveries(
+                    endpoint: id, dueAt: time, leaseUntil: time.addingTimeInterval(options.claimLease), limit: options.batchSize)
+                guard !claimed.isEmpty else { break }
+                // Read again for every batch: a change of URL, or a disabled endpoint, holds at once.
+                endpoint = try await store.webhookEndpoint(id: id)
+            } catch {
+                logger.warning("claiming due webhook deliveries failed", metadata: ["endpoint": "\(id)", "error": "\(error)"])
+                break
+            }
+            results += await withTaskGroup(of: WebhookDelivery.self) { group in
+                for delivery in claimed {
+                    group.addTask {
+                        let attempted = await self.attempt(delivery, to: endpoint)
+                        // A server shutting down drops an unanswered attempt unrecorded: the lease
+                        // runs out and the delivery is attempted again, without an attempt spent.
+                        if !(Task.isCancelled && attempted.lastStatusCode == nil) { await self.record(attempted) }
+                        return attempted
+                    }
+                }
+                var batch: [WebhookDelivery] = []
+                for await delivery in group { batch.append(delivery) }
+                return batch
             }
         }
         return results
     }
 
+    private func record(_ delivery: WebhookDelivery) async {
+        do { try await store.updateWebhookDelivery(delivery) } catch {
+            // Its endpoint was deleted meanwhile (its deliveries with it), or the database went
+            // away: the lease runs out and the delivery is attempted again.
+            logger.notice("recording a webhook attempt failed", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
+        }
+    }
+
     /// One attempt of `delivery`, and the delivery as it stands after it.
-    func attempt(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint?, client: HTTPClient) async -> WebhookDelivery {
+    func attempt(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint?) async -> WebhookDelivery {
         var delivery = delivery
         let started = now()
         let clock = ContinuousClock.now
         var statusCode: Int?
         var failure: String?
         if let endpoint, endpoint.enabled {
-            if let problem = options.problem(url: endpoint.url) {
-                failure = "refused: " + problem
-            } else if let problem = await options.problem(resolving: endpoint.url) {
-                failure = "refused: " + problem
-            } else {
-                (statusCode, failure) = await send(delivery, to: endpoint, client: client)
+            (statusCode, failure) = await withinDeadline { [delivery] in
+                switch await self.options.target(of: endpoint.url) {
+                case .refused(let problem): return (nil, "refused: " + problem)
+                case .connect(let host, let addresses): return await self.send(delivery, to: endpoint, host: host, addresses: addresses)
+                }
             }
         } else {
             failure = endpoint == nil ? "the endpoint was deleted" : "the endpoint is disabled"
@@ -180,10 +251,30 @@ public final class WebhookDispatcher: NotificationSink, Service {
         return delivery
     }
 
-    /// Posts `delivery` to `endpoint`: its status code, or why there is none. Reads at most
-    /// ``WebhookOptions/maximumResponseBytes`` of the answer (and keeps none), all within
-    /// ``WebhookOptions/requestTimeout``.
-    private func send(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint, client: HTTPClient) async -> (Int?, String?) {
+    /// `body`'s outcome, or "no answer" once ``WebhookOptions/requestTimeout`` has passed (and
+    /// `body` is cancelled: its request is dropped).
+    private func withinDeadline(_ body: @escaping @Sendable () async -> (Int?, String?)) async -> (Int?, String?) {
+        let timeout = options.requestTimeout
+        return await withTaskGroup(of: (Int?, String?)?.self) { group in
+            group.addTask { await body() }
+            group.addTask {
+                // On purpose: the deadline of the whole attempt (cancelled when it ends first).
+                do { try await Task.sleep(for: timeout) } catch { return nil }
+                return (nil, "no answer within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                if let next { return next }
+            }
+            return (nil, "the attempt was cancelled")
+        }
+    }
+
+    /// Posts `delivery` to `endpoint` through one of `addresses` (the checked addresses its host
+    /// resolved to; the next one only when connecting to one fails): its status code, or why
+    /// there is none. Reads at most ``WebhookOptions/maximumResponseBytes`` of the answer (and
+    /// keeps none).
+    private func send(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint, host: String, addresses: [IPAddress]) async -> (Int?, String?) {
         let timestamp = Int(now().timeIntervalSince1970)
         var request = HTTPClientRequest(url: endpoint.url)
         request.method = .POST
@@ -193,74 +284,108 @@ public final class WebhookDispatcher: NotificationSink, Service {
         request.headers.add(name: "Webhook-Timestamp", value: String(timestamp))
         request.headers.add(name: "Webhook-Signature", value: WebhookSignature.header(secret: endpoint.secret, timestamp: timestamp, body: delivery.body))
         request.body = .bytes(ByteBuffer(string: delivery.body))
-        let timeout = options.requestTimeout
-        let limit = options.maximumResponseBytes
-        let prepared = request
-        do {
-            let status = try await withThrowingTaskGroup(of: Int.self) { group in
-                group.addTask {
-                    let response = try await client.execute(prepared, timeout: .milliseconds(Int64(timeout / .milliseconds(1))))
-                    var read = 0
-                    for try await chunk in response.body {
-                        read += chunk.readableBytes
-                        if read >= limit { break }
-                    }
-                    return Int(response.status.code)
-                }
-                group.addTask {
-                    // On purpose: the deadline of the whole exchange (cancelled when it ends first).
-                    try await Task.sleep(for: timeout)
-                    throw HTTPClientError.deadlineExceeded
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw CancellationError() }
-                return first
+        let candidates = Array(addresses.prefix(Self.maximumAddressesPerAttempt))
+        var outcome: (Int?, String?) = (nil, "url: \(host) has no address")
+        for (index, address) in candidates.enumerated() {
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.configuration(connecting: host, to: address))
+            let result: Result<Int, any Error>
+            do { result = .success(try await exchange(request, client: client)) } catch { result = .failure(error) }
+            try? await client.shutdown()
+            switch result {
+            case .success(let status):
+                return (status, (200..<300).contains(status) ? nil : "answered \(status)")
+            case .failure(let error):
+                outcome = (nil, Self.describe(error, address: address))
+                // Nothing was sent through an address that could not be connected to: try the next.
+                guard Self.isConnectionFailure(error), index + 1 < candidates.count else { return outcome }
             }
-            return (status, (200..<300).contains(status) ? nil : "answered \(status)")
-        } catch let error as HTTPClientError {
-            if error == .deadlineExceeded { return (nil, "no answer within \(timeout)") }
-            // AsyncHTTPClient's errors name what happened, not the request.
-            return (nil, "\(error)")
-        } catch {
-            // The type only: another error's description might quote the URL.
-            return (nil, "the request failed (\(type(of: error)))")
         }
+        return outcome
     }
 
-    /// A client that never follows redirects (a 3xx is a failed attempt) and connects within the
-    /// request timeout.
-    static func makeClient() -> HTTPClient {
-        HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5))))
+    /// The most resolved addresses one attempt tries to connect to.
+    static let maximumAddressesPerAttempt = 4
+
+    private func exchange(_ request: HTTPClientRequest, client: HTTPClient) async throws -> Int {
+        let response = try await client.execute(request, timeout: .milliseconds(Int64(options.requestTimeout / .milliseconds(1))))
+        var read = 0
+        for try await chunk in response.body {
+            read += chunk.readableBytes
+            if read >= options.maximumResponseBytes { break }
+        }
+        return Int(response.status.code)
     }
 
-    /// Stores queued notifications and sends due deliveries every ``WebhookOptions/pollInterval``
-    /// until the server shuts down (storing what is queued then); prunes the log hourly.
+    /// A client for one attempt: it connects to `address` for `host` (TLS still verifies the
+    /// certificate for `host` and sends it as the server name) and resolves nothing itself, never
+    /// follows redirects (a 3xx is a failed attempt), and connects within 5 seconds, once.
+    static func configuration(connecting host: String, to address: IPAddress) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)))
+        // A failed connection fails the request at once (the next address is tried, or the
+        // delivery's own retries take over) instead of being retried until the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        // A zone (`fe80::1%eth0`) is no part of the address's text but is needed to connect; the
+        // written literal is read as a number by `getaddrinfo`, without a DNS query.
+        configuration.dnsOverride = [host: host.contains("%") && IPAddress(host) == address ? host : address.description]
+        return configuration
+    }
+
+    /// Whether `error` says the connection was never made (so nothing was sent).
+    static func isConnectionFailure(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError { return error == .connectTimeout }
+        if let error = error as? IOError { return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL].contains(error.errnoCode) }
+        if let error = error as? ChannelError, case .connectTimeout = error { return true }
+        return false
+    }
+
+    /// Why an attempt through `address` failed, without the URL (it may carry a token).
+    static func describe(_ error: any Error, address: IPAddress) -> String {
+        if isConnectionFailure(error) { return "could not connect to \(address) (\(error))" }
+        // AsyncHTTPClient's errors name what happened, not the request.
+        if let error = error as? HTTPClientError { return "\(error)" }
+        // The type only: another error's description might quote the URL.
+        return "the request failed (\(type(of: error)))"
+    }
+
+    /// Stores queued notifications and starts a worker for every endpoint with due deliveries and
+    /// none running, every ``WebhookOptions/pollInterval``, until the server shuts down (storing
+    /// what is queued then); prunes the log hourly.
     public func run() async throws {
-        let client = Self.makeClient()
         await cancelWhenGracefulShutdown {
-            var lastPrune: Date?
-            while !Task.isCancelled {
-                await self.drain()
-                // Every due delivery, batch after batch.
+            await withDiscardingTaskGroup { workers in
+                var lastPrune: Date?
                 while !Task.isCancelled {
-                    let attempted = await self.deliverDue(client: client)
-                    if attempted.isEmpty { break }
-                }
-                let time = self.now()
-                if lastPrune.map({ time.timeIntervalSince($0) > 3600 }) ?? true {
-                    lastPrune = time
-                    do {
-                        try await self.store.deleteWebhookDeliveries(finishedBefore: time.addingTimeInterval(-self.options.retention))
-                    } catch {
-                        self.logger.notice("pruning the webhook log failed", metadata: ["error": "\(error)"])
+                    await self.drain()
+                    await self.startWorkers(in: &workers)
+                    let time = self.now()
+                    if lastPrune.map({ time.timeIntervalSince($0) > 3600 }) ?? true {
+                        lastPrune = time
+                        do {
+                            try await self.store.deleteWebhookDeliveries(finishedBefore: time.addingTimeInterval(-self.options.retention))
+                        } catch {
+                            self.logger.notice("pruning the webhook log failed", metadata: ["error": "\(error)"])
+                        }
                     }
+                    do { try await Task.sleep(for: self.options.pollInterval) } catch { break }
                 }
-                do { try await Task.sleep(for: self.options.pollInterval) } catch { break }
+                workers.cancelAll()
             }
         }
         await drain()
-        try? await client.shutdown()
+    }
+
+    /// Adds a worker to `workers` for each endpoint with due deliveries that has none running.
+    private func startWorkers(in workers: inout DiscardingTaskGroup) async {
+        let due: [String]
+        do { due = try await store.endpointsWithDueWebhookDeliveries(at: now()) } catch {
+            logger.warning("reading due webhook deliveries failed", metadata: ["error": "\(error)"])
+            return
+        }
+        for endpoint in due where busy.withLock({ $0.insert(endpoint).inserted }) {
+            workers.addTask {
+                _ = await self.deliverDue(endpoint: endpoint)
+                _ = self.busy.withLock { $0.remove(endpoint) }
+            }
+        }
     }
 }

@@ -2,16 +2,19 @@ public import Foundation
 
 /// How the server sends webhooks (`Server/Docs/Webhooks.md`).
 public struct WebhookOptions: Sendable {
-    /// Whether endpoints may point at loopback (`127.0.0.0/8`, `::1`, `localhost`), link-local
-    /// (`169.254.0.0/16`, `fe80::/10`, cloud metadata services among them) or unspecified
-    /// (`0.0.0.0`, `::`) addresses. Off by default: an admin could otherwise make the server
-    /// send requests to itself or its host's metadata service. `serve --allow-local-webhooks`
-    /// (for tests and local development).
+    /// Whether endpoints may point at addresses that are not globally reachable: loopback
+    /// (`127.0.0.0/8`, `::1`, `localhost`), link-local (`169.254.0.0/16`, cloud metadata services
+    /// among them, `fe80::/10`), private (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`,
+    /// `100.64.0.0/10`, `fc00::/7`), unspecified, multicast, broadcast, documentation and
+    /// reserved ranges (``IPAddress/refusedRange``). Off by default: an admin could otherwise make
+    /// the server send requests to itself, its host's metadata service or the internal network.
+    /// `serve --allow-local-webhooks` (for tests and local development).
     public var allowsLocalTargets = false
-    /// Resolves a target's host name before each attempt, so that a name pointing at a refused
-    /// address is refused too (unless ``allowsLocalTargets``). Replaceable for tests.
+    /// Resolves a target's host name before each attempt (numeric addresses, as `getaddrinfo`
+    /// gives them); the attempt connects to one of them and to no other. Replaceable for tests.
     public var resolve: @Sendable (String) async -> [String] = HostAddresses.resolve
-    /// The whole exchange of one attempt (connection, request, response head and the bounded body).
+    /// The whole of one attempt (resolving the name, connecting, the request, the response head and
+    /// the bounded body): an endpoint that does not answer holds only its own attempt this long.
     public var requestTimeout: Duration = .seconds(10)
     /// Attempts per delivery (the first included) before it is marked failed.
     public var maximumAttempts = 8
@@ -45,51 +48,80 @@ public struct WebhookOptions: Sendable {
     }
 
     /// Why `text` cannot be an endpoint's URL (a message naming the field `url`), or `nil`.
+    ///
+    /// A host written as an address, in any spelling (``IPAddress``: `127.1`, `0177.0.0.1`,
+    /// `[::ffff:7f00:1]`, …), is judged by the address it stands for; a name is judged by what it
+    /// resolves to before every attempt (``target(of:)``), except `localhost` and `*.localhost`,
+    /// refused as written.
     public func problem(url text: String) -> String? {
         guard text.utf8.count <= 2048 else { return "url: longer than 2048 bytes" }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return "url: expected an http or https URL, got \"\(text.prefix(100))\""
         }
-        guard var host = url.host?.lowercased(), !host.isEmpty else { return "url: it names no host" }
+        guard let host = Self.host(of: url)?.lowercased() else { return "url: it names no host" }
         guard url.user == nil, url.password == nil else {
             return "url: credentials in the URL are refused (they would show wherever the URL does); the signature authenticates the server"
         }
         guard url.fragment == nil else { return "url: a fragment is never sent; remove it" }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if !allowsLocalTargets, Self.isLocal(host: host) {
-            return "url: \(host) is a loopback, link-local or unspecified address; the server refuses them (serve --allow-local-webhooks allows them for tests)"
+        guard !allowsLocalTargets else { return nil }
+        if let address = IPAddress(host) {
+            guard let range = address.refusedRange else { return nil }
+            let spelled = address.description == host ? host : "\(host) (\(address))"
+            return "url: \(spelled) is \(range); \(Self.refusalRule)"
         }
+        if Self.isLocalName(host) { return "url: \(host) is a loopback name; \(Self.refusalRule)" }
         return nil
     }
 
-    /// Why the target of `text` (a URL ``problem(url:)`` accepts) cannot be called now: its host
-    /// name resolves to a loopback, link-local or unspecified address. `nil` when it may be, or
-    /// when ``allowsLocalTargets``. A name that does not resolve is left to the request to fail.
-    func problem(resolving text: String) async -> String? {
-        guard !allowsLocalTargets, let url = URL(string: text), var host = url.host?.lowercased() else { return nil }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        // An address as written was judged by `problem(url:)`.
-        guard !host.contains(":"), host.split(separator: ".").contains(where: { UInt8($0) == nil }) else { return nil }
-        guard let local = await resolve(host).first(where: { Self.isLocal(host: $0.lowercased()) }) else { return nil }
-        return "url: \(host) resolves to \(local), a loopback, link-local or unspecified address; the server refuses them (serve --allow-local-webhooks allows them for tests)"
+    /// Where an attempt to `text` (a URL ``problem(url:)`` accepts) connects: its host and the
+    /// addresses it may connect to, every one judged; or why it may not be called now.
+    enum Target: Sendable, Equatable {
+        /// Connect to one of `addresses` (in order), naming `host` in the request and for TLS.
+        /// `host` is the URL's host as the HTTP client reads it (case kept), the key of its
+        /// `dnsOverride`.
+        case connect(host: String, addresses: [IPAddress])
+        /// Nothing may be sent: the message says which URL and why.
+        case refused(String)
     }
 
-    /// Whether `host` (lowercased, without brackets) is a loopback, link-local or unspecified
-    /// address or a `localhost` name. Names are judged as written here; before each attempt
-    /// ``problem(resolving:)`` judges what they resolve to.
-    static func isLocal(host: String) -> Bool {
-        if host == "localhost" || host.hasSuffix(".localhost") || host == "localhost." { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        let octets = parts.compactMap { UInt8($0) }
-        if parts.count == 4, octets.count == 4 {
-            return octets[0] == 127 || octets[0] == 0 || (octets[0] == 169 && octets[1] == 254)
+    /// Resolves the host of `text` once for this attempt and judges every address it resolves
+    /// to: one refused address refuses the attempt (a name with a public and a loopback record
+    /// is refused), unless ``allowsLocalTargets``. The attempt then connects to these addresses
+    /// and no other, so that a DNS answer changing between this check and the connection (DNS
+    /// rebinding) cannot reach a refused address.
+    func target(of text: String) async -> Target {
+        if let problem = problem(url: text) { return .refused(problem) }
+        guard let url = URL(string: text), let written = Self.host(of: url) else { return .refused("url: it names no host") }
+        let host = written.lowercased()
+        if let address = IPAddress(host) { return .connect(host: written, addresses: [address]) }
+        let resolved = await resolve(host)
+        guard !resolved.isEmpty else { return .refused("url: \(host) does not resolve") }
+        var addresses: [IPAddress] = []
+        for text in resolved {
+            guard let address = IPAddress(text) else { return .refused("url: \(host) resolves to \"\(text.prefix(64))\", which is no address") }
+            if !allowsLocalTargets, let range = address.refusedRange {
+                return .refused("url: \(host) resolves to \(address), \(range); \(Self.refusalRule)")
+            }
+            if !addresses.contains(address) { addresses.append(address) }
         }
-        if host.contains(":") {
-            if host == "::1" || host == "::" || host == "0:0:0:0:0:0:0:1" { return true }
-            if host.hasPrefix("fe8") || host.hasPrefix("fe9") || host.hasPrefix("fea") || host.hasPrefix("feb") { return true }
-            // IPv4-mapped (::ffff:127.0.0.1).
-            if host.hasPrefix("::ffff:") { return isLocal(host: String(host.dropFirst(7))) }
-        }
-        return false
+        return .connect(host: written, addresses: addresses)
+    }
+
+    /// The end of every refusal: what is refused, and the way out for tests.
+    static let refusalRule =
+        "the server refuses loopback, link-local, private and other non-global addresses (serve --allow-local-webhooks allows them for tests)"
+
+    /// The URL's host as AsyncHTTPClient reads it on Linux (`URL.host`, percent-decoded, without
+    /// IPv6 brackets, case kept), `nil` when empty.
+    static func host(of url: URL) -> String? {
+        guard var host = url.host, !host.isEmpty else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : host
+    }
+
+    /// `localhost`, `*.localhost` (RFC 6761), with or without a final dot.
+    static func isLocalName(_ host: String) -> Bool {
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        return name == "localhost" || name.hasSuffix(".localhost")
     }
 }

@@ -21,10 +21,15 @@ public protocol WebhookStore: Sendable {
     /// Stores new deliveries (one transaction).
     func insertWebhookDeliveries(_ deliveries: [WebhookDelivery]) async throws(StoreError)
 
-    /// Claims at most `limit` pending deliveries due at `time`, oldest due first: their next attempt
-    /// moves to `leaseUntil`, so that no other server sharing the database takes them meanwhile
-    /// (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: the write lock).
-    func claimWebhookDeliveries(dueAt time: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [WebhookDelivery]
+    /// The endpoints that have pending deliveries due at `time` (each once, in no order).
+    func endpointsWithDueWebhookDeliveries(at time: Date) async throws(StoreError) -> [String]
+
+    /// Claims at most `limit` pending deliveries of `endpoint` due at `time`, oldest due first:
+    /// their next attempt moves to `leaseUntil`, so that no other server sharing the database
+    /// takes them meanwhile (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: the write lock).
+    /// Claims are per endpoint so that a slow endpoint's deliveries never wait in one batch with
+    /// another endpoint's.
+    func claimWebhookDeliveries(endpoint: String, dueAt time: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [WebhookDelivery]
 
     /// Replaces the stored delivery with `delivery` (after an attempt, or for a redelivery).
     ///

@@ -86,7 +86,22 @@ extension PostgresFlagStore: WebhookStore {
         }
     }
 
-    public func claimWebhookDeliveries(dueAt time: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [WebhookDelivery] {
+    public func endpointsWithDueWebhookDeliveries(at time: Date) async throws(StoreError) -> [String] {
+        try await run { [logger] in
+            try await client.withConnection { connection in
+                var endpoints: [String] = []
+                let rows = try await connection.query(
+                    """
+                    SELECT DISTINCT endpoint FROM webhook_deliveries
+                    WHERE status = 'pending' AND next_attempt_at <= \(time.timeIntervalSince1970)
+                    """, logger: logger)
+                for try await endpoint in rows.decode(String.self) { endpoints.append(endpoint) }
+                return endpoints
+            }
+        }
+    }
+
+    public func claimWebhookDeliveries(endpoint: String, dueAt time: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [WebhookDelivery] {
         let documents: [String] = try await run { [logger] in
             try await client.withConnection { connection in
                 // One statement: the rows another server has locked are skipped, not waited for,
@@ -97,7 +112,7 @@ extension PostgresFlagStore: WebhookStore {
                     UPDATE webhook_deliveries SET next_attempt_at = \(leaseUntil.timeIntervalSince1970)
                     WHERE id IN (
                         SELECT id FROM webhook_deliveries
-                        WHERE status = 'pending' AND next_attempt_at <= \(time.timeIntervalSince1970)
+                        WHERE endpoint = \(endpoint) AND status = 'pending' AND next_attempt_at <= \(time.timeIntervalSince1970)
                         ORDER BY next_attempt_at, id LIMIT \(limit)
                         FOR UPDATE SKIP LOCKED
                     )

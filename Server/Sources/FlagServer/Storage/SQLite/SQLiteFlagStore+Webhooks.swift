@@ -67,16 +67,25 @@ extension SQLiteFlagStore: WebhookStore {
         }
     }
 
-    public func claimWebhookDeliveries(dueAt time: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [WebhookDelivery] {
+    public func endpointsWithDueWebhookDeliveries(at time: Date) async throws(StoreError) -> [String] {
+        try await run {
+            try await connection.query(
+                "SELECT DISTINCT endpoint FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?",
+                [.float(time.timeIntervalSince1970)]
+            ).compactMap { $0.column("endpoint")?.string }
+        }
+    }
+
+    public func claimWebhookDeliveries(endpoint: String, dueAt time: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [WebhookDelivery] {
         // In a write transaction (SQLite's write lock): processes sharing the file claim in turn.
         let documents = try await run {
             try await transaction {
                 let rows = try await connection.query(
                     """
-                    SELECT id, document FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+                    SELECT id, document FROM webhook_deliveries WHERE endpoint = ? AND status = 'pending' AND next_attempt_at <= ?
                     ORDER BY next_attempt_at, id LIMIT ?
                     """,
-                    [.float(time.timeIntervalSince1970), .integer(limit)])
+                    [.text(endpoint), .float(time.timeIntervalSince1970), .integer(limit)])
                 for row in rows {
                     _ = try await connection.query(
                         "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?",
