@@ -28,4 +28,11 @@ public enum Normal {
         let start = -(-2 * log(p)).squareRoot() + 1
         return SpecialFunctions.increasingRoot(of: cdf, derivative: density, equal: p, start: min(start, 0))
     }
+
+    /// The x with 1 − Φ(x) = q, for 0 < q < 1, without forming 1 − q: `upperQuantile(α/2)` is the
+    /// two-sided critical value for every α the analysis accepts, down to the smallest.
+    public static func upperQuantile(_ q: Double) -> Double {
+        precondition(q > 0 && q < 1, "a normal quantile needs 0 < q < 1")
+        return -quantile(q)
+    }
 }

@@ -13,27 +13,58 @@ enum SpecialFunctions {
     static let tiny = 1e-300
 
     /// The natural logarithm of the beta function, B(a, b) = Γ(a)Γ(b)/Γ(a+b).
+    ///
+    /// When one argument is large and the other is not, log Γ(a) − log Γ(a + b) is the difference
+    /// of two numbers near a·log a: subtracting the platform's `lgamma` values would lose every
+    /// digit at a ≈ 10¹³ (Student's t with 10¹⁴ degrees of freedom). There the difference is taken
+    /// from Stirling's series term by term (A&S 6.1.41), which cancels nothing.
     static func logBeta(_ a: Double, _ b: Double) -> Double {
-        lgamma(a) + lgamma(b) - lgamma(a + b)
+        let large = max(a, b)
+        let small = min(a, b)
+        guard large >= 1e4, small <= 1e3 else { return lgamma(a) + lgamma(b) - lgamma(a + b) }
+        return lgamma(small) + logGammaDifference(large, small)
+    }
+
+    /// log Γ(a) − log Γ(a + b) for a ≥ 10⁴ and 0 < b ≤ 10³, from Stirling's series
+    /// log Γ(z) = (z − ½) log z − z + ½ log 2π + 1/(12z) − 1/(360z³) + 1/(1260z⁵) − …:
+    /// −(a − ½)·log(1 + b/a) − b·log(a + b) + b + c(a) − c(a + b), c the series' tail.
+    static func logGammaDifference(_ a: Double, _ b: Double) -> Double {
+        func tail(_ z: Double) -> Double {
+            let inverse = 1 / z
+            let square = inverse * inverse
+            return inverse * (1.0 / 12 - square * (1.0 / 360 - square * (1.0 / 1260 - square / 1680)))
+        }
+        return -(a - 0.5) * log1p(b / a) - b * log(a + b) + b + (tail(a) - tail(a + b))
     }
 
     /// The regularized incomplete beta function I_x(a, b), for a, b > 0 and 0 ≤ x ≤ 1.
     static func incompleteBeta(_ x: Double, _ a: Double, _ b: Double) -> Double {
+        incompleteBeta(x, complement: 1 - x, a, b)
+    }
+
+    /// I_x(a, b) given x and y = 1 − x, each computed without cancellation by the caller (for
+    /// Student's t, x = ν/(ν + t²) and y = t²/(ν + t²)): near x = 1 the fraction's terms and the
+    /// front factor need y itself, which 1 − x has lost.
+    static func incompleteBeta(_ x: Double, complement y: Double, _ a: Double, _ b: Double) -> Double {
         precondition(a > 0 && b > 0, "incompleteBeta needs a, b > 0")
         if x <= 0 { return 0 }
-        if x >= 1 { return 1 }
+        if y <= 0 { return 1 }
         // The fraction converges fast for x < (a + 1)/(a + b + 2); beyond, use I_x(a,b) = 1 − I_{1−x}(b,a).
         if x > (a + 1) / (a + b + 2) {
-            return 1 - incompleteBeta(1 - x, b, a)
+            return 1 - incompleteBeta(y, complement: x, b, a)
         }
-        let front = exp(a * log(x) + b * log1p(-x) - logBeta(a, b)) / a
-        return front * betaFraction(x, a, b)
+        let logX = x < 0.5 ? log(x) : log1p(-y)
+        let logY = y < 0.5 ? log(y) : log1p(-x)
+        let front = exp(a * logX + b * logY - logBeta(a, b)) / a
+        return front * betaFraction(x, complement: y, a, b)
     }
 
     /// The continued fraction of A&S 26.5.8: 1/(1+ d1/(1+ d2/(1+ …))).
-    private static func betaFraction(_ x: Double, _ a: Double, _ b: Double) -> Double {
+    /// Its first denominator 1 − (a + b)x/(a + 1) is written (1 − b + (a + b)y)/(a + 1), which
+    /// keeps its digits when a is large and x is near 1.
+    private static func betaFraction(_ x: Double, complement y: Double, _ a: Double, _ b: Double) -> Double {
         var c = 1.0
-        var d = 1 - (a + b) * x / (a + 1)
+        var d = (1 - b + (a + b) * y) / (a + 1)
         if abs(d) < tiny { d = tiny }
         d = 1 / d
         var result = d
