@@ -5,9 +5,9 @@ import Testing
 
 /// The tests against independent computations on raw values.
 struct StatisticalTestsTests {
-    @Test func welchWithEqualGroupsHasThePooledDegreesOfFreedom() {
+    @Test func welchWithEqualGroupsHasThePooledDegreesOfFreedom() throws {
         // Equal sizes and variances: Welch–Satterthwaite gives 2(n − 1).
-        let estimate = StatisticalTests.welch(mean1: 1.2, variance1: 4, units1: 50, mean0: 1, variance0: 4, units0: 50, alpha: 0.05)
+        let estimate = try #require(StatisticalTests.welch(mean1: 1.2, variance1: 4, units1: 50, mean0: 1, variance0: 4, units0: 50, alpha: 0.05))
         #expect(abs(estimate.degreesOfFreedom! - 98) < 1e-9)
         #expect(abs(estimate.standardError - (4.0 / 50 + 4.0 / 50).squareRoot()) < 1e-15)
         // The interval is where the test's p-value crosses α: at its bound the difference tests at α.
@@ -43,12 +43,12 @@ struct StatisticalTestsTests {
         #expect(abs(test.pValue - erfc((test.chiSquared / 2).squareRoot())) < 1e-13)
     }
 
-    @Test func sequentialIntervalIsWhereTheTestCrossesAlpha() {
+    @Test func sequentialIntervalIsWhereTheTestCrossesAlpha() throws {
         let variance = 0.0004, mixing = 0.0009, alpha = 0.05
-        let result = StatisticalTests.mixtureSequential(difference: 0.031, variance: variance, mixingVariance: mixing, alpha: alpha)
+        let result = try #require(StatisticalTests.mixtureSequential(difference: 0.031, variance: variance, mixingVariance: mixing, alpha: alpha))
         // Testing the bound itself as the null: its p-value is α.
-        let shifted = StatisticalTests.mixtureSequential(
-            difference: 0.031 - result.upper, variance: variance, mixingVariance: mixing, alpha: alpha)
+        let shifted = try #require(StatisticalTests.mixtureSequential(
+            difference: 0.031 - result.upper, variance: variance, mixingVariance: mixing, alpha: alpha))
         #expect(abs(shifted.pValue - alpha) < 1e-12)
         #expect(result.lower < 0.031 && 0.031 < result.upper)
     }

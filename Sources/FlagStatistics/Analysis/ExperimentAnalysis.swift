@@ -13,18 +13,32 @@ public struct ExperimentAnalysis: Sendable, Hashable, Codable {
 }
 
 /// A chi-squared goodness-of-fit test of the observed units per arm against the allocation.
+///
+/// Pearson's test is the fixed-horizon view; the decision rests on the anytime-valid sequential
+/// test (``StatisticalTests/sequentialSampleRatio(observed:weights:concentration:)``), which may
+/// be re-checked at every view, and on a minimum deviation, so that a split off by a hair in a
+/// huge experiment is not called a mismatch.
 public struct SampleRatioCheck: Sendable, Hashable, Codable {
     public var observed: [String: Double]
     public var expected: [String: Double]
     public var chiSquared: Double
     public var degreesOfFreedom: Double
+    /// Pearson's fixed-horizon p-value (valid at one planned look only; shown, not decided on).
     public var pValue: Double
+    /// The always-valid p-value of the Dirichlet-multinomial sequential test.
+    public var sequentialPValue: Double?
+    /// The largest |observed share / planned share − 1| over the arms.
+    public var maximumDeviation: Double?
+    /// The deviation below which no mismatch is reported.
+    public var minimumDeviation: Double?
     public var threshold: Double
-    /// `pValue < threshold`: the split is not the one planned, and no decision should be made.
+    /// `sequentialPValue < threshold` and `maximumDeviation ≥ minimumDeviation`: the split is not
+    /// the one planned, and no decision should be made.
     public var mismatch: Bool
 
     public init(
         observed: [String: Double], expected: [String: Double], chiSquared: Double, degreesOfFreedom: Double, pValue: Double,
+        sequentialPValue: Double? = nil, maximumDeviation: Double? = nil, minimumDeviation: Double? = nil,
         threshold: Double, mismatch: Bool
     ) {
         self.observed = observed
@@ -32,6 +46,9 @@ public struct SampleRatioCheck: Sendable, Hashable, Codable {
         self.chiSquared = chiSquared
         self.degreesOfFreedom = degreesOfFreedom
         self.pValue = pValue
+        self.sequentialPValue = sequentialPValue
+        self.maximumDeviation = maximumDeviation
+        self.minimumDeviation = minimumDeviation
         self.threshold = threshold
         self.mismatch = mismatch
     }
@@ -46,7 +63,23 @@ public struct MetricAnalysis: Sendable, Hashable, Codable {
     /// The CUPED adjustment, when every arm carried its covariate.
     public var cuped: CUPEDAdjustment?
     public var arms: [ArmSummary]
+    /// Each arm against the control, for the arms with enough data (see `notEnoughData`).
     public var comparisons: [Comparison]
+    /// The arms not compared, each with the reason: too few units, too few conversions, a
+    /// variance of zero or lost to rounding. Empty when every arm was compared.
+    public var notEnoughData: [NotEnoughData] = []
+}
+
+/// An arm the analysis did not compare with the control, and why. A standard error of zero is
+/// never reported as certainty: it means the data cannot tell yet.
+public struct NotEnoughData: Sendable, Hashable, Codable {
+    public var arm: String
+    public var reason: String
+
+    public init(arm: String, reason: String) {
+        self.arm = arm
+        self.reason = reason
+    }
 }
 
 /// An arm's mean and variance (after CUPED, when applied).
@@ -105,11 +138,31 @@ public struct Comparison: Sendable, Hashable, Codable {
     public var control: String
     /// Arm mean − control mean, by Welch's t.
     public var absolute: Estimate
-    /// Arm mean / control mean − 1, by the delta method; `nil` when the control mean is 0.
+    /// (Arm mean − control mean)/|control mean|, by Fieller's interval; `nil` when the control
+    /// mean is not distinguishable from 0 (the interval of a ratio is then unbounded).
     public var relative: Estimate?
     public var sequential: SequentialEstimate
     public var bayesian: BayesianEstimate
     /// The absolute difference's p-value adjusted across all comparisons of the experiment
     /// (Benjamini–Hochberg).
     public var adjustedPValue: Double
+}
+
+extension MetricAnalysis {
+    private enum CodingKeys: String, CodingKey {
+        case name, kind, higherIsBetter, guardrail, cuped, arms, comparisons, notEnoughData
+    }
+
+    /// Decodes an analysis exported before `notEnoughData` existed as one with every arm compared.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        kind = try container.decode(MetricData.Kind.self, forKey: .kind)
+        higherIsBetter = try container.decode(Bool.self, forKey: .higherIsBetter)
+        guardrail = try container.decode(Bool.self, forKey: .guardrail)
+        cuped = try container.decodeIfPresent(CUPEDAdjustment.self, forKey: .cuped)
+        arms = try container.decode([ArmSummary].self, forKey: .arms)
+        comparisons = try container.decode([Comparison].self, forKey: .comparisons)
+        notEnoughData = try container.decodeIfPresent([NotEnoughData].self, forKey: .notEnoughData) ?? []
+    }
 }

@@ -14,13 +14,23 @@ public struct ExperimentData: Sendable, Hashable, Codable {
     /// The p-value below which the sample ratio check reports a mismatch; 0.001 when absent.
     public var sampleRatioThreshold: Double?
     /// The mixing standard deviation τ of the sequential test, on each metric's own scale (the
-    /// absolute difference of means). When absent, 0.1 of the metric's pooled standard deviation.
+    /// absolute difference of means). When absent, ``StatisticsEngine/defaultMixingWidth`` (0.1) of
+    /// the metric's pooled standard deviation.
     public var sequentialMixingStandardDeviation: Double?
+    /// The fewest units an arm needs before any of its comparisons is made;
+    /// ``StatisticsEngine/defaultMinimumUnitsPerArm`` (100) when absent. Below it the arm is
+    /// reported as not having enough data, never as a difference.
+    public var minimumUnitsPerArm: Double?
+    /// The smallest relative deviation of an arm's observed share from its planned one that the
+    /// sample ratio check reports as a mismatch (0.01: 1 %); ``StatisticsEngine/defaultSampleRatioMinimumDeviation``
+    /// when absent. 0 reports any significant deviation.
+    public var sampleRatioMinimumDeviation: Double?
     public var metrics: [MetricData]
 
     public init(
         control: String, allocation: [String: Double]? = nil, units: [String: Double]? = nil, alpha: Double? = nil,
-        sampleRatioThreshold: Double? = nil, sequentialMixingStandardDeviation: Double? = nil, metrics: [MetricData]
+        sampleRatioThreshold: Double? = nil, sequentialMixingStandardDeviation: Double? = nil, minimumUnitsPerArm: Double? = nil,
+        sampleRatioMinimumDeviation: Double? = nil, metrics: [MetricData]
     ) {
         self.control = control
         self.allocation = allocation
@@ -28,6 +38,8 @@ public struct ExperimentData: Sendable, Hashable, Codable {
         self.alpha = alpha
         self.sampleRatioThreshold = sampleRatioThreshold
         self.sequentialMixingStandardDeviation = sequentialMixingStandardDeviation
+        self.minimumUnitsPerArm = minimumUnitsPerArm
+        self.sampleRatioMinimumDeviation = sampleRatioMinimumDeviation
         self.metrics = metrics
     }
 }
@@ -41,6 +53,11 @@ public struct MetricData: Sendable, Hashable, Codable {
         case mean
         /// The number of events per unit.
         case count
+        /// Σ numerator / Σ denominator over the arm's units (errors per session, revenue per
+        /// order), the unit the independent draw: each arm carries `denominatorSum`,
+        /// `denominatorSumOfSquares` and `sumOfProducts` (Σ numerator·denominator) beside `sum`
+        /// and `sumOfSquares` of the numerators; analysed by the delta method.
+        case ratio
     }
 
     public var name: String

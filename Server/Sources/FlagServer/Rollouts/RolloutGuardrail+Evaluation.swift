@@ -90,8 +90,10 @@ extension RolloutGuardrail {
         let difference = b.mean - a.mean
         let variance = b.variance / b.units + a.variance / a.units
         let pooled = ((a.units - 1) * a.variance + (b.units - 1) * b.variance) / (a.units + b.units - 2)
-        let interval = StatisticalTests.mixtureSequential(
-            difference: difference, variance: variance, mixingVariance: 0.01 * pooled, alpha: alpha)
+        guard
+            let interval = StatisticalTests.mixtureSequential(
+                difference: difference, variance: variance, mixingVariance: 0.01 * pooled, alpha: alpha)
+        else { return nil }
         let regression = direction == .increase ? interval.lower > tolerance : interval.upper < -tolerance
         return GuardrailFinding(
             metric: name, oldVariant: oldVariant, newVariant: newVariant, oldTrials: old.trials, newTrials: new.trials,
