@@ -9,7 +9,7 @@ struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Analyse an experiment from its sufficient statistics, or plan its sample size.",
-        subcommands: [StatsAnalyzeCommand.self, StatsPlanCommand.self]
+        subcommands: [StatsAnalyzeCommand.self, StatsPlanCommand.self, StatsAdjustCommand.self, StatsQuantileCommand.self]
     )
 }
 
@@ -23,12 +23,17 @@ struct StatsAnalyzeCommand: ParsableCommand {
               {"control": "off", "allocation": {"off": 50, "on": 50}, "alpha": 0.05,
                "metrics": [{"name": "checkout", "kind": "conversion",
                             "arms": {"off": {"units": 5000, "sum": 410}, "on": {"units": 5021, "sum": 468}}}]}
-            with "kind" conversion, mean or count; mean and count arms also give "sumOfSquares", and \
-            CUPED arms "covariateSum", "covariateSumOfSquares" and "sumOfProducts". The output \
-            echoes the input, then the sample ratio check and, per metric and arm, the absolute and \
-            relative differences with intervals and p-values, the sequential interval, the Bayesian \
-            view and Benjamini–Hochberg adjusted p-values. Exit status: 0 analysed; 2 input that \
-            cannot be analysed (the message names the field).
+            with "kind" conversion, mean, count or ratio; mean, count and ratio arms also give \
+            "sumOfSquares", ratio arms "denominatorSum", "denominatorSumOfSquares" and \
+            "sumOfProducts", CUPED arms "covariateSum", "covariateSumOfSquares" and "sumOfProducts", \
+            and values summed minus a constant give it as "offset". Settings: "alpha" (1e-12 to \
+            0.5), "minimumUnitsPerArm" (100), "sequentialMixingStandardDeviation", \
+            "sampleRatioThreshold" and "sampleRatioMinimumDeviation". The output echoes the input, \
+            then the sample ratio check and, per metric and arm, the absolute and relative \
+            differences with intervals and p-values, the sequential interval, the Bayesian view and \
+            Benjamini–Hochberg adjusted p-values; arms without enough data are listed under \
+            "notEnoughData" with the reason. Exit status: 0 analysed; 2 input that cannot be \
+            analysed (the message names the field and its range).
             """
     )
 
@@ -88,12 +93,17 @@ struct StatsAnalyzeCommand: ParsableCommand {
 struct StatsPlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
-        abstract: "The units (and days) an experiment needs to detect an effect.",
+        abstract: "The units (and days) an experiment needs to detect an effect, or the effect it can detect.",
         discussion: """
               flags stats plan --baseline 0.08 --effect 0.01 --units-per-day 4000
-              flags stats plan --standard-deviation 12.5 --effect 1 --alpha 0.05 --power 0.9
+              flags stats plan --standard-deviation 12.5 --effect 1 --alpha 0.05 --power 0.9 --arms 3 --metrics 2
+              flags stats plan --baseline 0.08 --units-per-arm 20000
             A conversion metric takes --baseline (a rate); a mean metric --standard-deviation. \
-            --effect is the minimum absolute difference worth detecting (--relative: a fraction of the baseline).
+            --effect is the minimum absolute difference worth detecting (--relative: a fraction of the \
+            baseline); with --units-per-arm instead, the plan gives the minimum detectable effect at \
+            that size. The plan sizes the sequential test the engine and the server decide with \
+            (--test fixed-horizon for a test read once), at α shared by every comparison \
+            ((arms − 1) × metrics).
             """
     )
 
@@ -104,12 +114,15 @@ struct StatsPlanCommand: ParsableCommand {
     var standardDeviation: Double?
 
     @Option(help: "The minimum difference worth detecting.")
-    var effect: Double
+    var effect: Double?
 
-    @Flag(help: "Read --effect as a fraction of --baseline (0.1 = 10 % lift).")
+    @Option(help: "Units per arm: plan the minimum detectable effect at this size instead of the size for --effect.")
+    var unitsPerArm: Double?
+
+    @Flag(help: "Read --effect as a fraction of --baseline (0.1 = 10 % lift), and give a detectable effect as one.")
     var relative = false
 
-    @Option(help: "Significance level (two-sided).")
+    @Option(help: "Significance level (two-sided), shared by all comparisons: 1e-12 to 0.5.")
     var alpha = 0.05
 
     @Option(help: "Power: the chance to detect the effect when it is there.")
@@ -118,6 +131,15 @@ struct StatsPlanCommand: ParsableCommand {
     @Option(help: "Arms, the control included.")
     var arms = 2
 
+    @Option(help: "Metrics decided on (each arm is compared on each).")
+    var metrics = 1
+
+    @Option(help: "The test sized: sequential (what the engine decides with) or fixed-horizon.")
+    var test: SampleSizePlan.Test = .sequential
+
+    @Option(help: "The sequential test's mixing standard deviation, as a share of the metric's standard deviation (0.1).")
+    var mixingWidth: Double?
+
     @Option(help: "Units entering the experiment per day, all arms together.")
     var unitsPerDay: Double?
 
@@ -125,20 +147,47 @@ struct StatsPlanCommand: ParsableCommand {
         guard (baseline == nil) != (standardDeviation == nil) else {
             throw ValidationError("Give either --baseline (conversion) or --standard-deviation (mean).")
         }
+        guard (effect == nil) != (unitsPerArm == nil) else {
+            throw ValidationError("Give either --effect (the units it needs) or --units-per-arm (the effect they detect).")
+        }
         if relative, baseline == nil { throw ValidationError("--relative needs --baseline.") }
+    }
+
+    /// The detectable effect at a given size.
+    struct DetectableEffect: Encodable {
+        var unitsPerArm: Double
+        var minimumDetectableEffect: Double
+        var relativeEffect: Double?
+        var test: SampleSizePlan.Test
+        var alpha: Double
+        var power: Double
+        var comparisons: Int
     }
 
     func run() throws {
         let metric: SampleSizePlan.Metric = baseline.map { .conversion(baseline: $0) } ?? .mean(standardDeviation: standardDeviation!)
-        let absolute = relative ? effect * baseline! : effect
-        let plan: SampleSizePlan
-        do {
-            plan = try SampleSizePlan(metric: metric, effect: absolute, alpha: alpha, power: power, arms: arms, unitsPerDay: unitsPerDay)
-        } catch {
-            throw ToolingError(.invalidInput, error.description)
-        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        Output.standardOutput(String(decoding: try encoder.encode(plan), as: UTF8.self) + "\n")
+        do {
+            if let unitsPerArm {
+                let effect = try SampleSizePlan.minimumDetectableEffect(
+                    metric: metric, unitsPerArm: unitsPerArm, alpha: alpha, power: power, arms: arms, metrics: metrics, test: test,
+                    mixingWidth: mixingWidth)
+                let result = DetectableEffect(
+                    unitsPerArm: unitsPerArm, minimumDetectableEffect: effect, relativeEffect: baseline.map { effect / $0 }, test: test,
+                    alpha: alpha, power: power, comparisons: (arms - 1) * metrics)
+                Output.standardOutput(String(decoding: try encoder.encode(result), as: UTF8.self) + "\n")
+                return
+            }
+            let absolute = relative ? effect! * baseline! : effect!
+            let plan = try SampleSizePlan(
+                metric: metric, effect: absolute, alpha: alpha, power: power, arms: arms, metrics: metrics, test: test,
+                mixingWidth: mixingWidth, unitsPerDay: unitsPerDay)
+            Output.standardOutput(String(decoding: try encoder.encode(plan), as: UTF8.self) + "\n")
+        } catch let error as StatisticsError {
+            throw ToolingError(.invalidInput, error.description)
+        }
     }
 }
+
+extension SampleSizePlan.Test: ExpressibleByArgument {}

@@ -80,14 +80,15 @@ struct StatisticsEngineTests {
         #expect(refusal(ExperimentData(control: "off", allocation: ["off": 1, "on": 0], metrics: [MetricData(name: "m", kind: .conversion, arms: ["off": good, "on": good])])) == "allocation.on")
     }
 
-    @Test func theSampleSizeGivesThePlannedPower() throws {
+    @Test func theFixedHorizonSampleSizeGivesThePlannedPower() throws {
         // Mean metric: with n per arm, the normal approximation's power at δ is Φ(δ/√(2σ²/n) − z).
-        let plan = try SampleSizePlan(metric: .mean(standardDeviation: 12.5), effect: 1, alpha: 0.05, power: 0.9, unitsPerDay: 1000)
+        let plan = try SampleSizePlan(
+            metric: .mean(standardDeviation: 12.5), effect: 1, alpha: 0.05, power: 0.9, test: .fixedHorizon, unitsPerDay: 1000)
         let power = Normal.cdf(1 / (2 * 12.5 * 12.5 / plan.unitsPerArm).squareRoot() - Normal.quantile(0.975))
         #expect(power >= 0.9 && power < 0.9001)
         #expect(plan.days == (plan.totalUnits / 1000).rounded(.up))
         // Conversion: at n, the two-proportion test's power (same approximation) is the one asked.
-        let conversion = try SampleSizePlan(metric: .conversion(baseline: 0.08), effect: 0.01, power: 0.8)
+        let conversion = try SampleSizePlan(metric: .conversion(baseline: 0.08), effect: 0.01, power: 0.8, test: .fixedHorizon)
         let (p1, p2, n) = (0.08, 0.09, conversion.unitsPerArm)
         let pooled = (p1 + p2) / 2
         let z = (0.01 * n.squareRoot() - Normal.quantile(0.975) * (2 * pooled * (1 - pooled)).squareRoot())

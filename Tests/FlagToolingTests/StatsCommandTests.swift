@@ -55,10 +55,50 @@ struct StatsCommandTests {
     @Test func plansASampleSize() throws {
         let result = try FlagsTool.run(["stats", "plan", "--baseline", "0.08", "--effect", "0.125", "--relative", "--units-per-day", "4000"])
         #expect(result.status == 0, "\(result.standardError)")
-        let plan = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Double]
-        #expect(plan["totalUnits"] == 2 * plan["unitsPerArm"]!)
-        #expect(plan["days"] == (plan["totalUnits"]! / 4000).rounded(.up))
+        let plan = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+        let units = plan["unitsPerArm"] as! Double
+        #expect(plan["totalUnits"] as? Double == 2 * units)
+        #expect(plan["days"] as? Double == (2 * units / 4000).rounded(.up))
+        #expect(plan["test"] as? String == "sequential")
+        #expect((plan["achievedPower"] as! Double) >= 0.8)
         let refused = try FlagsTool.run(["stats", "plan", "--effect", "0.1"])
         #expect(refused.status == 2)
+    }
+
+    @Test func plansTheDetectableEffectAtASize() throws {
+        let result = try FlagsTool.run(["stats", "plan", "--baseline", "0.08", "--units-per-arm", "20000", "--arms", "3"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let answer = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+        let effect = answer["minimumDetectableEffect"] as! Double
+        #expect(effect > 0 && effect < 0.05)
+        #expect(answer["comparisons"] as? Int == 2)
+        // Planning that effect back gives the same size.
+        let back = try FlagsTool.run(["stats", "plan", "--baseline", "0.08", "--effect", "\(effect)", "--arms", "3"])
+        let plan = try JSONSerialization.jsonObject(with: Data(back.standardOutput.utf8)) as! [String: Any]
+        #expect(abs((plan["unitsPerArm"] as! Double) - 20_000) <= 2)
+    }
+
+    /// α ≤ 1e-16 and 1e100 units ended the process with signal 4; now a refusal naming the field,
+    /// and finite numbers.
+    @Test func extremeInputsAreRefusedOrAnsweredWithoutACrash() throws {
+        let tiny = try FlagsTool.run(["stats", "plan", "--baseline", "0.1", "--effect", "0.01", "--alpha", "1e-17"])
+        #expect(tiny.status == 2)
+        #expect(tiny.standardError.contains("alpha: must be from 1e-12 to 0.5"), "\(tiny.standardError)")
+        let analyze = try FlagsTool.run(["stats", "analyze", try input(#"""
+            {"control": "off", "alpha": 1e-17, "metrics": [{"name": "m", "kind": "conversion",
+              "arms": {"off": {"units": 500, "sum": 60}, "on": {"units": 500, "sum": 64}}}]}
+            """#).path])
+        #expect(analyze.status == 2)
+        #expect(analyze.standardError.contains("alpha"))
+        let huge = try FlagsTool.run(["stats", "analyze", try input(#"""
+            {"control": "off", "metrics": [{"name": "m", "kind": "mean",
+              "arms": {"off": {"units": 1e100, "sum": 3e99, "sumOfSquares": 5e99},
+                       "on": {"units": 1e100, "sum": 3.0000001e99, "sumOfSquares": 5e99}}}]}
+            """#).path])
+        #expect(huge.status == 0, "\(huge.standardError)")
+        #expect(!huge.standardOutput.contains("nan") && !huge.standardOutput.contains("inf"))
+        let power = try FlagsTool.run(["stats", "plan", "--baseline", "0.1", "--effect", "0.01", "--power", "1.5"])
+        #expect(power.status == 2)
+        #expect(power.standardError.contains("power"))
     }
 }
