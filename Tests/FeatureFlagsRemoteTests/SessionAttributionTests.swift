@@ -106,6 +106,18 @@ struct SessionAttributionTests {
         #expect(exposures == ["chat_view_redesign", "chat_view_redesign"])
     }
 
+    @Test func appendedLinesEscapeQuotesBackslashesAndControlCharacters() async throws {
+        let fixture = Fixture()
+        let crashed = fixture.launch()
+        await crashed.monitor.start(delivering: crashed.delivery)
+        crashed.expose("say \"hi\"", "back\\slash\nnew line\u{1}", unit: "naïve \t unit")
+        let next = fixture.launch()
+        await next.monitor.start(delivering: next.delivery)
+        let crash = try #require(fixture.named("$crash").first)
+        #expect(crash.unit == "naïve \t unit")
+        #expect(crash.variants == ["say \"hi\"": "back\\slash\nnew line\u{1}"])
+    }
+
     @Test func aLineCutShortByAKillIsLeftOutAndTheOthersAreRead() async throws {
         let fixture = Fixture()
         let crashed = fixture.launch()

@@ -183,17 +183,18 @@ public final class SessionHealthMonitor: FlagEventHook {
         let maximumFlags = configuration.maximumFlagsPerUnit
         let time = Self.milliseconds(configuration.now())
         let appending = state.withLock { state -> (session: String, line: SessionMarker.Line)? in
-            guard var session = state.session else { return nil }
-            let recorded = session.content.record(
-                flag: exposure.flag, variant: variant, unit: exposure.unit, maximumUnits: maximumUnits,
-                maximumFlags: maximumFlags)
+            // In place: a copy of the session would copy its units to change them.
+            guard
+                let recorded = state.session?.content.record(
+                    flag: exposure.flag, variant: variant, unit: exposure.unit, maximumUnits: maximumUnits,
+                    maximumFlags: maximumFlags)
+            else { return nil }
             if case .known = recorded { return nil }
-            session.changed = true
-            state.session = session
+            state.session?.changed = true
             // Before start(delivering:) there is no marker yet: its first write holds the read.
-            guard state.delivery != nil else { return nil }
-            if case .tooLong = recorded { return (session.id, SessionMarker.Line(o: 1, t: time)) }
-            return (session.id, SessionMarker.Line(f: exposure.flag, v: variant, u: exposure.unit, t: time))
+            guard state.delivery != nil, let id = state.session?.id else { return nil }
+            if case .tooLong = recorded { return (id, SessionMarker.Line(o: 1, t: time)) }
+            return (id, SessionMarker.Line(f: exposure.flag, v: variant, u: exposure.unit, t: time))
         }
         guard let appending else { return }
         let bytes = appending.line.bytes

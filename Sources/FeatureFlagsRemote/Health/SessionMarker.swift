@@ -63,30 +63,47 @@ struct SessionMarker: Codable, Equatable, Sendable {
         var o: Int?
         var t: Int64
 
-        /// The line as written: JSON on one line, ending in a newline.
+        /// The line as written: JSON on one line, ending in a newline (built in one buffer:
+        /// it is made on the thread of a read).
         var bytes: [UInt8] {
-            var text = "{"
-            if let f { text += "\"f\":" + Self.quoted(f) + "," }
-            if let u { text += "\"u\":" + Self.quoted(u) + "," }
-            if let v { text += "\"v\":" + Self.quoted(v) + "," }
-            if let o { text += "\"o\":\(o)," }
-            text += "\"t\":\(t)}\n"
-            return Array(text.utf8)
+            var line: [UInt8] = []
+            line.reserveCapacity(40 + (f?.utf8.count ?? 0) + (u?.utf8.count ?? 0) + (v?.utf8.count ?? 0))
+            line.append(UInt8(ascii: "{"))
+            if let f { Self.appendMember("f", quoting: f, to: &line) }
+            if let u { Self.appendMember("u", quoting: u, to: &line) }
+            if let v { Self.appendMember("v", quoting: v, to: &line) }
+            if let o {
+                line.append(contentsOf: #""o":"#.utf8)
+                line.append(contentsOf: String(o).utf8)
+                line.append(UInt8(ascii: ","))
+            }
+            line.append(contentsOf: #""t":"#.utf8)
+            line.append(contentsOf: String(t).utf8)
+            line.append(contentsOf: "}\n".utf8)
+            return line
         }
 
-        static func quoted(_ text: String) -> String {
-            var result = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: result.unicodeScalars.append(scalar)
+        /// Appends `"name":"text",`, the text as a JSON string: quotes, backslashes and control
+        /// characters escaped.
+        static func appendMember(_ name: Unicode.Scalar, quoting text: String, to line: inout [UInt8]) {
+            line.append(UInt8(ascii: "\""))
+            line.append(UInt8(ascii: name))
+            line.append(contentsOf: #"":""#.utf8)
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    line.append(UInt8(ascii: "\\"))
+                    line.append(byte)
+                case 0..<0x20:
+                    line.append(contentsOf: #"\u00"#.utf8)
+                    for nibble in [byte >> 4, byte & 0xF] {
+                        line.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+                    }
+                default:
+                    line.append(byte)
                 }
             }
-            return result + "\""
+            line.append(contentsOf: #"","#.utf8)
         }
     }
 
