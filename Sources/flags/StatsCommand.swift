@@ -34,43 +34,155 @@ struct StatsAnalyzeCommand: ParsableCommand {
             Benjamini–Hochberg adjusted p-values; arms without enough data are listed under \
             "notEnoughData" with the reason. Exit status: 0 analysed; 2 input that cannot be \
             analysed (the message names the field and its range).
+            With --lines, each input line is one experiment and each output line its analysis \
+            (compact JSON), in order; a line that cannot be analysed is answered by \
+            {"error": "<path>: <problem>"} and the rest go on (exit status 2 at the end if any failed).
             """
     )
 
     @Argument(help: "The JSON file; standard input when absent or \"-\".")
     var file: String?
 
-    /// The most bytes read: an experiment's statistics are a few kilobytes.
+    @Flag(help: "Read one JSON experiment per line and write one JSON analysis per line (an error line for one that cannot be analysed).")
+    var lines = false
+
+    /// The most bytes read (with `--lines`, per line): an experiment's statistics are a few kilobytes.
     static let maximumBytes = 4 << 20
 
     func run() throws {
-        let data: Data
+        let handle: FileHandle
         if let file, file != "-" {
-            guard let contents = FileManager.default.contents(atPath: file) else {
+            guard let opened = FileHandle(forReadingAtPath: file) else {
                 throw ToolingError(.invalidInput, "cannot read \(file)")
             }
-            data = contents
+            handle = opened
         } else {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            handle = FileHandle.standardInput
         }
+        if lines {
+            try analyzeLines(from: handle)
+            return
+        }
+        let data = try Self.read(handle, atMost: Self.maximumBytes + 1)
         guard data.count <= Self.maximumBytes else {
-            throw ToolingError(.invalidInput, "the input is \(data.count) bytes; at most \(Self.maximumBytes) are read")
+            throw ToolingError(.invalidInput, "the input is more than \(Self.maximumBytes) bytes; at most \(Self.maximumBytes) are read")
         }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let input: ExperimentData
         do {
             input = try JSONDecoder().decode(ExperimentData.self, from: data)
         } catch {
             throw ToolingError(.invalidInput, "the input is not experiment data: \(Self.describe(error))")
         }
-        let analysis: ExperimentAnalysis
-        do {
-            analysis = try StatisticsEngine.analyze(input)
-        } catch {
-            throw ToolingError(.invalidInput, error.description)
+        switch Self.analyze(input) {
+        case .success(let analysis):
+            Output.standardOutput(String(decoding: try encoder.encode(analysis), as: UTF8.self) + "\n")
+        case .failure(let error):
+            throw ToolingError(.invalidInput, error.error)
         }
+    }
+
+    /// Why one experiment could not be analysed: `<path>: <problem>`.
+    struct LineError: Error, Encodable {
+        var error: String
+    }
+
+    /// The analysis of one JSON experiment, or why there is none.
+    static func analyze(_ data: Data) -> Result<ExperimentAnalysis, LineError> {
+        do {
+            return analyze(try JSONDecoder().decode(ExperimentData.self, from: data))
+        } catch {
+            return .failure(LineError(error: describe(error)))
+        }
+    }
+
+    static func analyze(_ input: ExperimentData) -> Result<ExperimentAnalysis, LineError> {
+        do {
+            return .success(try StatisticsEngine.analyze(input))
+        } catch {
+            return .failure(LineError(error: error.description))
+        }
+    }
+
+    /// `--lines`: each line of `handle` analysed on its own, in order, one output line each, so
+    /// that output line k answers input line k. A line that cannot be analysed (not JSON, a field
+    /// out of range, longer than ``maximumBytes``, blank) answers `{"error": "<path>: <problem>"}`
+    /// and the run goes on. Exit status 2 when any line was answered by an error, after all lines.
+    func analyzeLines(from handle: FileHandle) throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        Output.standardOutput(String(decoding: try encoder.encode(analysis), as: UTF8.self) + "\n")
+        encoder.outputFormatting = [.sortedKeys]
+        var failures = 0
+        var number = 0
+        func answer(_ line: Data?) {
+            number += 1
+            var text: String
+            let result: Result<ExperimentAnalysis, LineError>
+            if let line {
+                let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+                result = trimmed.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
+                    ? .failure(LineError(error: "line \(number): the line is blank; one JSON experiment per line"))
+                    : Self.analyze(Data(trimmed))
+            } else {
+                result = .failure(LineError(error: "line \(number): the line is longer than \(Self.maximumBytes) bytes"))
+            }
+            switch result {
+            case .success(let analysis):
+                do {
+                    text = String(decoding: try encoder.encode(analysis), as: UTF8.self)
+                } catch {
+                    failures += 1
+                    text = Self.encodeError("the analysis: cannot be written as JSON: \(error)", with: encoder)
+                }
+            case .failure(let error):
+                failures += 1
+                text = Self.encodeError(error.error, with: encoder)
+            }
+            Output.standardOutput(text + "\n")
+        }
+        var buffer = Data()
+        var skipping = false
+        while true {
+            let chunk = try Self.read(handle, atMost: 1 << 16, once: true)
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            while let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                if skipping {
+                    skipping = false
+                } else {
+                    answer(buffer[buffer.startIndex..<end])
+                }
+                buffer = Data(buffer[(end + 1)...])
+            }
+            if buffer.count > Self.maximumBytes {
+                if !skipping { answer(nil) }
+                skipping = true
+                buffer = Data()
+            }
+        }
+        if !buffer.isEmpty, !skipping { answer(buffer) }
+        if failures > 0 {
+            throw ToolingError(.invalidInput, "\(failures) of \(number) lines could not be analysed (see their \"error\" lines)")
+        }
+    }
+
+    static func encodeError(_ message: String, with encoder: JSONEncoder) -> String {
+        (try? encoder.encode(LineError(error: message))).map { String(decoding: $0, as: UTF8.self) } ?? #"{"error": "unknown"}"#
+    }
+
+    /// Up to `count` bytes of `handle` (all of them when it has fewer); with `once`, one read.
+    static func read(_ handle: FileHandle, atMost count: Int, once: Bool = false) throws -> Data {
+        var data = Data()
+        do {
+            while data.count < count {
+                guard let chunk = try handle.read(upToCount: count - data.count), !chunk.isEmpty else { break }
+                data.append(chunk)
+                if once { break }
+            }
+        } catch {
+            throw ToolingError(.invalidInput, "cannot read the input: \(error)")
+        }
+        return data
     }
 
     /// A decoding error as a path and a problem.

@@ -102,3 +102,68 @@ struct StatsCommandTests {
         #expect(power.standardError.contains("power"))
     }
 }
+
+/// `flags stats analyze --lines`: one experiment per input line, one analysis per output line.
+struct StatsAnalyzeLinesTests {
+    let directory: URL
+
+    init() throws {
+        directory = try TestPaths.temporaryDirectory()
+    }
+
+    func lines(_ lines: [String]) throws -> URL {
+        let file = directory.appendingPathComponent("experiments.jsonl")
+        try Data(lines.joined(separator: "\n").utf8).write(to: file)
+        return file
+    }
+
+    static func experiment(control: Int, treatment: Int) -> String {
+        #"{"control": "off", "metrics": [{"name": "m", "kind": "conversion", "#
+            + #""arms": {"off": {"units": 1000, "sum": \#(control)}, "on": {"units": 1000, "sum": \#(treatment)}}}]}"#
+    }
+
+    func outputLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+    }
+
+    static func difference(_ analysis: [String: Any]) -> Double? {
+        let metric = (analysis["metrics"] as? [[String: Any]])?.first
+        let comparison = (metric?["comparisons"] as? [[String: Any]])?.first
+        return (comparison?["absolute"] as? [String: Any])?["estimate"] as? Double
+    }
+
+    @Test func answersEachLineOnALineOfItsOwnInOrder() throws {
+        let file = try lines([Self.experiment(control: 100, treatment: 120), Self.experiment(control: 200, treatment: 150) + "\n"])
+        let result = try FlagsTool.run(["stats", "analyze", "--lines", file.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let answers = try outputLines(result.standardOutput)
+        #expect(answers.count == 2)
+        #expect(abs(Self.difference(answers[0])! - 0.02) < 1e-15)
+        #expect(abs(Self.difference(answers[1])! + 0.05) < 1e-15)
+    }
+
+    @Test func aLineThatCannotBeAnalysedGetsAnErrorLineAndTheRunGoesOn() throws {
+        let file = try lines([
+            Self.experiment(control: 100, treatment: 120),
+            Self.experiment(control: 1001, treatment: 120),
+            #"{"control": "off", "metrics": [{"name": "m", "kind": "median", "arms": {}}]}"#,
+            "not json",
+            "",
+            Self.experiment(control: 300, treatment: 310),
+        ])
+        let result = try FlagsTool.run(["stats", "analyze", "--lines", file.path])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("4 of 6 lines"), "\(result.standardError)")
+        let answers = try outputLines(result.standardOutput)
+        #expect(answers.count == 6)
+        #expect(abs(Self.difference(answers[0])! - 0.02) < 1e-15)
+        #expect((answers[1]["error"] as? String)?.hasPrefix("metrics[0].arms.off.sum: ") == true, "\(answers[1])")
+        #expect((answers[2]["error"] as? String)?.hasPrefix("metrics[0].kind: ") == true, "\(answers[2])")
+        #expect(answers[3]["error"] is String)
+        #expect((answers[4]["error"] as? String)?.hasPrefix("line 5: ") == true, "\(answers[4])")
+        #expect(abs(Self.difference(answers[5])! - 0.01) < 1e-15)
+        #expect(answers.allSatisfy { ($0["error"] == nil) != ($0["metrics"] == nil) })
+    }
+}
