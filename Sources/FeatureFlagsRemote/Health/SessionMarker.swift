@@ -248,22 +248,19 @@ extension SessionMarker {
             return .tooLong
         }
         if let index = units.firstIndex(where: { $0.unit == unit }) {
-            var entry = units[index]
-            if let seen = entry.variants[flag] {
+            if let seen = units[index].variants[flag] {
                 guard !seen.contains(variant) else { return .known }
                 guard seen.count < Self.maximumVariantsPerFlag else {
                     omittedFlags += 1
                     return .changed
                 }
-                entry.variants[flag] = seen + [variant]
-            } else {
-                guard entry.variants.count < maximumFlags else {
-                    omittedFlags += 1
-                    return .changed
-                }
-                entry.variants[flag] = [variant]
+            } else if units[index].variants.count >= maximumFlags {
+                omittedFlags += 1
+                return .changed
             }
-            units.remove(at: index)
+            // Taken out of the array before it changes, so its variants are changed in place.
+            var entry = units.remove(at: index)
+            entry.variants[flag, default: []].append(variant)
             units.append(entry)
         } else {
             if units.count >= maximumUnits {
