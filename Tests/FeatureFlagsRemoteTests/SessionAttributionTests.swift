@@ -106,6 +106,20 @@ struct SessionAttributionTests {
         #expect(exposures == ["chat_view_redesign", "chat_view_redesign"])
     }
 
+    @Test func aFlagKeepsEightVariantsPerUnitAndSessionAndCountsTheRest() async throws {
+        let fixture = Fixture()
+        let crashed = fixture.launch()
+        await crashed.monitor.start(delivering: crashed.delivery)
+        for variant in 0..<10 { crashed.expose("new_checkout", "v\(variant)", unit: "user-1") }
+        crashed.expose("dark_mode", "on", unit: "user-1")
+        let next = fixture.launch()
+        await next.monitor.start(delivering: next.delivery)
+        let crashes = fixture.named("$crash")
+        #expect(crashes.map { $0.variants["new_checkout"] } == (0..<8).map { "v\($0)" })
+        #expect(crashes.filter { $0.variants["dark_mode"] != nil }.count == 1)
+        #expect(crashes.allSatisfy { $0.attributes["omitted"] == .int(2) })
+    }
+
     @Test func appendedLinesEscapeQuotesBackslashesAndControlCharacters() async throws {
         let fixture = Fixture()
         let crashed = fixture.launch()
