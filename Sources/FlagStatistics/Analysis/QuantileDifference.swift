@@ -7,9 +7,8 @@ import Foundation
 /// SE = √(SE₁² + SE₀²), the interval is d ± z_{1−α/2}·SE and the two-sided p-value
 /// 2Φ(−|d|/SE). For p = ½ this is the interval for a difference of medians of Price & Bonett
 /// (R. M. Price, D. G. Bonett, *Journal of Statistical Computation and Simulation* 72 (2002)
-/// 119–124), which they found to keep its coverage for non-normal and unequal-variance samples
-/// down to small arms; the DocC article "Many arms and percentile metrics" gives its coverage in
-/// this project's own simulation and where it fails (ties, tail quantiles of small arms).
+/// 119–124); the DocC article "Many arms and percentile metrics" gives its coverage in this
+/// project's own simulation and where it fails (ties, tail quantiles of small arms).
 ///
 /// The unit of analysis is the unit of assignment: one value per unit (its own mean latency, its
 /// revenue), not one per event, so that the values are independent.

@@ -17,9 +17,9 @@ import Foundation
 /// Price & Bonett's c = (n + 1)/2 − √n and n − c + 1.
 ///
 /// Assumptions: the units are independent and their values continuous (few ties). Refused: fewer
-/// units than put both ranks inside the sample (at least 5 for the median, about 50 for the 90th
-/// percentile, about 500 for the 99th), and an interval whose two order statistics are equal (ties
-/// around the quantile, where the standard error would read as zero).
+/// units than put both ranks inside the sample (at least 5 for the median, 44 for the 90th
+/// percentile, 94 for the 95th, 490 for the 99th), and an interval whose two order statistics are
+/// equal (ties around the quantile, where the standard error would read as zero).
 public struct QuantileEstimate: Sendable, Hashable, Codable {
     /// p, between 0 and 1 (exclusive).
     public let probability: Double
