@@ -8,26 +8,26 @@ import Foundation
 struct StatsAdjustCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "adjust",
-        abstract: "Adjust p-values for multiple comparisons (Holm, or Dunnett's many-to-one test).",
+        abstract: "Adjust p-values for multiple comparisons (Holm, Benjamini–Hochberg, or Dunnett's many-to-one test).",
         discussion: """
-            The input (a file or standard input) is, for --method holm,
+            The input (a file or standard input) is, for --method holm or bh,
               {"pValues": [0.01, 0.04, 0.03]}
             and for --method dunnett (k treatments against one control)
               {"controlUnits": 1000, "treatmentUnits": [980, 1012], "degreesOfFreedom": 2989,
                "tStatistics": [2.1, -0.7], "alpha": 0.05}
             where "degreesOfFreedom" is a number of at least 1 or "infinity" (the normal case) and \
             "alpha" (0.05 when absent) sets the critical value. The output is {"method", \
-            "adjusted"} (in input order; null for a Holm input that is not a probability), plus \
+            "adjusted"} (in input order; with holm, null for an input that is not a probability), plus \
             "alpha" and "criticalValue" for Dunnett. Exit status: 0 adjusted; 2 input that \
             cannot be used (the message names the field).
             """
     )
 
     enum Method: String, ExpressibleByArgument, CaseIterable {
-        case holm, dunnett
+        case holm, bh, dunnett
     }
 
-    @Option(help: "holm or dunnett.")
+    @Option(help: "holm, bh (Benjamini–Hochberg) or dunnett.")
     var method: Method
 
     @Argument(help: "The JSON file; standard input when absent or \"-\".")
@@ -36,6 +36,7 @@ struct StatsAdjustCommand: ParsableCommand {
     /// The most bytes read: a family of p-values is a few kilobytes.
     static let maximumBytes = 4 << 20
 
+    /// The input of Holm and Benjamini–Hochberg.
     struct HolmInput: Decodable {
         var pValues: [Double]
     }
@@ -80,6 +81,9 @@ struct StatsAdjustCommand: ParsableCommand {
             let input = try Self.decode(HolmInput.self, from: data)
             let adjusted = MultipleComparisons.holm(input.pValues).map { $0.isNaN ? nil : $0 }
             result = Result(method: method.rawValue, adjusted: adjusted)
+        case .bh:
+            let input = try Self.decode(HolmInput.self, from: data)
+            result = Result(method: method.rawValue, adjusted: StatisticalTests.benjaminiHochberg(input.pValues))
         case .dunnett:
             let input = try Self.decode(DunnettInput.self, from: data)
             let alpha = input.alpha ?? 0.05
