@@ -51,8 +51,8 @@ public final class SessionHealthMonitor: FlagEventHook {
         /// The app the events of a session come from; a crashed session is reported with the
         /// source it ran with (its marker's), so a crash before an update counts for the old version.
         public var source: FlagEventSource
-        /// The most units a marker keeps (4, at most 16); past it the unit exposed to least
-        /// recently is left out and counted (the reports carry `omitted`).
+        /// The most units a marker keeps (4, at most 16); past it the unit that read a new
+        /// variant least recently is left out and counted (the reports carry `omitted`).
         public var maximumUnits: Int
         /// The most flags kept per unit (64, at most 256, the flag server's bound on an event's
         /// variants); past it further flags are left out and counted. A flag keeps up to 8
