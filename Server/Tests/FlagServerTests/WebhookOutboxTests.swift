@@ -45,6 +45,26 @@ struct WebhookOutboxTests {
         }
     }
 
+    /// A request waits for its own notifications only: what it queued is noted in the task it
+    /// runs in (the write path's actor included), not what other requests queued meanwhile.
+    @Test
+    func aRequestNotesOnlyTheNotificationsItQueued() async throws {
+        try await WebhookDispatcherTests.withRig { rig in
+            let other = WebhookDispatcher.RequestNotifications()
+            try await WebhookDispatcher.$queuedByRequest.withValue(other) { try await rig.write(rig.flag("elsewhere")) }
+            let nothing = WebhookDispatcher.RequestNotifications()
+            WebhookDispatcher.$queuedByRequest.withValue(nothing) {}
+            #expect(nothing.last == nil)
+            let request = WebhookDispatcher.RequestNotifications()
+            try await WebhookDispatcher.$queuedByRequest.withValue(request) { try await rig.write(rig.flag("checkout")) }
+            // Three notifications each (a new flag in three environments), the other's first.
+            let (mine, others) = (try #require(request.last), try #require(other.last))
+            #expect(mine == others + 3)
+            await rig.dispatcher.persistQueued(through: mine)
+            #expect(rig.dispatcher.queuedCount == 0)
+        }
+    }
+
     @Test
     func persistingStoresWhatWasQueuedBeforeIt() async throws {
         try await WebhookDispatcherTests.withRig { rig in

@@ -2,10 +2,11 @@ import HTTPTypes
 import Hummingbird
 
 /// Stores the notifications a request queued before the request is answered
-/// (``WebhookDispatcher/persistQueued()``): a change its caller was told of has its webhook
+/// (``WebhookDispatcher/persistQueued(through:)``): a change its caller was told of has its webhook
 /// deliveries in the database, and a server killed right after the answer still sends them once
-/// it (or another replica) runs again. Requests that may change something only (not `GET`,
-/// `HEAD`, `OPTIONS`); a request that queued nothing does not wait.
+/// it (or another replica) runs again. Only requests that may change something (not `GET`,
+/// `HEAD`, `OPTIONS`); a request that queued nothing (event ingestion, a refused write) waits for
+/// nothing.
 struct NotificationOutboxMiddleware<Context: RequestContext>: RouterMiddleware {
     let dispatcher: WebhookDispatcher
 
@@ -14,13 +15,14 @@ struct NotificationOutboxMiddleware<Context: RequestContext>: RouterMiddleware {
         case .get, .head, .options:
             return try await next(request, context)
         default:
+            let queued = WebhookDispatcher.RequestNotifications()
             do {
-                let response = try await next(request, context)
-                await dispatcher.persistQueued()
+                let response = try await WebhookDispatcher.$queuedByRequest.withValue(queued) { try await next(request, context) }
+                if let last = queued.last { await dispatcher.persistQueued(through: last) }
                 return response
             } catch {
                 // A failure after a commit (or a part of a request that committed) still announces it.
-                await dispatcher.persistQueued()
+                if let last = queued.last { await dispatcher.persistQueued(through: last) }
                 throw error
             }
         }

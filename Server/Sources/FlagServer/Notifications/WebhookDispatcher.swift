@@ -63,16 +63,18 @@ public final class WebhookDispatcher: NotificationSink, Service {
     /// Queues `notification` in memory and returns at once; past ``WebhookOptions/queueCapacity``
     /// it is dropped (and counted in the log).
     public func notify(_ notification: ServerNotification) {
-        let accepted = queue.withLock { queue in
+        let accepted = queue.withLock { queue -> UInt64? in
             guard queue.notifications.count < options.queueCapacity else {
                 queue.dropped += 1
-                return false
+                return nil
             }
             queue.lastNumber += 1
             queue.notifications.append((queue.lastNumber, notification))
-            return true
+            return queue.lastNumber
         }
-        if !accepted {
+        if let accepted {
+            Self.queuedByRequest?.note(accepted)
+        } else {
             logger.warning("webhook queue full; notification dropped", metadata: ["kind": "\(notification.kind)"])
         }
     }
@@ -80,12 +82,26 @@ public final class WebhookDispatcher: NotificationSink, Service {
     /// Notifications queued and not stored yet.
     public var queuedCount: Int { queue.withLock { $0.notifications.count } }
 
-    /// Returns once every notification queued before the call is stored as deliveries (by this
-    /// call or by a ``drain()`` running already), or its storing failed (they stay queued for
-    /// the service's next round, and the failure is logged). Returns at once when there is
-    /// nothing of the kind: a request that queued nothing never waits for another's storing.
-    public func persistQueued() async {
-        let target = queue.withLock { $0.lastNumber }
+    /// The notifications queued by the task that binds it (and its child tasks): a request,
+    /// bound by ``NotificationOutboxMiddleware``, so that it waits for its own notifications only.
+    final class RequestNotifications: Sendable {
+        private let highest = Mutex<UInt64?>(nil)
+
+        /// The number of the last notification queued, `nil` when none was.
+        var last: UInt64? { highest.withLock { $0 } }
+
+        func note(_ number: UInt64) { highest.withLock { $0 = max($0 ?? 0, number) } }
+    }
+
+    /// Where ``notify(_:)`` notes what it queued, when a request bound it.
+    @TaskLocal static var queuedByRequest: RequestNotifications?
+
+    /// Returns once every notification queued before the call (through `target`, when given: a
+    /// request's last one) is stored as deliveries, by this call or by a ``drain()`` running
+    /// already, or its storing failed (they stay queued for the service's next round, and the
+    /// failure is logged). Returns at once when they are stored already.
+    public func persistQueued(through target: UInt64? = nil) async {
+        let target = target ?? queue.withLock { $0.lastNumber }
         func stored() -> Bool {
             queue.withLock { queue in
                 (queue.notifications.first.map { $0.number > target } ?? true) && (queue.storingFrom.map { $0 > target } ?? true)
