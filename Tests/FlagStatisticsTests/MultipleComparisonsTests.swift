@@ -131,6 +131,29 @@ struct MultipleComparisonsTests {
         }
     }
 
+    @Test func dunnettStaysAccurateFarInTheTail() throws {
+        // A huge |t| at small ν: the mass of the chi integral sits far below S = 1 (it read 1
+        // when the integration range came from the curvature at the wrong scale).
+        for (t, expected) in [(1e10, 2.205315581687168e-30), (1e5, 2.2053155808932545e-15)] {
+            let one = try MultipleComparisons.dunnett(tStatistics: [t], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 3)
+            #expect(abs(one[0] - expected) <= 1e-9 * expected, "t = \(t): \(one[0])")
+            let two = try MultipleComparisons.dunnett(
+                tStatistics: [t, 1e-300], controlUnits: 10, treatmentUnits: [10, 20], degreesOfFreedom: 3)
+            #expect(two[0] > expected && two[0] < 2 * expected && two[1] == 1, "t = \(t): \(two)")
+        }
+        // A critical value far out: with ν = 1 and k = 1, the Cauchy's cot(πα/2).
+        let cauchy = try MultipleComparisons.dunnettCriticalValue(
+            alpha: 1e-12, controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 1)
+        #expect(abs(cauchy - 636_619_772_367.5813) <= 1e-8 * 636_619_772_367.5813)
+        // With three arms it lies between the single comparison's and Bonferroni's.
+        let three = try MultipleComparisons.dunnettCriticalValue(
+            alpha: 1e-12, controlUnits: 10, treatmentUnits: [10, 20, 30], degreesOfFreedom: 1)
+        #expect(three > cauchy && three < 3.0001 * cauchy)
+        // The normal case beyond 40: zero, as 2k·Q(40) is in double precision.
+        let far = try MultipleComparisons.dunnett(tStatistics: [1e10, 45], controlUnits: 10, treatmentUnits: [10, 20], degreesOfFreedom: .infinity)
+        #expect(far == [0, 0])
+    }
+
     @Test func dunnettWithAVeryLargeArmIsSharpAndStillAccurate() throws {
         // λ → 1 makes the conditional exceedance a step of width √(n₀/(n + n₀)); two arms of the
         // same size with λ² = 1/2 are the classic equicorrelated case ρ = ½, where both results
@@ -164,7 +187,7 @@ struct MultipleComparisonsTests {
         #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [.nan], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 5) } == "tStatistics[0]")
         #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1, .infinity], controlUnits: 10, treatmentUnits: [10, 10], degreesOfFreedom: 5) } == "tStatistics[1]")
         #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 10, treatmentUnits: [10, 10], degreesOfFreedom: 5) } == "tStatistics")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: Array(repeating: 1, count: 201), controlUnits: 10, treatmentUnits: Array(repeating: 10, count: 201), degreesOfFreedom: 5) } == "treatmentUnits")
+        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: Array(repeating: 1, count: 21), controlUnits: 10, treatmentUnits: Array(repeating: 10, count: 21), degreesOfFreedom: 5) } == "treatmentUnits")
         for alpha in [0, 1, -0.1, 1.5, Double.nan] {
             #expect(path { _ = try MultipleComparisons.dunnettCriticalValue(alpha: alpha, controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 5) } == "alpha")
         }

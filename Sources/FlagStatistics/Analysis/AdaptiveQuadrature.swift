@@ -41,7 +41,7 @@ enum AdaptiveQuadrature {
     /// larger; at most `maximumSegments` segments.
     static func integrate(
         _ f: (Double) -> Double, breakpoints: [Double], relativeTolerance: Double, absoluteTolerance: Double = 0,
-        maximumSegments: Int = 400
+        maximumSegments: Int = 1000
     ) -> Double {
         var segments: [Segment] = []
         for (low, high) in zip(breakpoints, breakpoints.dropFirst()) where high > low {
