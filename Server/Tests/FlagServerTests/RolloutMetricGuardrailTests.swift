@@ -251,8 +251,8 @@ struct RolloutMetricGuardrailTests {
             #expect(query.environment == "production" && query.flag == "checkout" && query.arms == ["off", "on"])
             #expect(query.start == start && query.end == nil)
             #expect(query.metrics == [.init(key: "checkout-conversion", event: "purchase", kind: .conversion, window: 7_200_000, covariate: false)])
-            // The crash-rate guardrail still reads its own counts (none here).
-            #expect(counter.rates.withLock { $0 } == ["$session", "$crash"])
+            // The crash-rate guardrail still reads its own per-unit sums (none here).
+            #expect(counter.rates.withLock { $0 } == ["$crash"])
             #expect(counter.deleted.withLock { $0 } == ["rollout:plan-1:\(start)"])
             let finding = try #require(try await rollouts.plan(id: plan.id, environment: "production").history.last?.finding)
             #expect(finding.metric == "metric \"checkout-conversion\"" && finding.regression)
@@ -337,7 +337,9 @@ final class RecordingResultsCounter: RolloutEventCounting, ExperimentResultsStor
 
     func deleteResults(experiment: String) async throws(StoreError) { deleted.withLock { $0.append(experiment) } }
 
-    func trackedCountsByVariant(environment: String, name: String, flag: String, since: Int64) async throws(StoreError) -> [String: Int] {
+    func unitRatesByVariant(
+        environment: String, name: String, sessions: [String], flag: String, since: Int64, capAtSessions: Bool
+    ) async throws(StoreError) -> [String: UnitRateSums] {
         rates.withLock { $0.append(name) }
         return [:]
     }

@@ -69,12 +69,14 @@ struct RolloutSimulationTests {
                         flag: "checkout", type: .boolean, default: false, context: EvaluationContext(targetingKey: key), now: now()
                     ).variant ?? "default"
                     let served: JSONValue = ["checkout": .string(variant)]
-                    tracked.append(["name": "$session", "unit": .string(key), "variants": served, "time": .int(Int(time))])
                     outcome.sessions += 1
                     if random.unit() < (variant == plan.newVariant ? newRate : oldRate) {
-                        // Reported at the next launch, with the variants of the session that crashed.
+                        // Reported at the next launch, with the variants of the session that crashed,
+                        // instead of the `$session` a clean end sends (as the SDK does).
                         tracked.append(["name": "$crash", "unit": .string(key), "variants": served, "time": .int(Int(time))])
                         outcome.crashes += 1
+                    } else {
+                        tracked.append(["name": "$session", "unit": .string(key), "variants": served, "time": .int(Int(time))])
                     }
                 }
                 for start in stride(from: 0, to: tracked.count, by: 2_000) {

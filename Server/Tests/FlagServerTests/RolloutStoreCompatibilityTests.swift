@@ -83,33 +83,53 @@ struct RolloutStoreCompatibilityTests {
     }
 
     @Test(arguments: FlagEventStoreCompatibilityTests.Kind.allCases)
-    func trackedEventsAreCountedByTheFlagsVariantSinceATime(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
+    func trackedEventsAreSummedPerUnitByTheFlagsVariantSinceATime(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
         try await FlagEventStoreCompatibilityTests.with(kind) { store, _ in
             let counting = try #require(store as? any RolloutEventCounting)
             let t0 = FlagEventStoreCompatibilityTests.t0
-            func tracked(_ name: String, _ variants: [String: String], at time: Int64) -> EventBatch.Tracked {
-                EventBatch.Tracked(name: name, unit: "u", variants: variants, time: time)
+            func tracked(_ name: String, _ unit: String?, _ variants: [String: String], at time: Int64) -> EventBatch.Tracked {
+                EventBatch.Tracked(name: name, unit: unit, variants: variants, time: time)
             }
             _ = try await store.ingest([
                 FlagEventStoreCompatibilityTests.batch("1", tracked: [
-                    tracked("$session", ["checkout": "on", "search.v2": "a"], at: t0),
-                    tracked("$session", ["checkout": "on"], at: t0 + 10),
-                    tracked("$session", ["checkout": "off"], at: t0 + 10),
-                    tracked("$session", ["search.v2": "b"], at: t0 + 10),
-                    tracked("$session", [:], at: t0 + 10),
-                    tracked("$crash", ["checkout": "on"], at: t0 + 20),
-                    tracked("$session", ["checkout": "on"], at: t0 - 1),
+                    // Unit u1 on "on": two clean sessions and one that crashed, reported twice.
+                    tracked("$session", "u1", ["checkout": "on", "search.v2": "a"], at: t0),
+                    tracked("$session", "u1", ["checkout": "on"], at: t0 + 10),
+                    tracked("$crash", "u1", ["checkout": "on"], at: t0 + 20),
+                    tracked("$crash", "u1", ["checkout": "on"], at: t0 + 21),
+                    tracked("$error", "u1", ["checkout": "on"], at: t0 + 22),
+                    tracked("$error", "u1", ["checkout": "on"], at: t0 + 23),
+                    // Unit u2 on "on": one clean session. An event without a unit is a unit of its own.
+                    tracked("$session", "u2", ["checkout": "on"], at: t0 + 10),
+                    tracked("$session", nil, ["checkout": "on"], at: t0 + 10),
+                    tracked("$session", "u3", ["checkout": "off"], at: t0 + 10),
+                    tracked("$session", "u4", ["search.v2": "b"], at: t0 + 10),
+                    tracked("$session", "u5", [:], at: t0 + 10),
+                    // Before the time asked: not counted.
+                    tracked("$session", "u2", ["checkout": "on"], at: t0 - 1),
                 ]),
                 FlagEventStoreCompatibilityTests.batch(
-                    "2", environment: "staging", tracked: [tracked("$session", ["checkout": "on"], at: t0)]),
+                    "2", environment: "staging", tracked: [tracked("$session", "u9", ["checkout": "on"], at: t0)]),
             ])
-            #expect(try await counting.trackedCountsByVariant(environment: "prod", name: "$session", flag: "checkout", since: t0)
-                == ["on": 2, "off": 1])
-            #expect(try await counting.trackedCountsByVariant(environment: "prod", name: "$crash", flag: "checkout", since: t0) == ["on": 1])
-            #expect(try await counting.trackedCountsByVariant(environment: "prod", name: "$session", flag: "search.v2", since: t0)
-                == ["a": 1, "b": 1])
-            #expect(try await counting.trackedCountsByVariant(environment: "prod", name: "$session", flag: "checkout", since: t0 + 5)
-                == ["on": 1, "off": 1])
+            let sessions = RolloutGuardrail.sessionEvents
+            let crashes = try await counting.unitRatesByVariant(
+                environment: "prod", name: "$crash", sessions: sessions, flag: "checkout", since: t0, capAtSessions: true)
+            // u1: 4 sessions (2 clean, 2 crash reports), 2 crashes; u2 and the unit-less one: 1 session, no crash.
+            #expect(crashes["on"] == UnitRateSums(units: 3, sessions: 6, sessionSquares: 18, events: 2, eventSquares: 4, products: 8))
+            #expect(crashes["off"] == UnitRateSums(units: 1, sessions: 1, sessionSquares: 1, events: 0, eventSquares: 0, products: 0))
+            let errors = try await counting.unitRatesByVariant(
+                environment: "prod", name: "$error", sessions: sessions, flag: "checkout", since: t0, capAtSessions: false)
+            #expect(errors["on"] == UnitRateSums(units: 3, sessions: 6, sessionSquares: 18, events: 2, eventSquares: 4, products: 8))
+            let search = try await counting.unitRatesByVariant(
+                environment: "prod", name: "$crash", sessions: sessions, flag: "search.v2", since: t0, capAtSessions: true)
+            #expect(search.mapValues(\.units) == ["a": 1, "b": 1])
+            // A unit's crashes count at most its sessions.
+            let capped = try await counting.unitRatesByVariant(
+                environment: "prod", name: "$crash", sessions: ["$session"], flag: "checkout", since: t0 + 15, capAtSessions: true)
+            #expect(capped["on"]?.events == 0)
+            let uncapped = try await counting.unitRatesByVariant(
+                environment: "prod", name: "$crash", sessions: ["$session"], flag: "checkout", since: t0 + 15, capAtSessions: false)
+            #expect(uncapped["on"]?.events == 2)
         }
     }
 }

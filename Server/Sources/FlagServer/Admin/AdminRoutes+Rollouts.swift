@@ -16,6 +16,8 @@ enum RolloutRequests {
         var steps: [RolloutPlan.Step]?
         var guardrails: [RolloutGuardrail]?
         var alpha: Double?
+        /// Units each variant needs before a guardrail is evaluated (100 when absent).
+        var minimumUnits: Int?
         var evaluationIntervalSeconds: Int?
         var onRegression: RolloutPlan.RegressionAction?
         var restart: RolloutPlan.Restart?

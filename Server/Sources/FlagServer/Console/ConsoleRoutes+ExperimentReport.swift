@@ -84,6 +84,7 @@ extension ConsoleRoutes {
             case .conversion: "Share of units that sent"
             case .mean: "Mean value per unit of"
             case .count: "Events per unit of"
+            case .ratio: "Ratio per unit of"
             }
         var context: [String: Any] = [
             "anchor": "m\(index)", "key": metric.key, "name": metric.name, "event": metric.event, "kindWords": kind,

@@ -57,6 +57,11 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         for (field, text) in [("name", name), ("event", event)] where text.isEmpty || text.count > Self.maximumNameLength {
             problems.append(ValidationError(key: key, field: field, problem: "1–\(Self.maximumNameLength) characters"))
         }
+        if kind == .ratio {
+            problems.append(ValidationError(
+                key: key, field: "kind",
+                problem: "a stored metric is conversion, mean or count; ratio metrics are analysed from their sums with POST /admin/v1/statistics/analyze"))
+        }
         if !(1...Self.maximumWindowHours).contains(windowHours) {
             problems.append(ValidationError(key: key, field: "windowHours", problem: "must be 1–\(Self.maximumWindowHours), got \(windowHours)"))
         }

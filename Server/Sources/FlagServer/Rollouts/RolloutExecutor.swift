@@ -131,23 +131,23 @@ public struct RolloutExecutor: Sendable {
         }
     }
 
-    /// Each guardrail's finding from the events since `since` (none without an event store or
-    /// while a variant has too few trials).
+    /// Each guardrail's finding from the events since `since`, summed per unit (none without an
+    /// event store or while a variant has too few units).
     func evaluate(_ plan: RolloutPlan, since: Date) async throws(AdminError) -> [GuardrailFinding] {
         let rates = plan.guardrails.filter { $0.metric != .experimentMetric }
         guard let events = rollouts.events, !rates.isEmpty else { return [] }
         let from = Int64((since.timeIntervalSince1970 * 1000).rounded(.down))
+        let empty = UnitRateSums(units: 0, sessions: 0, sessionSquares: 0, events: 0, eventSquares: 0, products: 0)
         do {
-            let trials = try await events.trackedCountsByVariant(
-                environment: plan.environment, name: RolloutGuardrail.denominatorEvent, flag: plan.flag, since: from)
             var findings: [GuardrailFinding] = []
             for guardrail in rates {
-                let counts = try await events.trackedCountsByVariant(
-                    environment: plan.environment, name: guardrail.numeratorEvent, flag: plan.flag, since: from)
+                let sums = try await events.unitRatesByVariant(
+                    environment: plan.environment, name: guardrail.numeratorEvent, sessions: RolloutGuardrail.sessionEvents,
+                    flag: plan.flag, since: from, capAtSessions: guardrail.metric == .crashRate)
                 if let finding = guardrail.evaluate(
-                    old: (trials[plan.oldVariant] ?? 0, counts[plan.oldVariant] ?? 0),
-                    new: (trials[plan.newVariant] ?? 0, counts[plan.newVariant] ?? 0),
-                    oldVariant: plan.oldVariant, newVariant: plan.newVariant, alpha: plan.alpha)
+                    old: sums[plan.oldVariant] ?? empty, new: sums[plan.newVariant] ?? empty,
+                    oldVariant: plan.oldVariant, newVariant: plan.newVariant, alpha: plan.alpha,
+                    minimumUnits: plan.minimumUnits ?? RolloutGuardrail.defaultMinimumUnits)
                 {
                     findings.append(finding)
                 }

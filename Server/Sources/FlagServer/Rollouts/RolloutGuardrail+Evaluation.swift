@@ -8,12 +8,17 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
     public var metric: String
     public var oldVariant: String
     public var newVariant: String
-    /// `$session` events attributed to each variant since the run started.
+    /// Sessions (`$session` and `$crash` events) attributed to each variant since the run started;
+    /// for an experiment-metric guardrail, units.
     public var oldTrials: Int
     public var newTrials: Int
     /// Numerator events (`$crash`, …) attributed to each variant.
     public var oldEvents: Int
     public var newEvents: Int
+    /// Units (the assignment unit) behind each variant's sessions: the test's independent draws.
+    /// `nil` for an experiment-metric guardrail, whose trials are units already.
+    public var oldUnits: Int? = nil
+    public var newUnits: Int? = nil
     public var oldRate: Double
     public var newRate: Double
     /// newRate − oldRate.
@@ -55,50 +60,54 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
 }
 
 extension RolloutGuardrail {
-    /// The fewest trials each variant needs before the guardrail is evaluated.
-    public static let minimumTrials = 2
+    /// The fewest units each variant needs before a guardrail is evaluated, when the plan sets
+    /// none (``RolloutPlan/minimumUnits``): below it the normal approximation behind the test does
+    /// not hold, and a variance of zero (no crash yet on either side) would read as certainty.
+    public static let defaultMinimumUnits = 100
+
+    /// Sessions per unit are counted from these events: a session that ended cleanly sends
+    /// `$session`, one that crashed `$crash` at the next launch (`FeatureFlagsRemote`).
+    public static let sessionEvents = ["$session", "$crash"]
 
     /// Compares the new variant's rate with the old one's by the mixture sequential probability
     /// ratio test (``StatisticalTests/mixtureSequential(difference:variance:mixingVariance:alpha:)``),
-    /// which stays valid however often it is looked at. Each trial (`$session`) is a unit of the
-    /// test: for the crash rate, a Bernoulli trial (a crash is a success: sum = sum of squares =
-    /// crashes, as `ArmStatistics` holds a conversion); for error and event rates, which may count
-    /// several events per session, a Poisson count (variance = mean). The mixing variance is the
-    /// statistics engine's default, τ² = 0.01 × the pooled variance.
+    /// which stays valid however often it is looked at. The rate is a ratio metric over the
+    /// variant's units, Σ events / Σ sessions, with the delta method's variance
+    /// (``StatisticalTests/ratio(units:numeratorSum:numeratorSumOfSquares:denominatorSum:denominatorSumOfSquares:sumOfProducts:)``):
+    /// the unit, not the session, is the independent draw, so errors clustered in a few users, or
+    /// users with many sessions, widen the interval instead of proving a regression. For the crash
+    /// rate a unit's crashes count at most its sessions. The mixing variance is the statistics
+    /// engine's default, τ² = 0.01 × the pooled variance per session.
     ///
-    /// - Returns: `nil` while either variant has fewer than ``minimumTrials`` trials.
+    /// - Returns: `nil` while either variant has fewer than `minimumUnits` units, or while the
+    ///   difference has no variance (neither variant has an event yet): not enough data.
     public func evaluate(
-        old: (trials: Int, events: Int), new: (trials: Int, events: Int), oldVariant: String, newVariant: String, alpha: Double
+        old: UnitRateSums, new: UnitRateSums, oldVariant: String, newVariant: String, alpha: Double,
+        minimumUnits: Int = RolloutGuardrail.defaultMinimumUnits
     ) -> GuardrailFinding? {
-        guard old.trials >= Self.minimumTrials, new.trials >= Self.minimumTrials else { return nil }
-        let bernoulli = metric == .crashRate
-        func arm(_ counts: (trials: Int, events: Int)) -> (mean: Double, variance: Double, units: Double) {
-            let units = Double(counts.trials)
-            // A crash is reported at most once per session: more crashes than sessions (events
-            // lost or sent late) count as every session crashing.
-            let events = bernoulli ? Double(min(counts.events, counts.trials)) : Double(counts.events)
-            let mean = events / units
-            if bernoulli {
-                let statistics = ArmStatistics(units: units, sum: events, sumOfSquares: events)
-                let squares = statistics.sumOfSquares ?? statistics.sum
-                return (mean, max(0, (squares - statistics.sum * statistics.sum / units) / (units - 1)), units)
-            }
-            return (mean, mean, units)
+        guard old.units >= max(2, minimumUnits), new.units >= max(2, minimumUnits) else { return nil }
+        func arm(_ sums: UnitRateSums) -> (rate: Double, variance: Double, perSession: Double)? {
+            guard
+                let ratio = StatisticalTests.ratio(
+                    units: Double(sums.units), numeratorSum: sums.events, numeratorSumOfSquares: sums.eventSquares,
+                    denominatorSum: sums.sessions, denominatorSumOfSquares: sums.sessionSquares, sumOfProducts: sums.products)
+            else { return nil }
+            // Var(R̂)·Σs: the variance of one session's rate, the scale the mixing width is on.
+            return (ratio.ratio, ratio.variance, ratio.variance * sums.sessions)
         }
-        let a = arm(old)
-        let b = arm(new)
-        let difference = b.mean - a.mean
-        let variance = b.variance / b.units + a.variance / a.units
-        let pooled = ((a.units - 1) * a.variance + (b.units - 1) * b.variance) / (a.units + b.units - 2)
+        guard let a = arm(old), let b = arm(new) else { return nil }
+        let difference = b.rate - a.rate
+        let variance = a.variance + b.variance
+        let pooled = (a.perSession * old.sessions + b.perSession * new.sessions) / (old.sessions + new.sessions)
         guard
             let interval = StatisticalTests.mixtureSequential(
                 difference: difference, variance: variance, mixingVariance: 0.01 * pooled, alpha: alpha)
         else { return nil }
         let regression = direction == .increase ? interval.lower > tolerance : interval.upper < -tolerance
         return GuardrailFinding(
-            metric: name, oldVariant: oldVariant, newVariant: newVariant, oldTrials: old.trials, newTrials: new.trials,
-            oldEvents: old.events, newEvents: new.events, oldRate: a.mean, newRate: b.mean, difference: difference,
-            lower: interval.lower, upper: interval.upper, alpha: alpha, tolerance: tolerance, direction: direction,
-            regression: regression)
+            metric: name, oldVariant: oldVariant, newVariant: newVariant, oldTrials: Int(old.sessions), newTrials: Int(new.sessions),
+            oldEvents: Int(old.events), newEvents: Int(new.events), oldUnits: old.units, newUnits: new.units, oldRate: a.rate,
+            newRate: b.rate, difference: difference, lower: interval.lower, upper: interval.upper, alpha: alpha, tolerance: tolerance,
+            direction: direction, regression: regression)
     }
 }

@@ -16,11 +16,14 @@ extension RolloutGuardrail {
     /// The finding's trials are the units, its events the sum Σy (rounded: converted units for a
     /// conversion, events for a count, the summed value for a mean), its rates the means.
     ///
-    /// - Returns: `nil` while either variant has fewer than ``minimumTrials`` units.
+    /// - Returns: `nil` while either variant has fewer than `minimumUnits` units or the
+    ///   difference has no variance: not enough data.
     public func evaluate(
-        old: ArmStatistics, new: ArmStatistics, kind: MetricData.Kind, oldVariant: String, newVariant: String, alpha: Double
+        old: ArmStatistics, new: ArmStatistics, kind: MetricData.Kind, oldVariant: String, newVariant: String, alpha: Double,
+        minimumUnits: Int = RolloutGuardrail.defaultMinimumUnits
     ) -> GuardrailFinding? {
-        guard old.units >= Double(Self.minimumTrials), new.units >= Double(Self.minimumTrials) else { return nil }
+        let least = Double(max(2, minimumUnits))
+        guard old.units >= least, new.units >= least else { return nil }
         func arm(_ statistics: ArmStatistics) -> (mean: Double, variance: Double, units: Double) {
             let units = statistics.units
             let squares = kind == .conversion ? statistics.sum : (statistics.sumOfSquares ?? statistics.sum)
@@ -106,7 +109,8 @@ extension Rollouts {
                 let empty = ArmStatistics(units: 0, sum: 0, sumOfSquares: 0)
                 if let finding = guardrail.evaluate(
                     old: arms[plan.oldVariant] ?? empty, new: arms[plan.newVariant] ?? empty, kind: metric.kind,
-                    oldVariant: plan.oldVariant, newVariant: plan.newVariant, alpha: plan.alpha)
+                    oldVariant: plan.oldVariant, newVariant: plan.newVariant, alpha: plan.alpha,
+                    minimumUnits: plan.minimumUnits ?? RolloutGuardrail.defaultMinimumUnits)
                 {
                     findings.append(finding)
                 }

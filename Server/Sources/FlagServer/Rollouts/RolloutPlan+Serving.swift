@@ -62,6 +62,7 @@ extension RolloutPlan {
         if let problem = StateValidator.keyProblem(environment) { problems.append("environment: \(problem)") }
         if oldVariant == newVariant { problems.append("newVariant: must differ from oldVariant") }
         problems += Self.problems(steps: steps, guardrails: guardrails, alpha: alpha, interval: evaluationIntervalSeconds)
+        if let minimumUnits, !(2...1_000_000_000).contains(minimumUnits) { problems.append("minimumUnits: 2 to 1000000000") }
         if salt.isEmpty || salt.utf8.count > 64 { problems.append("salt: 1 to 64 characters") }
         return problems
     }

@@ -62,6 +62,9 @@ public struct RolloutPlan: Sendable, Hashable, Codable {
     public var guardrails: [RolloutGuardrail]
     /// The sequential test's error rate: the chance that an A/A rollout is stopped, per guardrail.
     public var alpha: Double
+    /// The fewest units each variant needs before a guardrail is evaluated;
+    /// ``RolloutGuardrail/defaultMinimumUnits`` (100) when `nil`.
+    public var minimumUnits: Int?
     /// How often the executor evaluates the guardrails of a running plan, in seconds.
     public var evaluationIntervalSeconds: Int
     public var onRegression: RegressionAction

@@ -20,6 +20,7 @@ extension Rollouts {
             onRegression: body.onRegression ?? template?.onRegression ?? .rollback,
             restart: body.restart ?? template?.restart ?? .sameUnits, salt: RolloutPlan.makeSalt(), template: template?.name,
             createdAt: time, actor: actor)
+        plan.minimumUnits = body.minimumUnits
         plan.updatedAt = time
         return try await create(plan)
     }

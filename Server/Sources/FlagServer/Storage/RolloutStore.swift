@@ -44,13 +44,50 @@ public protocol RolloutStore: Sendable {
     func deleteRolloutTemplate(name: String) async throws(StoreError) -> Bool
 }
 
-/// Counts of tracked events attributed to a flag's variants, for rollout guardrails. Both event
-/// stores implement it (`…+Rollouts.swift`).
+/// A rate guardrail's evidence for one variant, summed over its units (an event's `unit`, the
+/// assignment unit): the unit, not the session, is the independent draw, so a user whose sessions
+/// all crash counts as one draw, not as many (`Server/Docs/Rollouts.md`).
+public struct UnitRateSums: Sendable, Hashable, Codable {
+    /// Units with at least one session or event.
+    public var units: Int
+    /// Σ sᵤ and Σ sᵤ²: each unit's sessions.
+    public var sessions: Double
+    public var sessionSquares: Double
+    /// Σ eᵤ and Σ eᵤ²: each unit's numerator events.
+    public var events: Double
+    public var eventSquares: Double
+    /// Σ sᵤ·eᵤ.
+    public var products: Double
+
+    public init(units: Int, sessions: Double, sessionSquares: Double, events: Double, eventSquares: Double, products: Double) {
+        self.units = units
+        self.sessions = sessions
+        self.sessionSquares = sessionSquares
+        self.events = events
+        self.eventSquares = eventSquares
+        self.products = products
+    }
+
+    /// `sessions` sessions each of its own unit, `events` of them with one event: the sums of
+    /// independent sessions (for tests and simulations that model sessions, not users).
+    public static func independentSessions(sessions: Int, events: Int) -> UnitRateSums {
+        let e = Double(min(events, sessions))
+        return UnitRateSums(
+            units: sessions, sessions: Double(sessions), sessionSquares: Double(sessions), events: e, eventSquares: e, products: e)
+    }
+}
+
+/// Tracked events attributed to a flag's variants and summed per unit, for rollout guardrails.
+/// Both event stores implement it (`…+Rollouts.swift`).
 public protocol RolloutEventCounting: Sendable {
-    /// Per variant of `flag` (read from each event's `variants`): how many tracked events of
-    /// `environment` named `name` have `time >= since` (milliseconds since 1970). Events without a
-    /// variant of `flag` are not counted.
-    func trackedCountsByVariant(environment: String, name: String, flag: String, since: Int64) async throws(StoreError) -> [String: Int]
+    /// Per variant of `flag` (read from each event's `variants`), over the tracked events of
+    /// `environment` with `time >= since` (milliseconds since 1970): per unit, its sessions (events
+    /// named in `sessions`) and its events named `name`, summed as ``UnitRateSums``. An event
+    /// without a unit is a unit of its own; events without a variant of `flag` are not counted.
+    /// With `capAtSessions`, a unit's events count at most its sessions (a crash ends a session).
+    func unitRatesByVariant(
+        environment: String, name: String, sessions: [String], flag: String, since: Int64, capAtSessions: Bool
+    ) async throws(StoreError) -> [String: UnitRateSums]
 }
 
 extension RolloutPlan {
