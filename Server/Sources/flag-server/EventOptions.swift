@@ -18,11 +18,16 @@ struct EventOptions: ParsableArguments {
     var eventsIngestShare: Int?
     @Option(help: "Nice value (0-19) of the threads that decode and store events, so that delivery's threads get the cores first (FLAG_SERVER_EVENTS_THREAD_NICENESS, default 10).")
     var eventsThreadNiceness: Int?
+    @Option(help: "Seconds a request's body may take to arrive whole; later, it is answered 408 and its bytes given back (FLAG_SERVER_EVENTS_BODY_TIMEOUT, default 30).")
+    var eventsBodyTimeout: Int?
+    @Option(help: "MiB of the 32 MiB ingestion byte budget the requests of one token may hold at once, so that one token cannot starve the others; past it, 429 with Retry-After (FLAG_SERVER_EVENTS_TOKEN_BUDGET_MIB, 1-31, default 8).")
+    var eventsTokenBudgetMib: Int?
 
     func configuration(server: ServerConfiguration, environment: [String: String]) throws(ConfigurationError) -> EventStorageConfiguration {
         try EventStorageConfiguration(
             events: events, eventsDatabase: eventsDatabase, retentionDays: eventsRetentionDays,
             hourlyRetentionDays: eventsHourlyRetentionDays, ingestSharePercent: eventsIngestShare,
-            threadNiceness: eventsThreadNiceness, server: server, environment: environment)
+            threadNiceness: eventsThreadNiceness, bodyTimeoutSeconds: eventsBodyTimeout, tokenBudgetMiB: eventsTokenBudgetMib,
+            server: server, environment: environment)
     }
 }

@@ -175,12 +175,12 @@ struct EventIngestionPartsTests {
 
     /// The share of time the ingest's work took, when a request asking now would be refused.
     static func refusedShare(_ queue: EventIngestionQueue) -> Double? {
-        switch queue.admit(bytes: 10) {
+        switch queue.admit(token: "t") {
         case .success(let reservation):
             queue.release(reservation)
             return nil
         case .failure(.share(let share)): return share
-        case .failure(.bytes): return -1
+        case .failure(.bytes), .failure(.tokenBytes): return -1
         }
     }
 

@@ -4,10 +4,12 @@ import HTTPTypes
 /// Reads the body of `POST /ofrep/v1/ingestion` (the version 1 wire format of the library's
 /// `FlagEventBatch`) into an ``EventBatch``, checking every bound of ``EventIngestionOptions``.
 ///
-/// A refusal says what and where: 400 for a body that is not JSON; 413 for more events than a
-/// batch may hold (the client splits it); 422 for valid JSON that is not a valid batch, with a
-/// problem per member at its path (`exposures[3].flag`). Members the format does not name are
-/// ignored, so that a newer client's additions do not cost its batches.
+/// A refusal says what and where: 400 for a body that is not JSON, or whose ids, names or keys
+/// hold a control character (U+0000–U+001F, U+007F, U+0080–U+009F: a database or a log line
+/// would cut or mangle them); 413 for more events than a batch may hold (the client splits it);
+/// 422 for valid JSON that is not a valid batch. Both 400 and 422 list a problem per member at
+/// its path (`exposures[3].flag`). Members the format does not name are ignored, so that a newer
+/// client's additions do not cost its batches.
 public enum EventBatchDecoder {
     /// The most problems one refusal lists (the rest are counted in its message).
     static let maximumProblems = 20
@@ -15,7 +17,8 @@ public enum EventBatchDecoder {
     /// The batch `body` holds, sent with a token of `environment` and received at `receivedAt`
     /// (milliseconds since 1970, the server's clock).
     ///
-    /// - Throws: ``APIError`` (400, 413 or 422) naming every problem found, up to 20.
+    /// - Throws: ``APIError`` (400, 413 or 422) naming every problem found, up to 20; 400 when
+    ///   one of them is a control character.
     public static func decode(
         _ body: some Collection<UInt8>, environment: String, receivedAt: Int64, options: EventIngestionOptions
     ) throws(APIError) -> EventBatch {
@@ -77,16 +80,52 @@ public enum EventBatchDecoder {
         let exposures = reader.array(root["exposures"], at: "exposures") { reader, item, at in reader.exposure(item, at: at) }
         let summaries = reader.array(root["summaries"], at: "summaries") { reader, item, at in reader.summary(item, at: at) }
         let tracked = reader.array(root["events"], at: "events") { reader, item, at in reader.tracked(item, at: at) }
-        guard reader.problems.isEmpty, let id else { throw invalid(reader.problems, more: reader.unlisted) }
+        guard reader.problems.isEmpty, let id else {
+            throw invalid(reader.problems, more: reader.unlisted, malformed: reader.controlCharacters)
+        }
         return EventBatch(
             id: id, environment: environment, receivedAt: receivedAt, source: source, dropped: dropped, exposures: exposures,
             summaries: summaries, tracked: tracked)
     }
 
-    static func invalid(_ problems: [ValidationError], more: Int = 0) -> APIError {
+    /// 422 listing `problems`; 400 when the batch is `malformed` (text holding control characters).
+    static func invalid(_ problems: [ValidationError], more: Int = 0, malformed: Bool = false) -> APIError {
         var message = problems.map { "\($0.field): \($0.problem)" }.joined(separator: "; ")
         if more > 0 { message += "; and \(more) more" }
+        if malformed {
+            return APIError(.badRequest, code: "bad_request", message: "not a valid event batch: " + message, problems: problems)
+        }
         return APIError(.unprocessableContent, code: "invalid", message: "not a valid event batch: " + message, problems: problems)
+    }
+
+    /// The first control character in `text` (U+0000–U+001F, U+007F, or U+0080–U+009F) and its
+    /// byte offset, or `nil`.
+    static func controlCharacter(in text: String) -> (scalar: UInt32, offset: Int)? {
+        var offset = 0
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7F { return (UInt32(byte), offset) }
+            // U+0080–U+009F are 0xC2 0x80–0x9F in UTF-8.
+            if previous == 0xC2, (0x80...0x9F).contains(byte) { return (UInt32(byte), offset - 1) }
+            previous = byte
+            offset += 1
+        }
+        return nil
+    }
+
+    /// `text` with its control characters written as `\u{…}`, for a path or message that quotes
+    /// it.
+    static func escapingControlCharacters(_ text: String) -> String {
+        guard controlCharacter(in: text) != nil else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     /// Reads members, collecting problems by path.
@@ -96,6 +135,8 @@ public enum EventBatchDecoder {
         var problems: [ValidationError] = []
         /// Problems found past ``EventBatchDecoder/maximumProblems``.
         var unlisted = 0
+        /// Whether a problem was a control character (the batch is answered 400, not 422).
+        var controlCharacters = false
 
         init(options: EventIngestionOptions, receivedAt: Int64) {
             self.options = options
@@ -132,7 +173,21 @@ public enum EventBatchDecoder {
                 problem(field, "empty")
                 return nil
             }
+            guard noControlCharacter(in: text, at: field) else { return nil }
             return text
+        }
+
+        /// Whether `text` (a string member, or a key of `field`'s object) holds no control
+        /// character; a problem of `field` when it does.
+        mutating func noControlCharacter(in text: String, at field: String, key: Bool = false) -> Bool {
+            guard let (scalar, offset) = EventBatchDecoder.controlCharacter(in: text) else { return true }
+            controlCharacters = true
+            let code = String(scalar, radix: 16, uppercase: true)
+            let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
+            problem(
+                field,
+                "\(key ? "the key holds" : "holds") the control character U+\(padded) at byte \(offset); ids, names and keys may not hold U+0000–U+001F, U+007F or U+0080–U+009F")
+            return false
         }
 
         /// An integer (a number with no fraction, within 64 bits).
@@ -274,8 +329,10 @@ public enum EventBatchDecoder {
                     problem(field + ".attributes", "\(given.count) attributes, more than \(options.maximumAttributes)")
                 } else {
                     for (key, attribute) in given.sorted(by: { $0.key < $1.key }) {
-                        let place = field + ".attributes." + key
-                        if key.isEmpty || key.utf8.count > options.maximumStringBytes {
+                        let place = field + ".attributes." + EventBatchDecoder.escapingControlCharacters(key)
+                        if !noControlCharacter(in: key, at: place, key: true) {
+                            continue
+                        } else if key.isEmpty || key.utf8.count > options.maximumStringBytes {
                             problem(place, "an attribute name must be 1 to \(options.maximumStringBytes) bytes")
                         } else if let checked = self.value(attribute, at: place, maximumBytes: options.maximumAttributeBytes) {
                             attributes[key] = checked
@@ -290,8 +347,10 @@ public enum EventBatchDecoder {
                     problem(field + ".variants", "\(given.count) flags, more than \(EventIngestionOptions.maximumVariantsPerEvent)")
                 } else {
                     for (flag, variant) in given.sorted(by: { $0.key < $1.key }) {
-                        let place = field + ".variants." + flag
-                        if flag.isEmpty || flag.utf8.count > options.maximumStringBytes {
+                        let place = field + ".variants." + EventBatchDecoder.escapingControlCharacters(flag)
+                        if !noControlCharacter(in: flag, at: place, key: true) {
+                            continue
+                        } else if flag.isEmpty || flag.utf8.count > options.maximumStringBytes {
                             problem(place, "a flag key must be 1 to \(options.maximumStringBytes) bytes")
                         } else if let text = string(variant, at: place, required: true) {
                             variants[flag] = text

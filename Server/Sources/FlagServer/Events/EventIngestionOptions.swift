@@ -36,9 +36,25 @@ public struct EventIngestionOptions: Sendable, Hashable {
     /// The most events waiting for the store or being stored, over all requests; a batch that
     /// would go past it is shed (503). Default 100,000.
     public var maximumQueuedEvents: Int = 100_000
-    /// The most body bytes held by requests being read, decoded or waiting for the store; a request
-    /// that would go past it is shed (503) before its body is read. Default 32 MiB.
+    /// The most body bytes held by requests being read, decoded or waiting for the store, over all
+    /// tokens. A request holds its body's bytes as they arrive (not the `Content-Length` it
+    /// declares), so a slow upload holds only what it sent; a request finding the budget full is
+    /// shed (503) before its body is read, and one whose next piece would pass it is shed then.
+    /// Default 32 MiB.
     public var maximumQueuedBytes: Int = 32 * 1024 * 1024
+    /// The most of ``maximumQueuedBytes`` the requests of one token may hold at once; past it the
+    /// token's request is answered 429 with `Retry-After`, and the rest of the budget stays for
+    /// other tokens. A client token ships inside every copy of an app, so anyone may hold one:
+    /// this keeps one token's uploads, however many and however slow, from starving every other
+    /// token and environment. Keep it at least ``maximumBatchBytes`` (a largest batch must fit)
+    /// and below ``maximumQueuedBytes``. Default 8 MiB.
+    public var maximumQueuedBytesPerToken: Int = 8 * 1024 * 1024
+    /// The longest a request's body may take to arrive, from when the request is admitted to its
+    /// last byte, however steadily it trickles in. A body not complete by then is answered 408, its
+    /// bytes are given back to the budget, and the connection is closed. (The server's
+    /// `bodyTimeout` bounds the pause between two pieces; this bounds their total.) Default 30 s:
+    /// a largest batch (1 MiB) arrives in time at 280 kbit/s.
+    public var bodyReadTimeout: Duration = .seconds(30)
     /// The most batches in one call to ``FlagEventStore/ingest(_:)``. Default 256.
     public var maximumBatchesPerCommit: Int = 256
     /// The most events in one call to ``FlagEventStore/ingest(_:)`` (a group holds at least one

@@ -3,11 +3,15 @@ import Synchronization
 /// Collects accepted batches and hands them to the event store in groups (group commit), so that
 /// many small requests cost few transactions, and answers each request once its group is durable.
 ///
-/// - **Bounded.** Requests reserve their body's bytes before the body is read
-///   (``reserve(bytes:)``), and their events before they wait (``commit(_:)``); past
-///   ``EventIngestionOptions/maximumQueuedBytes`` or ``EventIngestionOptions/maximumQueuedEvents``
-///   a request is shed at once, never queued. Events stay counted until their group's call to
-///   the store returns, so a slow store fills the queue and sheds rather than buffering.
+/// - **Bounded.** Requests are admitted before their body is read (``admit(token:)``), hold
+///   their body's bytes as they arrive (``hold(_:in:)``), and their events before they wait
+///   (``commit(_:)``); past ``EventIngestionOptions/maximumQueuedBytes`` or
+///   ``EventIngestionOptions/maximumQueuedEvents`` a request is shed at once, never queued. Events
+///   stay counted until their group's call to the store returns, so a slow store fills the queue
+///   and sheds rather than buffering.
+/// - **Per token.** The requests of one token hold at most
+///   ``EventIngestionOptions/maximumQueuedBytesPerToken`` of the bytes: a client token ships in
+///   every app, and one holder of it must not starve the others.
 /// - **A share of the machine.** Requests are also shed before their body is read while the
 ///   ingest's work (decoding and the store's calls, ``IngestWorkShare``) took more than
 ///   ``EventIngestionOptions/maximumIngestShare`` of the last second: a full queue protects
@@ -29,15 +33,20 @@ final class EventIngestionQueue: Sendable {
         case failed(StoreError)
     }
 
-    /// Bytes a request holds from before its body is read until it answers.
-    struct Reservation: Sendable {
-        let bytes: Int
+    /// Bytes a request holds, from its body's first piece until it answers.
+    struct Reservation: Sendable, Equatable {
+        /// The token whose share of the budget the bytes count against.
+        let token: String
+        fileprivate(set) var bytes = 0
     }
 
-    /// Why a request was not admitted (``admit(bytes:)``).
+    /// Why a request was not admitted (``admit(token:)``), or a piece of its body not held
+    /// (``hold(_:in:)``).
     enum Refusal: Error, Equatable {
         /// Its bytes would pass ``EventIngestionOptions/maximumQueuedBytes``.
         case bytes
+        /// Its bytes would pass ``EventIngestionOptions/maximumQueuedBytesPerToken``.
+        case tokenBytes
         /// The ingest's work took this share of the last window, more than
         /// ``EventIngestionOptions/maximumIngestShare``.
         case share(Double)
@@ -56,6 +65,8 @@ final class EventIngestionQueue: Sendable {
         /// Events waiting or being stored.
         var queuedEvents = 0
         var reservedBytes = 0
+        /// Bytes held by each token's requests (a token holding none has no entry).
+        var reservedByToken: [String: Int] = [:]
         var commitsInFlight = 0
         var work: IngestWorkShare
     }
@@ -80,24 +91,47 @@ final class EventIngestionQueue: Sendable {
         state = Mutex(State(work: IngestWorkShare(window: options.ingestShareWindow)))
     }
 
-    /// Admits a request about to read its body: reserves `bytes` of the queue's byte budget, or
-    /// refuses (shed the request) when that would pass ``EventIngestionOptions/maximumQueuedBytes``
-    /// or while the ingest's work share is over ``EventIngestionOptions/maximumIngestShare``.
-    /// Give the reservation back with ``release(_:)`` once the request answered.
-    func admit(bytes: Int) -> Result<Reservation, Refusal> {
+    /// Admits a request of `token` about to read its body, holding nothing yet (its body's bytes
+    /// are held as they arrive, ``hold(_:in:)``); refuses (shed the request) while the ingest's
+    /// work share is over ``EventIngestionOptions/maximumIngestShare``, or while the byte budget,
+    /// the whole or the token's, is already spent. Give the reservation back with ``release(_:)``
+    /// once the request answered.
+    func admit(token: String) -> Result<Reservation, Refusal> {
         let now = clock()
         return state.withLock { state in
             let share = state.work.share(at: now)
             guard share <= options.maximumIngestShare else { return .failure(.share(share)) }
-            guard state.reservedBytes + bytes <= options.maximumQueuedBytes else { return .failure(.bytes) }
-            state.reservedBytes += bytes
-            return .success(Reservation(bytes: bytes))
+            guard state.reservedBytes < options.maximumQueuedBytes else { return .failure(.bytes) }
+            guard state.reservedByToken[token, default: 0] < options.maximumQueuedBytesPerToken else {
+                return .failure(.tokenBytes)
+            }
+            return .success(Reservation(token: token))
         }
     }
 
-    /// ``admit(bytes:)``'s reservation, or `nil` when it refuses.
-    func reserve(bytes: Int) -> Reservation? {
-        try? admit(bytes: bytes).get()
+    /// Holds `bytes` more (a piece of the body that arrived) in `reservation`, or refuses when
+    /// that would pass the byte budget, the whole (``Refusal/bytes``) or the token's
+    /// (``Refusal/tokenBytes``); a refused piece holds nothing.
+    func hold(_ bytes: Int, in reservation: inout Reservation) -> Refusal? {
+        let token = reservation.token
+        let refusal = state.withLock { state -> Refusal? in
+            let byToken = state.reservedByToken[token, default: 0]
+            guard byToken + bytes <= options.maximumQueuedBytesPerToken else { return .tokenBytes }
+            guard state.reservedBytes + bytes <= options.maximumQueuedBytes else { return .bytes }
+            state.reservedBytes += bytes
+            state.reservedByToken[token] = byToken + bytes
+            return nil
+        }
+        if refusal == nil { reservation.bytes += bytes }
+        return refusal
+    }
+
+    /// A reservation of `token` holding `bytes`, or `nil` when ``admit(token:)`` or
+    /// ``hold(_:in:)`` refuses.
+    func reserve(bytes: Int, token: String = "") -> Reservation? {
+        guard var reservation = try? admit(token: token).get() else { return nil }
+        guard hold(bytes, in: &reservation) == nil else { return nil }
+        return reservation
     }
 
     /// Starts counting a piece of the ingest's work (decoding a body) in its share of time; end it
@@ -120,11 +154,19 @@ final class EventIngestionQueue: Sendable {
 
     func release(_ reservation: Reservation) {
         let bytes = reservation.bytes
-        state.withLock { $0.reservedBytes -= bytes }
+        guard bytes > 0 else { return }
+        state.withLock { state in
+            state.reservedBytes -= bytes
+            let left = state.reservedByToken[reservation.token, default: 0] - bytes
+            state.reservedByToken[reservation.token] = left > 0 ? left : nil
+        }
     }
 
     /// Events waiting or being stored, and bytes reserved (for tests and metrics).
     var load: (events: Int, bytes: Int) { state.withLock { ($0.queuedEvents, $0.reservedBytes) } }
+
+    /// Bytes reserved by the requests of `token` (for tests).
+    func bytes(of token: String) -> Int { state.withLock { $0.reservedByToken[token, default: 0] } }
 
     /// Queues `batch` and waits until its group's call to the store returned; `nil` (nothing
     /// queued) when its events would pass ``EventIngestionOptions/maximumQueuedEvents``.

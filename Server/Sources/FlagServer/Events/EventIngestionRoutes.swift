@@ -11,10 +11,14 @@ import Synchronization
 /// (one `FlagEventBatch`, version 1), with a client or server token of one environment.
 ///
 /// In order, each step cheaper than the next: the token (401, 403, 429 past the client's rate
-/// limit, shared with delivery); a declared `Content-Length` over the limit (413); a place in the
-/// queue's byte budget (503 with `Retry-After` when full, or while the ingest's work took more
-/// than ``EventIngestionOptions/maximumIngestShare`` of the last second; before the body is
-/// read); the body, read up to ``EventIngestionOptions/maximumBatchBytes`` (413); a decoding
+/// limit, shared with delivery); a declared `Content-Length` over the limit (413); a
+/// `Content-Encoding` other than `identity` (415: bodies are read as sent); admission (503 with
+/// `Retry-After` while the queue's byte budget is spent, or while the ingest's work took more
+/// than ``EventIngestionOptions/maximumIngestShare`` of the last second; 429 with `Retry-After`
+/// while the token's requests hold ``EventIngestionOptions/maximumQueuedBytesPerToken``; before
+/// the body is read); the body, read up to ``EventIngestionOptions/maximumBatchBytes`` (413),
+/// each piece held in the budgets as it arrives (503 or 429 when one is spent), the whole within
+/// ``EventIngestionOptions/bodyReadTimeout`` (408, and the connection closed); a decoding
 /// thread (``EventIngestionOptions/concurrentDecodes`` of them, at a lower priority than delivery's,
 /// so decoding never takes every core); the batch
 /// checked (400, 413, 422); `Idempotency-Key`, when sent, equal to the batch id (422); a place in
@@ -63,6 +67,24 @@ struct EventIngestionRoutes: Sendable {
             headers: [.retryAfter: String(options.retryAfterSeconds)])
     }
 
+    /// The answer to a request (or a piece of its body) the queue did not admit.
+    func refused(_ refusal: EventIngestionQueue.Refusal, token: String) -> APIError {
+        switch refusal {
+        case .bytes:
+            return shed("its queue holds as many bytes as it may")
+        case .tokenBytes:
+            metrics.refused(.tokenBytes)
+            return APIError(
+                .tooManyRequests, code: "rate_limited",
+                message: "the uploads of token \"\(token)\" hold \(options.maximumQueuedBytesPerToken) bytes, as many as one token may at once; nothing was stored, retry after \(options.retryAfterSeconds) s",
+                headers: [.retryAfter: String(options.retryAfterSeconds)])
+        case .share(let share):
+            let window = options.ingestShareWindow.components
+            return shed(
+                "ingesting took \(Int((share * 100).rounded())) % of the last \(window.seconds * 1000 + window.attoseconds / 1_000_000_000_000_000) ms, more than the \(Int((options.maximumIngestShare * 100).rounded())) % it may")
+        }
+    }
+
     func ingest(_ request: Request) async throws -> Response {
         let token = try authenticator.authorize(request, role: .client, environment: nil)
         guard token.role < .admin else {
@@ -76,24 +98,39 @@ struct EventIngestionRoutes: Sendable {
             metrics.refused(.tooLarge)
             throw tooLarge()
         }
-        let reservation: EventIngestionQueue.Reservation
-        switch queue.admit(bytes: min(declared ?? options.maximumBatchBytes, options.maximumBatchBytes)) {
-        case .success(let granted):
-            reservation = granted
-        case .failure(.bytes):
-            throw shed("its queue holds as many bytes as it may")
-        case .failure(.share(let share)):
-            let window = options.ingestShareWindow.components
-            throw shed(
-                "ingesting took \(Int((share * 100).rounded())) % of the last \(window.seconds * 1000 + window.attoseconds / 1_000_000_000_000_000) ms, more than the \(Int((options.maximumIngestShare * 100).rounded())) % it may")
+        if let encoding = request.headers[.contentEncoding], !Self.isIdentity(encoding) {
+            metrics.refused(.encoding)
+            throw APIError(
+                .unsupportedMediaType, code: "unsupported_encoding",
+                message: "the body came with Content-Encoding \"\(encoding.prefix(64))\"; this server reads event batches as sent: send the JSON without a Content-Encoding (or with identity)",
+                problems: [ValidationError(key: nil, field: "Content-Encoding", problem: "\"\(encoding.prefix(64))\" is not read; send identity")],
+                headers: [.acceptEncoding: "identity"])
         }
+        var reservation: EventIngestionQueue.Reservation
+        switch queue.admit(token: token.id) {
+        case .success(let granted): reservation = granted
+        case .failure(let refusal): throw refused(refusal, token: token.id)
+        }
+        // Holds what the body's read took, however it ended (the read gives back what it held
+        // when it fails).
         defer { queue.release(reservation) }
         let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: options.maximumBatchBytes)
-        } catch is NIOTooManyBytesError {
+        switch try await receive(request.body, reservation: reservation) {
+        case .body(let received, let held):
+            body = received
+            reservation = held
+        case .tooLarge:
             metrics.refused(.tooLarge)
             throw tooLarge()
+        case .refused(let refusal):
+            throw refused(refusal, token: token.id)
+        case .timedOut:
+            metrics.refused(.timedOut)
+            let timeout = options.bodyReadTimeout.components
+            throw APIError(
+                .requestTimeout, code: "timeout",
+                message: "the request body did not arrive within \(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000) ms; nothing was stored, send it again",
+                headers: [.connection: "close"])
         }
         let receivedAt = Int64((now().timeIntervalSince1970 * 1000).rounded())
         let decoded = await decodes.run { [options, queue] in
@@ -135,6 +172,67 @@ struct EventIngestionRoutes: Sendable {
                 message: "the events could not be stored (\(Self.reason(error))); nothing of the batch was stored, retry after \(options.retryAfterSeconds) s",
                 headers: [.retryAfter: String(options.retryAfterSeconds)])
         }
+    }
+
+    /// How reading a body ended.
+    enum Reading: Sendable {
+        /// Read whole; the reservation holds its bytes.
+        case body(ByteBuffer, EventIngestionQueue.Reservation)
+        /// Past ``EventIngestionOptions/maximumBatchBytes``.
+        case tooLarge
+        /// A piece the queue's budgets had no room for.
+        case refused(EventIngestionQueue.Refusal)
+        /// Not whole within ``EventIngestionOptions/bodyReadTimeout``.
+        case timedOut
+    }
+
+    /// Reads `body`, holding each piece in the queue's budgets (under `reservation`) as it
+    /// arrives, for at most ``EventIngestionOptions/bodyReadTimeout``. Whatever does not end in
+    /// ``Reading/body(_:_:)`` holds nothing: the read gives back what it held before it returns.
+    ///
+    /// A read past its time is cancelled, which ends the request's stream of body parts: the
+    /// connection closes after the answer, instead of waiting for a body that trickles.
+    ///
+    /// - Throws: what reading the body threw (the connection failed).
+    func receive(_ body: RequestBody, reservation: EventIngestionQueue.Reservation) async throws -> Reading {
+        let timeout = options.bodyReadTimeout
+        return try await withThrowingTaskGroup(of: Reading.self) { [queue, options] group in
+            group.addTask {
+                var held = reservation
+                // Grown as pieces arrive: a declared length is no reason to allocate ahead of them.
+                var buffer = ByteBuffer()
+                do {
+                    for try await piece in body {
+                        guard buffer.readableBytes + piece.readableBytes <= options.maximumBatchBytes else {
+                            queue.release(held)
+                            return .tooLarge
+                        }
+                        if let refusal = queue.hold(piece.readableBytes, in: &held) {
+                            queue.release(held)
+                            return .refused(refusal)
+                        }
+                        buffer.writeImmutableBuffer(piece)
+                    }
+                } catch {
+                    queue.release(held)
+                    throw error
+                }
+                return .body(buffer, held)
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return .timedOut
+            }
+            // The first to end decides; the other is cancelled (and awaited) before this returns.
+            let first = try await group.next() ?? .timedOut
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Whether a `Content-Encoding` value leaves the body as sent (`identity`, in any case).
+    static func isIdentity(_ encoding: String) -> Bool {
+        encoding.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
     }
 
     func tooLarge() -> APIError {

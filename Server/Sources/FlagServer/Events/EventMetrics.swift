@@ -8,7 +8,9 @@ import Synchronization
 /// - `flag_server_event_batches_total{outcome}`: batches answered 2xx, `stored` or `duplicate`;
 /// - `flag_server_event_batches_refused_total{reason}`: batches refused: `malformed` (400),
 ///   `too_large` (413), `invalid` (422), `idempotency_key` (422: the header and the batch id
-///   differ), `store_failed` (503);
+///   differ), `store_failed` (503), `token_bytes` (429: the token's uploads held their share of
+///   the byte budget), `timed_out` (408: the body did not arrive in time), `encoding` (415: a
+///   `Content-Encoding` the server does not read);
 /// - `flag_server_event_batches_shed_total`: requests shed (503) because the queue was full;
 /// - `flag_server_event_ingest_duration_seconds`: each group's call to the event store;
 /// - `flag_evaluations_total{environment, flag, variant}`: the reads apps counted in their
@@ -19,6 +21,7 @@ import Synchronization
 final class EventMetrics: Sendable {
     enum Refusal: String, CaseIterable {
         case malformed, tooLarge = "too_large", invalid, idempotencyKey = "idempotency_key", storeFailed = "store_failed"
+        case tokenBytes = "token_bytes", timedOut = "timed_out", encoding
     }
 
     static let other = "__other__"

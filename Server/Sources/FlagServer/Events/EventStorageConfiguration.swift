@@ -12,6 +12,8 @@ public import Logging
 /// | `--events-hourly-retention-days` | `FLAG_SERVER_EVENTS_HOURLY_RETENTION_DAYS` | `14`: hourly rollups kept (daily rollups are kept) |
 /// | `--events-ingest-share` | `FLAG_SERVER_EVENTS_INGEST_SHARE` | `100`: percent of a second the ingest's work may take before requests are shed (``EventIngestionOptions/maximumIngestShare``); 0 sheds only on the queue's size |
 /// | `--events-thread-niceness` | `FLAG_SERVER_EVENTS_THREAD_NICENESS` | `10`: nice value of the ingest's threads (``EventIngestionOptions/ingestThreadNiceness``) |
+/// | `--events-body-timeout` | `FLAG_SERVER_EVENTS_BODY_TIMEOUT` | `30`: seconds a request's body may take to arrive whole, else 408 (``EventIngestionOptions/bodyReadTimeout``) |
+/// | `--events-token-budget-mib` | `FLAG_SERVER_EVENTS_TOKEN_BUDGET_MIB` | `8`: MiB of the 32 MiB ingestion byte budget one token's requests may hold, else 429 (``EventIngestionOptions/maximumQueuedBytesPerToken``) |
 public struct EventStorageConfiguration: Sendable, Hashable {
     /// Where the event store lives.
     public enum Location: Sendable, Hashable {
@@ -34,7 +36,7 @@ public struct EventStorageConfiguration: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` naming the option or variable and the bad value.
     public init(
         events: Bool? = nil, eventsDatabase: String? = nil, retentionDays: Int? = nil, hourlyRetentionDays: Int? = nil,
-        ingestSharePercent: Int? = nil, threadNiceness: Int? = nil,
+        ingestSharePercent: Int? = nil, threadNiceness: Int? = nil, bodyTimeoutSeconds: Int? = nil, tokenBudgetMiB: Int? = nil,
         server: ServerConfiguration, environment: [String: String]
     ) throws(ConfigurationError) {
         let source = ConfigurationSource(environment: environment)
@@ -43,6 +45,11 @@ public struct EventStorageConfiguration: Sendable, Hashable {
         ingestion.maximumIngestShare = share == 0 ? .infinity : Double(share) / 100
         ingestion.ingestThreadNiceness = Int32(try source.integer(
             threadNiceness, "FLAG_SERVER_EVENTS_THREAD_NICENESS", optionName: "events-thread-niceness", default: 10, range: 0...19))
+        ingestion.bodyReadTimeout = .seconds(try source.integer(
+            bodyTimeoutSeconds, "FLAG_SERVER_EVENTS_BODY_TIMEOUT", optionName: "events-body-timeout", default: 30, range: 1...600))
+        // At least one largest batch (1 MiB), and less than the whole budget (32 MiB).
+        ingestion.maximumQueuedBytesPerToken = 1024 * 1024 * (try source.integer(
+            tokenBudgetMiB, "FLAG_SERVER_EVENTS_TOKEN_BUDGET_MIB", optionName: "events-token-budget-mib", default: 8, range: 1...31))
         func days(_ option: Int?, _ variable: String, flag: String, default value: Int) throws(ConfigurationError) -> Int {
             try source.integer(option, variable, optionName: String(flag.dropFirst(2)), default: value, range: 1...3650)
         }

@@ -197,10 +197,15 @@ public final class PostgresFlagEventStore: FlagEventStore {
         var stored = Array(repeating: false, count: count)
         var newBatches: [(id: Int64, batch: EventBatch)] = []
         for candidate in candidates {
-            guard let id = recorded[FlagEventRows.BatchKey(environment: candidate.batch.environment, id: candidate.batch.id)]
+            guard let id = recorded.removeValue(forKey: FlagEventRows.BatchKey(environment: candidate.batch.environment, id: candidate.batch.id))
             else { continue }
             stored[candidate.index] = true
             newBatches.append((id, candidate.batch))
+        }
+        // A batch recorded now that matches no candidate would be stored without its events and
+        // answered as a duplicate on every retry: fail the whole call instead.
+        guard recorded.isEmpty else {
+            throw StoreError.database("the event store recorded \(recorded.count) batch ids it was not given")
         }
         try await write(FlagEventRows(stored: newBatches), connection)
         return stored

@@ -208,18 +208,27 @@ public actor SQLiteFlagEventStore: FlagEventStore {
                             .integer(batch.dropped.exposures), .integer(batch.dropped.summaries), .integer(batch.dropped.tracked),
                         ]
                     },
-                    then: " ON CONFLICT (environment, id) DO NOTHING RETURNING seq, environment, id"
+                    // The text comes back as bytes: SQLite's text ends at a NUL, and an id cut short
+                    // would match no candidate (the batch recorded, its events not).
+                    then: """
+                         ON CONFLICT (environment, id) DO NOTHING
+                        RETURNING seq, CAST(environment AS BLOB) AS environment, CAST(id AS BLOB) AS id
+                        """
                 ) { row in
-                    recorded[FlagEventRows.BatchKey(
-                        environment: row.column("environment")?.string ?? "", id: row.column("id")?.string ?? "")] =
+                    recorded[FlagEventRows.BatchKey(environment: Self.text(row.column("environment")), id: Self.text(row.column("id")))] =
                         Int64(row.column("seq")?.integer ?? 0)
                 }
                 var newBatches: [(id: Int64, batch: EventBatch)] = []
                 for candidate in candidates {
-                    guard let id = recorded[FlagEventRows.BatchKey(environment: candidate.batch.environment, id: candidate.batch.id)]
+                    guard let id = recorded.removeValue(forKey: FlagEventRows.BatchKey(environment: candidate.batch.environment, id: candidate.batch.id))
                     else { continue }
                     stored[candidate.index] = true
                     newBatches.append((id, candidate.batch))
+                }
+                // A batch recorded now that matches no candidate would be stored without its events
+                // and answered as a duplicate on every retry: fail the whole call instead.
+                guard recorded.isEmpty else {
+                    throw StoreError.database("the event store recorded \(recorded.count) batch ids it was not given")
                 }
                 try await write(FlagEventRows(stored: newBatches, daily: false))
                 return stored
@@ -228,6 +237,16 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         // After the transaction (and the lock): a failed ingest wrote nothing to checkpoint.
         wrote()
         return stored
+    }
+
+    /// The text of a column returned as a blob (``ingest(_:)``), or of a text column; "" for
+    /// anything else.
+    private static func text(_ data: SQLiteData?) -> String {
+        switch data {
+        case .blob(let bytes)?: String(decoding: bytes.readableBytesView, as: UTF8.self)
+        case .text(let text)?: text
+        default: ""
+        }
     }
 
     /// Writes the raw events and adds to the rollups.
