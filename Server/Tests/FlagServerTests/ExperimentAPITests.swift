@@ -300,4 +300,38 @@ struct ExperimentAPITests {
                 body: #"{"baselineRate": 0.1, "minimumDetectableEffect": 0.01}"#).status == 404)
         }
     }
+
+    /// The planner sizes the sequential test the results decide with, for every comparison, and
+    /// gives the effect a size detects; an α that used to end the process (1e-17) is refused.
+    @Test
+    func thePlannerSizesTheSequentialTestAndGivesTheDetectableEffect() async throws {
+        try await TestServer.with { server in
+            try await server.booleanFlag("checkout")
+            let path = Self.production + "/flags/checkout/experiment-plan"
+            let reply = try await server.request(
+                .POST, path, token: server.adminToken, body: #"{"baselineRate": 0.1, "minimumDetectableEffect": 0.02, "arms": 3, "metrics": 2}"#)
+            #expect(reply.status == 200, "\(reply.body)")
+            let expected = try SampleSizePlan(metric: .conversion(baseline: 0.1), effect: 0.02, arms: 3, metrics: 2)
+            #expect(expected.test == .sequential)
+            #expect(reply.json?["unitsPerArm"]?.doubleValue == expected.unitsPerArm)
+            #expect(reply.json?["test"]?.stringValue == "sequential")
+            #expect(reply.json?["comparisons"]?.doubleValue == 4)
+            #expect(reply.json?["mixingWidth"]?.doubleValue == 0.1)
+            let fixed = try await server.request(
+                .POST, path, token: server.adminToken, body: #"{"baselineRate": 0.1, "minimumDetectableEffect": 0.02, "test": "fixed-horizon"}"#)
+            #expect(fixed.json?["unitsPerArm"]?.doubleValue ?? 0 < expected.unitsPerArm)
+            let detectable = try await server.request(.POST, path, token: server.adminToken, body: #"{"baselineRate": 0.1, "unitsPerArm": 20000}"#)
+            #expect(detectable.status == 200, "\(detectable.body)")
+            let effect = try SampleSizePlan.minimumDetectableEffect(metric: .conversion(baseline: 0.1), unitsPerArm: 20_000)
+            #expect(detectable.json?["minimumDetectableEffect"]?.doubleValue == effect)
+            let tiny = try await server.request(
+                .POST, path, token: server.adminToken, body: #"{"baselineRate": 0.1, "minimumDetectableEffect": 0.02, "alpha": 1e-17}"#)
+            // Refused by the request schema's bounds (1e-12 to 0.5), naming the field.
+            #expect(tiny.status == 400)
+            #expect(tiny.body.contains("alpha"), "\(tiny.body)")
+            let neither = try await server.request(.POST, path, token: server.adminToken, body: #"{"baselineRate": 0.1}"#)
+            #expect(neither.status == 422)
+            #expect(neither.json?["error"]?["problems"]?.arrayValue?.first?["field"] == "minimumDetectableEffect")
+        }
+    }
 }

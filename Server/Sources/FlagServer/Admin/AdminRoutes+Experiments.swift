@@ -86,12 +86,21 @@ enum ExperimentRequests {
         var baselineRate: Double?
         var baselineMean: Double?
         var standardDeviation: Double?
-        var minimumDetectableEffect: Double
+        /// The effect to size for; or give `unitsPerArm` for the effect that size detects.
+        var minimumDetectableEffect: Double?
         /// Whether the effect is relative to the baseline (0.05 = 5 %).
         var relative: Bool?
         var alpha: Double?
         var power: Double?
         var arms: Int?
+        /// Metrics decided on (1 when absent).
+        var metrics: Int?
+        /// The test sized: the sequential test the server decides with when absent.
+        var test: SampleSizePlan.Test?
+        /// The sequential test's mixing standard deviation as a share of the metric's.
+        var mixingWidth: Double?
+        /// Units per arm: plan the minimum detectable effect at this size.
+        var unitsPerArm: Double?
     }
 }
 
@@ -99,12 +108,21 @@ enum ExperimentRequests {
 struct ExperimentPlanResponse: Encodable {
     var unitsPerArm: Double
     var totalUnits: Double
-    /// The absolute effect planned for (on the metric's scale).
+    /// The absolute effect planned for (on the metric's scale); with `unitsPerArm` in the request,
+    /// the minimum detectable effect.
     var effect: Double
     /// Units per day of the flag in the environment, averaged over the last 7 full days; absent
     /// without an event store or without traffic.
     var unitsPerDay: Double?
     var days: Double?
+    var test: SampleSizePlan.Test
+    /// (arms − 1) × metrics.
+    var comparisons: Int
+    var alphaPerComparison: Double
+    var mixingWidth: Double?
+    var achievedPower: Double?
+    /// Set when the request gave `unitsPerArm`.
+    var minimumDetectableEffect: Double?
 }
 
 /// `POST …/experiments/{id}/ship`'s answer.
@@ -339,17 +357,41 @@ extension AdminRoutes {
         default:
             throw invalid("baselineRate", "give a conversion rate alone, or standardDeviation (with baselineMean for a relative effect)")
         }
-        var effect = body.minimumDetectableEffect
-        if body.relative == true {
-            guard let baseline else { throw invalid("baselineMean", "needed for a relative effect") }
-            effect *= baseline
-        }
+        let alpha = body.alpha ?? 0.05
+        let power = body.power ?? 0.8
+        let arms = body.arms ?? 2
+        let metrics = body.metrics ?? 1
+        let test = body.test ?? .sequential
         do throws(StatisticsError) {
+            if let unitsPerArm = body.unitsPerArm {
+                guard body.minimumDetectableEffect == nil else {
+                    throw StatisticsError("unitsPerArm", "give minimumDetectableEffect (the units it needs) or unitsPerArm (the effect they detect), not both")
+                }
+                let effect = try SampleSizePlan.minimumDetectableEffect(
+                    metric: metric, unitsPerArm: unitsPerArm, alpha: alpha, power: power, arms: arms, metrics: metrics, test: test,
+                    mixingWidth: body.mixingWidth)
+                let total = unitsPerArm * Double(arms)
+                return ExperimentPlanResponse(
+                    unitsPerArm: unitsPerArm, totalUnits: total, effect: effect, unitsPerDay: unitsPerDay,
+                    days: unitsPerDay.map { (total / $0).rounded(.up) }, test: test, comparisons: (arms - 1) * metrics,
+                    alphaPerComparison: alpha / Double((arms - 1) * metrics),
+                    mixingWidth: test == .sequential ? (body.mixingWidth ?? StatisticsEngine.defaultMixingWidth) : nil,
+                    achievedPower: power, minimumDetectableEffect: effect)
+            }
+            guard var effect = body.minimumDetectableEffect else {
+                throw StatisticsError("minimumDetectableEffect", "give the effect to size for, or unitsPerArm for the effect a size detects")
+            }
+            if body.relative == true {
+                guard let baseline else { throw StatisticsError("baselineMean", "needed for a relative effect") }
+                effect *= baseline
+            }
             let plan = try SampleSizePlan(
-                metric: metric, effect: effect, alpha: body.alpha ?? 0.05, power: body.power ?? 0.8, arms: body.arms ?? 2,
-                unitsPerDay: unitsPerDay)
+                metric: metric, effect: effect, alpha: alpha, power: power, arms: arms, metrics: metrics, test: test,
+                mixingWidth: body.mixingWidth, unitsPerDay: unitsPerDay)
             return ExperimentPlanResponse(
-                unitsPerArm: plan.unitsPerArm, totalUnits: plan.totalUnits, effect: effect, unitsPerDay: unitsPerDay, days: plan.days)
+                unitsPerArm: plan.unitsPerArm, totalUnits: plan.totalUnits, effect: effect, unitsPerDay: unitsPerDay, days: plan.days,
+                test: plan.test, comparisons: plan.comparisons, alphaPerComparison: plan.alphaPerComparison, mixingWidth: plan.mixingWidth,
+                achievedPower: plan.achievedPower, minimumDetectableEffect: nil)
         } catch {
             throw invalid(error.path, error.problem)
         }
