@@ -21,7 +21,7 @@ struct MultipleComparisonsTests {
     }
 
     @Test func holmMatchesItsDefinitionAndItsInvariants() {
-        var generator = SeededGenerator(seed: 35)
+        var generator = SplitMix64(seed: 35)
         for _ in 0..<300 {
             let count = Int(generator.next() % 10) + 1
             // Coarse values, so that ties occur.
@@ -191,18 +191,5 @@ struct MultipleComparisonsTests {
         for alpha in [0, 1, -0.1, 1.5, Double.nan] {
             #expect(path { _ = try MultipleComparisons.dunnettCriticalValue(alpha: alpha, controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 5) } == "alpha")
         }
-    }
-}
-
-/// SplitMix64 (Steele, Lea & Flood 2014): a seeded generator for reproducible test data.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

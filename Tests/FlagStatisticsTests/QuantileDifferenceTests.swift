@@ -37,7 +37,7 @@ struct QuantileDifferenceTests {
     }
 
     @Test func ranksAndCoverageFollowTheirDefinition() throws {
-        var generator = SeededGenerator(seed: 2002)
+        var generator = SplitMix64(seed: 2002)
         for n in [5, 6, 10, 16, 17, 36, 99, 100, 1000, 4321] {
             let values = (0..<n).map { _ in Double(generator.next() % 1_000_000) / 7 }
             // The median: Price & Bonett's c = (n + 1)/2 − √n rounded (a half towards the wider
@@ -65,7 +65,7 @@ struct QuantileDifferenceTests {
     }
 
     @Test func theIntervalAndThePValueAgree() throws {
-        var generator = SeededGenerator(seed: 9)
+        var generator = SplitMix64(seed: 9)
         let treatment = (0..<300).map { _ in -log(Double(generator.next() % 1_000_000 + 1) / 1_000_001) * 1.3 }
         let control = (0..<250).map { _ in -log(Double(generator.next() % 1_000_000 + 1) / 1_000_001) }
         for alpha in [0.01, 0.05, 0.2] {
@@ -84,7 +84,7 @@ struct QuantileDifferenceTests {
     /// percentiles (true difference 0) cover it in about 95 % of 600 experiments; the binomial
     /// standard error of the rate is 0.9 %.
     @Test func theIntervalCoversInASeededSimulation() throws {
-        var generator = SeededGenerator(seed: 35)
+        var generator = SplitMix64(seed: 35)
         func exponential() -> Double { -log(Double(generator.next() >> 11 | 1) / Double(1 << 53)) }
         var covered = 0
         let experiments = 600
@@ -126,18 +126,5 @@ struct QuantileDifferenceTests {
         let tied = Array(repeating: 3.0, count: 50) + [1, 2, 4, 5]
         #expect(path { _ = try QuantileDifference(treatment: ten, control: tied, probability: 0.5) } == "control")
         #expect(path { _ = try QuantileEstimate(values: Array(repeating: 0, count: QuantileEstimate.maximumUnits + 1), probability: 0.5) } == "values")
-    }
-}
-
-/// SplitMix64 (Steele, Lea & Flood 2014): a seeded generator for reproducible test data.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
