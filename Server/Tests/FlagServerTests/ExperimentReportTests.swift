@@ -305,3 +305,28 @@ struct ExperimentReportTests {
         #expect(ExperimentReport.number(0.1 + 0.2) == "0.30000000000000004")
     }
 }
+
+extension ExperimentReportTests {
+    /// A verdict reached at one look does not revert at a later one: the decision reads the
+    /// running minimum of the adjusted always-valid p-value over the daily looks.
+    @Test
+    func aVerdictReachedOnceDoesNotRevert() throws {
+        let analysis = try StatisticsEngine.analyze(ExperimentData(
+            control: "off",
+            metrics: [MetricData(name: "checkout", kind: .conversion, arms: [
+                "off": ArmStatistics(units: 5000, sum: 500), "on": ArmStatistics(units: 5000, sum: 520),
+            ])]))
+        let comparison = try #require(analysis.metrics[0].comparisons.first)
+        #expect(comparison.sequential.adjustedPValue > 0.05)
+        func decide(lowest: Double?) -> ExperimentReport.Decision {
+            ExperimentReport.armDecision(
+                arm: "on", control: "off", metric: "checkout", comparison: comparison, guardrail: false, higherIsBetter: true,
+                alpha: 0.05, mismatch: false, problem: nil, comparisons: 1, lowestEarlier: lowest)
+        }
+        #expect(decide(lowest: nil).state == .keepCollecting)
+        #expect(decide(lowest: 0.5).state == .keepCollecting)
+        let kept = decide(lowest: 0.01)
+        #expect(kept.state == .significant && kept.direction == .better)
+        #expect(kept.text.contains("p = 0.01"))
+    }
+}

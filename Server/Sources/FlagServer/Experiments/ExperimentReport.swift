@@ -235,6 +235,9 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         }
         self.units = units
 
+        // The lowest adjusted always-valid p-value of each metric and arm over the daily looks: the
+        // sequential test may stop at its first crossing, so a verdict reached once never reverts.
+        var lowest: [String: Double] = [:]
         days = totals.daily.map { day in
             let data = Self.data(query: query, arms: arms, units: day.units, metrics: day.metrics, settings: settings)
             do throws(StatisticsError) {
@@ -244,6 +247,8 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
                     let controlMean = result.arms.first { $0.arm == settings.control }?.mean ?? 0
                     for arm in arms.dropFirst() {
                         guard let comparison = result.comparisons.first(where: { $0.arm == arm }) else { continue }
+                        let key = Self.lowestKey(metric.key, arm)
+                        lowest[key] = min(lowest[key] ?? 1, comparison.sequential.adjustedPValue)
                         intervals.append(
                             Interval(
                                 metric: metric.key, arm: arm, estimate: comparison.absolute.estimate,
@@ -260,7 +265,7 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         let metrics = zip(query.metrics, data.metrics).enumerated().map { index, pair in
             Self.metricReport(
                 pair.0, input: pair.1, result: analysis?.metrics[index], arms: arms, settings: settings, mismatch: mismatch,
-                problem: problem, comparisons: comparisons)
+                problem: problem, comparisons: comparisons, lowest: lowest)
         }
         self.metrics = metrics
         decision = Self.experimentDecision(
@@ -328,9 +333,11 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
 
     // MARK: - Decisions
 
+    static func lowestKey(_ metric: String, _ arm: String) -> String { metric + "\u{1}" + arm }
+
     static func metricReport(
         _ metric: ExperimentResultsQuery.Metric, input: MetricData, result: MetricAnalysis?, arms: [String], settings: Settings,
-        mismatch: Bool, problem: String?, comparisons: Int
+        mismatch: Bool, problem: String?, comparisons: Int, lowest: [String: Double] = [:]
     ) -> MetricReport {
         let name = settings.metrics[metric.key]?.name ?? metric.key
         let higherIsBetter = input.higherIsBetter ?? true
@@ -342,7 +349,7 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
                 decision = armDecision(
                     arm: arm, control: settings.control, metric: name, comparison: comparison, guardrail: guardrail,
                     higherIsBetter: higherIsBetter, alpha: settings.alpha, mismatch: mismatch, problem: problem,
-                    comparisons: comparisons)
+                    comparisons: comparisons, lowestEarlier: lowest[lowestKey(metric.key, arm)])
             }
             return ArmResult(
                 arm: arm, statistics: input.arms[arm]!, mean: result?.arms.first { $0.arm == arm }?.mean, comparison: comparison,
@@ -365,7 +372,7 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
 
     static func armDecision(
         arm: String, control: String, metric: String, comparison: Comparison?, guardrail: Bool, higherIsBetter: Bool, alpha: Double,
-        mismatch: Bool, problem: String?, comparisons: Int
+        mismatch: Bool, problem: String?, comparisons: Int, lowestEarlier: Double? = nil
     ) -> Decision {
         if mismatch {
             return Decision(
@@ -375,7 +382,9 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         guard let comparison else {
             return Decision(state: .keepCollecting, direction: nil, text: problem ?? "No analysis of \(arm) yet.")
         }
-        let adjusted = comparison.sequential.adjustedPValue
+        // The running minimum over the daily looks and this one (an always-valid p-value may be
+        // read at any look; reporting its minimum keeps a verdict from reverting).
+        let adjusted = min(comparison.sequential.adjustedPValue, lowestEarlier ?? 1)
         let p = ReportFormat.pValue(adjusted)
         let across = comparisons == 1 ? "" : " across \(comparisons) comparisons"
         guard adjusted <= alpha else {
