@@ -46,10 +46,12 @@ class RolloutBrowserTests(console.BrowserSuite, unittest.TestCase):
             "steps": [{"percent": 50, "durationSeconds": 3600}, {"percent": 100, "durationSeconds": 1}],
             "guardrails": [{"metric": "crash_rate", "tolerance": 0.01, "direction": "increase"}]})
         self.api("POST", "/admin/v1/environments/production/rollouts/%s/start" % plan["id"], {})
-        # Sessions of both variants, through the real ingestion endpoint, after the run started.
+        # Sessions of both variants, through the real ingestion endpoint, after the run started:
+        # 120 units each (a guardrail waits for 100 per variant), one in ten of them crashed.
         now = int(time.time() * 1000)
-        events = [{"name": "$session", "unit": "unit-%d" % unit, "variants": {key: "on" if unit % 2 else "off"}, "time": now}
-                  for unit in range(40)]
+        events = [{"name": "$crash" if unit % 20 < 2 else "$session", "unit": "unit-%d" % unit,
+                   "variants": {key: "on" if unit % 2 else "off"}, "time": now}
+                  for unit in range(240)]
         status, reply = self.server.api("POST", "/ofrep/v1/ingestion", self.client_token, {
             "version": 1, "batchId": "chart-sessions", "dropped": {"exposures": 0, "summaries": 0, "tracked": 0},
             "source": {"appVersion": "1.0", "buildConfiguration": "release", "platform": "iOS"},
