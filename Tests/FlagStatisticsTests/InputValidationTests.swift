@@ -82,20 +82,12 @@ struct InputValidationTests {
     }
 
     @Test func plansRefuseImpossibleSettings() {
-        func field(_ make: () throws -> Void) -> String? {
-            do {
-                try make()
-                return nil
-            } catch {
-                return (error as? StatisticsError)?.path ?? "not a StatisticsError"
-            }
-        }
-        #expect(field { _ = try SampleSizePlan(metric: .conversion(baseline: 0.1), effect: 0.01, power: 1.2) } == "power")
-        #expect(field { _ = try SampleSizePlan(metric: .conversion(baseline: 0.1), effect: 0.01, power: 0) } == "power")
-        #expect(field { _ = try SampleSizePlan(metric: .conversion(baseline: 1.5), effect: 0.01) } == "baseline")
-        #expect(field { _ = try SampleSizePlan(metric: .mean(standardDeviation: .nan), effect: 0.01) } == "standardDeviation")
-        #expect(field { _ = try SampleSizePlan(metric: .mean(standardDeviation: 1), effect: 0.1, metrics: 0) } == "metrics")
-        #expect(field { _ = try SampleSizePlan(metric: .mean(standardDeviation: 1), effect: 0.1, mixingWidth: -1) } == "mixingWidth")
-        #expect(field { _ = try SampleSizePlan.minimumDetectableEffect(metric: .mean(standardDeviation: 1), unitsPerArm: 1) } == "unitsPerArm")
+        #expect(refusedPath { _ = try SampleSizePlan(metric: .conversion(baseline: 0.1), effect: 0.01, power: 1.2) } == "power")
+        #expect(refusedPath { _ = try SampleSizePlan(metric: .conversion(baseline: 0.1), effect: 0.01, power: 0) } == "power")
+        #expect(refusedPath { _ = try SampleSizePlan(metric: .conversion(baseline: 1.5), effect: 0.01) } == "baseline")
+        #expect(refusedPath { _ = try SampleSizePlan(metric: .mean(standardDeviation: .nan), effect: 0.01) } == "standardDeviation")
+        #expect(refusedPath { _ = try SampleSizePlan(metric: .mean(standardDeviation: 1), effect: 0.1, metrics: 0) } == "metrics")
+        #expect(refusedPath { _ = try SampleSizePlan(metric: .mean(standardDeviation: 1), effect: 0.1, mixingWidth: -1) } == "mixingWidth")
+        #expect(refusedPath { _ = try SampleSizePlan.minimumDetectableEffect(metric: .mean(standardDeviation: 1), unitsPerArm: 1) } == "unitsPerArm")
     }
 }

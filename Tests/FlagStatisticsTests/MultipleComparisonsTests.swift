@@ -169,27 +169,19 @@ struct MultipleComparisonsTests {
     }
 
     @Test func dunnettRefusesInputItCannotUse() {
-        func path(_ body: () throws -> Void) -> String? {
-            do {
-                try body()
-                return nil
-            } catch {
-                return (error as? StatisticsError)?.path ?? "\(error)"
-            }
-        }
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [], controlUnits: 10, treatmentUnits: [], degreesOfFreedom: 5) } == "treatmentUnits")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 1, treatmentUnits: [10], degreesOfFreedom: 5) } == "controlUnits")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: .nan, treatmentUnits: [10], degreesOfFreedom: 5) } == "controlUnits")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1, 2], controlUnits: 10, treatmentUnits: [10, 0.5], degreesOfFreedom: 5) } == "treatmentUnits[1]")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 0) } == "degreesOfFreedom")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: -3) } == "degreesOfFreedom")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: .nan) } == "degreesOfFreedom")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [.nan], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 5) } == "tStatistics[0]")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1, .infinity], controlUnits: 10, treatmentUnits: [10, 10], degreesOfFreedom: 5) } == "tStatistics[1]")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 10, treatmentUnits: [10, 10], degreesOfFreedom: 5) } == "tStatistics")
-        #expect(path { _ = try MultipleComparisons.dunnett(tStatistics: Array(repeating: 1, count: 21), controlUnits: 10, treatmentUnits: Array(repeating: 10, count: 21), degreesOfFreedom: 5) } == "treatmentUnits")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [], controlUnits: 10, treatmentUnits: [], degreesOfFreedom: 5) } == "treatmentUnits")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 1, treatmentUnits: [10], degreesOfFreedom: 5) } == "controlUnits")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: .nan, treatmentUnits: [10], degreesOfFreedom: 5) } == "controlUnits")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [1, 2], controlUnits: 10, treatmentUnits: [10, 0.5], degreesOfFreedom: 5) } == "treatmentUnits[1]")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 0) } == "degreesOfFreedom")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: -3) } == "degreesOfFreedom")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: .nan) } == "degreesOfFreedom")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [.nan], controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 5) } == "tStatistics[0]")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [1, .infinity], controlUnits: 10, treatmentUnits: [10, 10], degreesOfFreedom: 5) } == "tStatistics[1]")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: [1], controlUnits: 10, treatmentUnits: [10, 10], degreesOfFreedom: 5) } == "tStatistics")
+        #expect(refusedPath { _ = try MultipleComparisons.dunnett(tStatistics: Array(repeating: 1, count: 21), controlUnits: 10, treatmentUnits: Array(repeating: 10, count: 21), degreesOfFreedom: 5) } == "treatmentUnits")
         for alpha in [0, 1, -0.1, 1.5, Double.nan] {
-            #expect(path { _ = try MultipleComparisons.dunnettCriticalValue(alpha: alpha, controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 5) } == "alpha")
+            #expect(refusedPath { _ = try MultipleComparisons.dunnettCriticalValue(alpha: alpha, controlUnits: 10, treatmentUnits: [10], degreesOfFreedom: 5) } == "alpha")
         }
     }
 }

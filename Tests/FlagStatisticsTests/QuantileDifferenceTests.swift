@@ -99,32 +99,24 @@ struct QuantileDifferenceTests {
     }
 
     @Test func badInputIsRefusedWithItsPlace() {
-        func path(_ body: () throws -> Void) -> String? {
-            do {
-                try body()
-                return nil
-            } catch {
-                return (error as? StatisticsError)?.path ?? "\(error)"
-            }
-        }
         let ten = (1...10).map(Double.init)
-        #expect(path { _ = try QuantileDifference(treatment: [1, 2, 3, .nan] + ten, control: ten, probability: 0.5) } == "treatment[3]")
-        #expect(path { _ = try QuantileDifference(treatment: ten, control: ten + [-.infinity], probability: 0.5) } == "control[10]")
+        #expect(refusedPath { _ = try QuantileDifference(treatment: [1, 2, 3, .nan] + ten, control: ten, probability: 0.5) } == "treatment[3]")
+        #expect(refusedPath { _ = try QuantileDifference(treatment: ten, control: ten + [-.infinity], probability: 0.5) } == "control[10]")
         for p in [0, 1, -0.5, 2, Double.nan] {
-            #expect(path { _ = try QuantileDifference(treatment: ten, control: ten, probability: p) } == "probability")
+            #expect(refusedPath { _ = try QuantileDifference(treatment: ten, control: ten, probability: p) } == "probability")
         }
         for alpha in [0, 1, Double.nan] {
-            #expect(path { _ = try QuantileDifference(treatment: ten, control: ten, probability: 0.5, alpha: alpha) } == "alpha")
+            #expect(refusedPath { _ = try QuantileDifference(treatment: ten, control: ten, probability: 0.5, alpha: alpha) } == "alpha")
         }
         // Too few for the ranks: 4 values for a median, 100 for a 99th percentile.
-        #expect(path { _ = try QuantileDifference(treatment: [1, 2, 3, 4], control: ten, probability: 0.5) } == "treatment")
-        #expect(path { _ = try QuantileDifference(treatment: ten, control: [], probability: 0.5) } == "control")
+        #expect(refusedPath { _ = try QuantileDifference(treatment: [1, 2, 3, 4], control: ten, probability: 0.5) } == "treatment")
+        #expect(refusedPath { _ = try QuantileDifference(treatment: ten, control: [], probability: 0.5) } == "control")
         let hundred = (1...100).map(Double.init)
-        #expect(path { _ = try QuantileDifference(treatment: hundred, control: hundred, probability: 0.99) } == "treatment")
+        #expect(refusedPath { _ = try QuantileDifference(treatment: hundred, control: hundred, probability: 0.99) } == "treatment")
         #expect((try? QuantileDifference(treatment: hundred, control: hundred, probability: 0.9)) != nil)
         // Ties around the quantile would read as a zero standard error: refused, not certain.
         let tied = Array(repeating: 3.0, count: 50) + [1, 2, 4, 5]
-        #expect(path { _ = try QuantileDifference(treatment: ten, control: tied, probability: 0.5) } == "control")
-        #expect(path { _ = try QuantileEstimate(values: Array(repeating: 0, count: QuantileEstimate.maximumUnits + 1), probability: 0.5) } == "values")
+        #expect(refusedPath { _ = try QuantileDifference(treatment: ten, control: tied, probability: 0.5) } == "control")
+        #expect(refusedPath { _ = try QuantileEstimate(values: Array(repeating: 0, count: QuantileEstimate.maximumUnits + 1), probability: 0.5) } == "values")
     }
 }

@@ -92,3 +92,14 @@ struct SplitMix64: RandomNumberGenerator {
         return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
     }
 }
+
+/// The path of the ``StatisticsError`` that `body` throws (another error's description), or `nil`
+/// when it throws nothing: how the tests say which field a refusal names.
+func refusedPath(_ body: () throws -> Void) -> String? {
+    do {
+        try body()
+        return nil
+    } catch {
+        return (error as? StatisticsError)?.path ?? "\(error)"
+    }
+}

@@ -228,13 +228,8 @@ public enum StatisticsEngine {
             guard arm.units * xx >= x * x * (1 - 1e-12) else {
                 throw StatisticsError("\(path).covariateSumOfSquares", "is too small for covariateSum (n·Σx² < (Σx)²)")
             }
-            // Cauchy–Schwarz again: |Cov(x, y)| ≤ sd(x)·sd(y), or the correlation is beyond ±1.
             let squares = kind == .conversion ? arm.sum : (arm.sumOfSquares ?? 0)
-            let sxx = ArmStatistics.centeredSquares(squares: xx, sum: x, units: arm.units).value
-            let syy = ArmStatistics.centeredSquares(squares: squares, sum: arm.sum, units: arm.units).value
-            let sxy = xy - x * arm.sum / arm.units
-            let slack = 1e-9 * (abs(xy) + abs(x * arm.sum / arm.units)) + 1e-300
-            guard abs(sxy) <= (max(0, sxx) * max(0, syy)).squareRoot() * (1 + 1e-9) + slack else {
+            guard correlationIsPossible(units: arm.units, x: (x, xx), y: (arm.sum, squares), products: xy) else {
                 throw StatisticsError("\(path).sumOfProducts", "implies a correlation between the covariate and the metric beyond ±1: the sums do not come from one set of units")
             }
         }
@@ -248,13 +243,21 @@ public enum StatisticsEngine {
         guard arm.units * dd >= d * d * (1 - 1e-12) else {
             throw StatisticsError("\(path).denominatorSumOfSquares", "is too small for denominatorSum (n·ΣD² < (ΣD)²)")
         }
-        let snn = ArmStatistics.centeredSquares(squares: arm.sumOfSquares ?? 0, sum: arm.sum, units: arm.units).value
-        let sdd = ArmStatistics.centeredSquares(squares: dd, sum: d, units: arm.units).value
-        let snd = nd - arm.sum * d / arm.units
-        let slack = 1e-9 * (abs(nd) + abs(arm.sum * d / arm.units)) + 1e-300
-        guard abs(snd) <= (max(0, snn) * max(0, sdd)).squareRoot() * (1 + 1e-9) + slack else {
+        guard correlationIsPossible(units: arm.units, x: (d, dd), y: (arm.sum, arm.sumOfSquares ?? 0), products: nd) else {
             throw StatisticsError("\(path).sumOfProducts", "implies a correlation of numerator and denominator beyond ±1: the sums do not come from one set of units")
         }
+    }
+
+    /// Cauchy–Schwarz on sums: |Σxy − ΣxΣy/n| ≤ √(Sxx·Syy) up to rounding, or the sums imply a
+    /// correlation beyond ±1 and cannot come from one set of units.
+    private static func correlationIsPossible(
+        units: Double, x: (sum: Double, squares: Double), y: (sum: Double, squares: Double), products: Double
+    ) -> Bool {
+        let sxx = ArmStatistics.centeredSquares(squares: x.squares, sum: x.sum, units: units).value
+        let syy = ArmStatistics.centeredSquares(squares: y.squares, sum: y.sum, units: units).value
+        let sxy = products - x.sum * y.sum / units
+        let slack = 1e-9 * (abs(products) + abs(x.sum * y.sum / units)) + 1e-300
+        return abs(sxy) <= (max(0, sxx) * max(0, syy)).squareRoot() * (1 + 1e-9) + slack
     }
 
     private static func sampleRatio(_ data: ExperimentData, threshold: Double) throws(StatisticsError) -> SampleRatioCheck? {
