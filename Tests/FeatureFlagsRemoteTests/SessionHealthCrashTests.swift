@@ -19,6 +19,20 @@ struct SessionHealthCrashTests {
         var markersLeft: [String] = []
     }
 
+    /// Runs the helper's health `mode` in `directory`, kills it with SIGKILL once it says it is
+    /// running, and returns the id of the session it left behind.
+    static func crashSession(_ directory: URL, mode: String) async throws -> String {
+        let crashing = try CrashHelperProcess(
+            arguments: ["health", directory.path, mode], standardError: directory.appendingPathComponent("\(mode).stderr"))
+        var session: String?
+        for await line in crashing.lines {
+            if line.hasPrefix("session ") { session = String(line.dropFirst("session ".count)) }
+            if line == "running" { crashing.kill() }
+        }
+        #expect(crashing.waitForExit().killed)
+        return try #require(session)
+    }
+
     static func run(killingReportAt target: Int?) async throws -> Run {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("session-health-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -26,15 +40,7 @@ struct SessionHealthCrashTests {
         var run = Run()
 
         // The launch that crashes.
-        let crashing = try CrashHelperProcess(
-            arguments: ["health", directory.path, "crash"], standardError: directory.appendingPathComponent("crash.stderr"))
-        var session: String?
-        for await line in crashing.lines {
-            if line.hasPrefix("session ") { session = String(line.dropFirst("session ".count)) }
-            if line == "running" { crashing.kill() }
-        }
-        #expect(crashing.waitForExit().killed)
-        let crashed = try #require(session)
+        let crashed = try await Self.crashSession(directory, mode: "crash")
 
         // The launch that reports it, killed at the target point.
         let reporting = try CrashHelperProcess(
@@ -90,15 +96,7 @@ struct SessionHealthCrashTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("session-health-read-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let crashing = try CrashHelperProcess(
-            arguments: ["health", directory.path, "read"], standardError: directory.appendingPathComponent("read.stderr"))
-        var session: String?
-        for await line in crashing.lines {
-            if line.hasPrefix("session ") { session = String(line.dropFirst("session ".count)) }
-            if line == "running" { crashing.kill() }
-        }
-        #expect(crashing.waitForExit().killed)
-        let crashed = try #require(session)
+        let crashed = try await Self.crashSession(directory, mode: "read")
 
         let reporting = try CrashHelperProcess(
             arguments: ["health", directory.path, "report", "run"], standardError: directory.appendingPathComponent("report.stderr"))
