@@ -39,7 +39,9 @@ let package = Package(
         // Core: registry, layers, resolution, snapshots, overrides, observation, debug model.
         .target(
             name: "FeatureFlags",
-            dependencies: ["JSONSyntax", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["JSONSyntax", .product(name: "Logging", package: "swift-log")],
+            // Apple's privacy manifest (UserDefaults); PrivacyManifestTests checks it against the sources.
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         // Helpers for users' own tests.
         .target(
@@ -64,12 +66,16 @@ let package = Package(
         // Environments, app_config / OFREP loading, disk cache, refresh policy.
         .target(
             name: "FeatureFlagsRemote",
-            dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")],
+            // Apple's privacy manifest (file attributes; the data events send).
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         // The resolved flags an app publishes to its App Group, read by its extensions and widgets.
         .target(
             name: "FeatureFlagsSharing",
-            dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")],
+            // Apple's privacy manifest (file attributes in the App Group container).
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         // flagd definitions, JSON Logic and flagd operators. Pure; does not import FeatureFlags.
         .target(name: "FlagEvaluation", dependencies: ["JSONSyntax"]),
