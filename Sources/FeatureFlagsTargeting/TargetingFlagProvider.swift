@@ -16,6 +16,11 @@ public import Foundation
 /// let snapshot = flags.snapshot(applying: targeting.values(for: requestContext))
 /// ```
 ///
+/// The context of `loadFlags()`, `refresh()` and `cachedFlags()` carries the app context's fields
+/// (`appVersion`, `appBuild`, `osName`, `osVersion`, `deviceClass`, `locale`) beside its own
+/// attributes, so a rule can target the app's version without any code; an attribute the context
+/// sets itself wins. A context passed to ``values(for:)`` (a server's request) is taken as given.
+///
 /// Only flags of the registry are evaluated, each as its declared type. A flag the definitions
 /// do not have, that is disabled, that has no default variant, or whose evaluation fails says
 /// nothing, so the layers below decide.
@@ -24,7 +29,8 @@ public struct TargetingFlagProvider: RemoteFlagProvider {
     public let evaluator: FlagEvaluator
     /// The registry whose flags are evaluated.
     public let registry: FlagRegistry
-    /// The context used by `loadFlags()`, `refresh()` and `cachedFlags()`.
+    /// The context used by `loadFlags()`, `refresh()` and `cachedFlags()`: the one given, with
+    /// the app context's fields it does not set itself.
     public let context: EvaluationContext
     private let now: @Sendable () -> Date
 
@@ -32,14 +38,21 @@ public struct TargetingFlagProvider: RemoteFlagProvider {
     ///   - definitions: Loaded flag definitions.
     ///   - registry: The registry whose flags to evaluate.
     ///   - context: The context for the manager's remote layer.
+    ///   - appContext: The app and device facts added to `context` (``AppContext/current`` by
+    ///     default, read once); `nil` adds none.
     ///   - bucketing: The `fractional` bucketing version.
     ///   - now: The clock rules see as `$flagd.timestamp`.
     public init(
         definitions: FlagDefinitions, registry: FlagRegistry, context: EvaluationContext = EvaluationContext(),
-        bucketing: FractionalBucketing = .current, now: @escaping @Sendable () -> Date = { Date() }
+        appContext: AppContext? = .current, bucketing: FractionalBucketing = .current,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.evaluator = FlagEvaluator(definitions: definitions, bucketing: bucketing)
         self.registry = registry
+        var context = context
+        for (name, value) in appContext?.attributes ?? [:] where context.attributes[name] == nil {
+            context.attributes[name] = JSONValue(value)
+        }
         self.context = context
         self.now = now
     }
@@ -50,11 +63,14 @@ public struct TargetingFlagProvider: RemoteFlagProvider {
     ///   invalid; or the error reading a file.
     public init(
         files: [URL], registry: FlagRegistry, context: EvaluationContext = EvaluationContext(),
-        bucketing: FractionalBucketing = .current, now: @escaping @Sendable () -> Date = { Date() }
+        appContext: AppContext? = .current, bucketing: FractionalBucketing = .current,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         let sources = try files.map { FlagSource(name: $0.lastPathComponent, data: try Data(contentsOf: $0)) }
         let definitions = try FlagDefinitions.loadStrictly(sources)
-        self.init(definitions: definitions, registry: registry, context: context, bucketing: bucketing, now: now)
+        self.init(
+            definitions: definitions, registry: registry, context: context, appContext: appContext, bucketing: bucketing,
+            now: now)
     }
 
     /// The registry's flags evaluated for `context`.

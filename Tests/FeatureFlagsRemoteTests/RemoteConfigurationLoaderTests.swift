@@ -42,7 +42,8 @@ struct RemoteConfigurationLoaderTests {
 
     @Test func ofrepHappyPath() async throws {
         try await Fixture.run(.json(Payloads.ofrep, headers: [("ETag", "abc")])) { fixture in
-            let context = RemoteEvaluationContext(targetingKey: "user-123", attributes: ["plan": "premium"])
+            // No app context: the body is exactly the app's (AppContextRemoteTests covers it).
+            let context = RemoteEvaluationContext(targetingKey: "user-123", attributes: ["plan": "premium"], appContext: nil)
             let loader = fixture.loader(source: .ofrep(context: context))
             let values = try await loader.loadFlags()
 

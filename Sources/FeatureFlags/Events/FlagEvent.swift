@@ -1,24 +1,62 @@
 import Foundation
 
-/// Where events come from: the app's version, its build configuration and its platform. Every
-/// event carries the source it was recorded under, so events queued before an app update are
-/// reported with the version that recorded them.
+/// Where events come from: the app's version, its build configuration and its platform, and
+/// the rest of the ``AppContext`` (build number, OS version, device class, locale). Every event
+/// carries the source it was recorded under, so events queued before an app update are reported
+/// with the version that recorded them.
+///
+/// ```swift
+/// let source = FlagEventSource(buildConfiguration: .release)   // the app context, read once
+/// ```
 public struct FlagEventSource: Sendable, Hashable, Codable {
     /// The app's version (`CFBundleShortVersionString` on Apple platforms), `""` when unknown.
     public var appVersion: String
     /// The build configuration the app runs as (`debug`, `alpha`, `internal`, `release`).
     public var buildConfiguration: String
-    /// The platform (`iOS`, `macOS`, `Linux`…).
+    /// The platform (`iOS`, `macOS`, `Linux`…): the app context's OS name.
     public var platform: String
+    /// The app's build number (`CFBundleVersion`), when known and not excluded.
+    public var appBuild: String?
+    /// The operating system's version (`18.2.0`), when known and not excluded.
+    public var osVersion: String?
+    /// The device class (`phone`, `pad`, `mac`…), when known and not excluded.
+    public var deviceClass: String?
+    /// The locale identifier (`en_NZ`), when known and not excluded.
+    public var locale: String?
 
+    /// The source an app context describes: its app version (`""` when unknown or excluded), its
+    /// OS name as the platform (`""` when excluded), and its other included fields. Made once,
+    /// when the recorder is configured; nothing is read on a check.
+    ///
+    /// - Parameters:
+    ///   - buildConfiguration: The build configuration the app runs as.
+    ///   - appContext: The app context, ``AppContext/current`` by default; set or exclude fields
+    ///     there (`.current.excluding(.locale)`).
+    public init(buildConfiguration: BuildConfiguration, appContext: AppContext = .current) {
+        self.init(
+            appVersion: appContext.value(of: .appVersion) ?? "", buildConfiguration: buildConfiguration.rawValue,
+            platform: appContext.value(of: .osName) ?? "", appBuild: appContext.value(of: .appBuild),
+            osVersion: appContext.value(of: .osVersion), deviceClass: appContext.value(of: .deviceClass),
+            locale: appContext.value(of: .locale))
+    }
+
+    /// A source with exactly the values given; nothing is read from the app context.
     public init(appVersion: String, buildConfiguration: BuildConfiguration, platform: String = FlagEventSource.currentPlatform) {
         self.init(appVersion: appVersion, buildConfiguration: buildConfiguration.rawValue, platform: platform)
     }
 
-    public init(appVersion: String, buildConfiguration: String, platform: String) {
+    /// A source with exactly the values given; nothing is read from the app context.
+    public init(
+        appVersion: String, buildConfiguration: String, platform: String, appBuild: String? = nil, osVersion: String? = nil,
+        deviceClass: String? = nil, locale: String? = nil
+    ) {
         self.appVersion = appVersion
         self.buildConfiguration = buildConfiguration
         self.platform = platform
+        self.appBuild = appBuild
+        self.osVersion = osVersion
+        self.deviceClass = deviceClass
+        self.locale = locale
     }
 
     /// The platform this code was compiled for.

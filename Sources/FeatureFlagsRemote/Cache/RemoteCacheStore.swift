@@ -20,7 +20,8 @@ struct RemoteCacheStore: Sendable {
     let file: RemoteCacheFile?
     /// The server's `Retry-After` moment, beside the cache file.
     let retryAfterFile: RemoteRetryAfterFile?
-    /// A hash of environment, base URL, format and (for OFREP) evaluation context.
+    /// A hash of environment, base URL, format and (for OFREP) the evaluation context's targeting
+    /// key and attributes.
     let key: String
     let format: RemotePayloadFormat
     let environment: AppEnvironment
@@ -38,7 +39,9 @@ struct RemoteCacheStore: Sendable {
             RemoteRetryAfterFile(directory: $0, environment: configuration.environment.name, format: format)
         }
         var identity = "\(configuration.environment.name)|\(configuration.environment.baseURL.absoluteString)|\(format)"
-        if case .ofrep(let context) = configuration.source { identity += "|" + context.jsonObject.jsonString }
+        // The app context (app and OS versions, locale) is left out: values cached before an
+        // update serve until the first refresh after it, rather than the build defaults.
+        if case .ofrep(let context) = configuration.source { identity += "|" + context.identity.jsonString }
         self.key = Self.hash(identity)
     }
 

@@ -1,8 +1,10 @@
-/// Descriptions that never show who flags are evaluated for: a context's targeting key and
-/// attribute values print as `<REDACTED>`, in `description`, `debugDescription` and `dump`.
+import FeatureFlags
+
+/// Descriptions that never show who flags are evaluated for: a context's targeting key,
+/// attribute values and app context values print as `<REDACTED>`, in `description`, `debugDescription` and `dump`.
 extension RemoteEvaluationContext: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
-        "RemoteEvaluationContext(targetingKey: \(targetingKey == nil ? "nil" : redacted), attributes: \(attributes.redactedDescription))"
+        "RemoteEvaluationContext(targetingKey: \(targetingKey == nil ? "nil" : redacted), attributes: \(attributes.redactedDescription), appContext: \(appContext?.attributes.redactedDescription ?? "nil"))"
     }
 
     public var debugDescription: String { description }
@@ -13,6 +15,7 @@ extension RemoteEvaluationContext: CustomStringConvertible, CustomDebugStringCon
             children: [
                 "targetingKey": targetingKey == nil ? "nil" : redacted,
                 "attributes": attributes.redactedMirror,
+                "appContext": appContext?.attributes.redactedMirror as Any,
             ], displayStyle: .struct)
     }
 }
