@@ -198,5 +198,15 @@ func handle(userID: String, plan: String, flags: FeatureFlagManager<Flag>, targe
     return snapshot.isEnabled(.chatViewRedesign)
 }
 
+let byAppVersion = try FlagDefinitions.loadStrictly([FlagSource(name: "flags.json", json: #"""
+    {"flags": {"chat_view_redesign": {
+      "state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+      "targeting": {"if": [{"sem_ver": [{"var": "appVersion"}, ">=", "4.2.0"]}, "on", "off"]}}}}
+    """#)])
+let versionTargeting = TargetingFlagProvider(
+    definitions: byAppVersion, registry: flags.engine.registry,
+    appContext: .current.excluding(.locale))            // leave fields out; your own values win
+let ofrepContext = RemoteEvaluationContext(targetingKey: "user-123")   // sends AppContext.current too
+
 let testFlags = FeatureFlagManager<Flag>.testing(.release, overrides: [.chatViewRedesign: true])
 assert(testFlags.isEnabled(.chatViewRedesign))
