@@ -8,7 +8,7 @@ import Logging
 ///
 /// ```swift
 /// let recorder = FlagEventRecorder(.init(
-///     source: FlagEventSource(appVersion: "4.2", buildConfiguration: .current),
+///     source: FlagEventSource(buildConfiguration: .current),   // app version, OS… read once
 ///     allowedAttributes: ["plan", "screen"]))
 /// let flags = FeatureFlagManager<AppFlag>(FlagSetup(
 ///     buildConfiguration: .current, remoteProvider: loader, eventRecorder: recorder))
