@@ -138,4 +138,37 @@ struct EventBatchTextTests {
             #expect(await store.stored.map(\.id) == ["identity"])
         }
     }
+
+    /// A batch of session health events sent with `Flag-Event-Priority: health` is stored like
+    /// any other; the header on anything else, or another priority, is refused with 400 naming
+    /// the header, and nothing is stored.
+    @Test
+    func theHealthPriorityIsForSessionHealthEventsAlone() async throws {
+        let store = RecordingEventStore()
+        try await TestServer.with(eventStore: store) { server in
+            let token = try await server.token(.client, environment: "production")
+            let health = EventIngestionTests.body(id: "health", exposures: 0, summaries: [], tracked: 2) { batch in
+                batch["events"] = .array([
+                    ["name": "$session", "unit": "user-0", "variants": ["checkout": "on"], "time": .int(Int(EventIngestionTests.nowMilliseconds))],
+                    ["name": "$crash", "unit": "user-0", "variants": ["checkout": "on"], "time": .int(Int(EventIngestionTests.nowMilliseconds))],
+                ])
+            }
+            let stored = try await server.request(
+                .POST, "/ofrep/v1/ingestion", token: token, body: health, headers: [("Flag-Event-Priority", "health")])
+            #expect(stored.status == 202, "\(stored.body)")
+            #expect(await store.stored.map(\.id) == ["health"])
+            let mixed = try await server.request(
+                .POST, "/ofrep/v1/ingestion", token: token, body: EventIngestionTests.body(id: "mixed"),
+                headers: [("Flag-Event-Priority", "health")])
+            #expect(mixed.status == 400, "\(mixed.body)")
+            #expect(mixed.json?["error"]?["problems"]?.arrayValue?.first?["field"] == "Flag-Event-Priority", "\(mixed.body)")
+            #expect(mixed.json?["error"]?["message"]?.stringValue?.contains("1 exposures") == true, "\(mixed.body)")
+            let unknown = try await server.request(
+                .POST, "/ofrep/v1/ingestion", token: token, body: health, headers: [("Flag-Event-Priority", "urgent")])
+            #expect(unknown.status == 400, "\(unknown.body)")
+            #expect(unknown.json?["error"]?["message"]?.stringValue?.contains("\"urgent\"") == true, "\(unknown.body)")
+            #expect(await store.stored.map(\.id) == ["health"])
+        }
+    }
+
 }

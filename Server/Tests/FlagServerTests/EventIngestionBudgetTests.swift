@@ -41,6 +41,7 @@ struct EventIngestionBudgetTests {
         var options = EventIngestionOptions()
         options.maximumQueuedBytes = 100
         options.maximumQueuedBytesPerToken = 60
+        options.healthReserve = 0
         let queue = EventIngestionQueue(store: RecordingEventStore(), options: options)
         var first = try queue.admit(token: "a").get()
         #expect(first.bytes == 0)

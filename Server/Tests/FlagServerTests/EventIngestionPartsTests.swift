@@ -138,6 +138,7 @@ struct EventIngestionPartsTests {
         var options = EventIngestionOptions()
         options.maximumQueuedEvents = 2
         options.maximumQueuedBytes = 100
+        options.healthReserve = 0
         let queue = EventIngestionQueue(store: store, options: options)
         let reservation = try #require(queue.reserve(bytes: 60))
         #expect(queue.reserve(bytes: 41) == nil)
@@ -184,41 +185,185 @@ struct EventIngestionPartsTests {
         }
     }
 
+    /// Processor time the test sets by hand.
+    final class HandProcessorTime: Sendable {
+        private let used = Mutex(Duration.zero)
+
+        var total: Duration { used.withLock { $0 } }
+
+        func spend(_ duration: Duration) {
+            used.withLock { $0 += duration }
+        }
+    }
+
+    static func batch(_ id: String) -> EventBatch {
+        EventBatch(
+            id: id, environment: "production", receivedAt: now, source: .init(appVersion: "", buildConfiguration: "", platform: ""),
+            tracked: [.init(name: "e", unit: nil, time: now)])
+    }
+
     @Test
-    func theQueueShedsWhileIngestingTookMoreThanItsShareOfTheLastWindow() async throws {
-        let store = RecordingEventStore()
+    func theQueueShedsWhileIngestingUsedMoreThanItsShareOfACoreOverTheLastWindow() async throws {
         var options = EventIngestionOptions()
         options.maximumIngestShare = 0.5
         options.ingestShareWindow = .seconds(1)
         let clock = HandClock()
-        let queue = EventIngestionQueue(store: store, options: options, clock: { clock.now })
-        // A decode of 0.4 s: 40 % of the last second, admitted.
-        let decode = queue.beginWork()
-        clock.advance(by: .milliseconds(400))
-        queue.endWork(decode)
+        let cpu = HandProcessorTime()
+        let queue = EventIngestionQueue(
+            store: RecordingEventStore(), options: options, clock: { clock.now }, processorTime: { cpu.total })
         #expect(Self.refusedShare(queue) == nil)
-        // A store call running for 0.2 s more: 60 %, refused however much room the queue has.
-        let batch = EventBatch(
-            id: "held", environment: "production", receivedAt: Self.now, source: .init(appVersion: "", buildConfiguration: "", platform: ""),
-            tracked: [.init(name: "e", unit: nil, time: Self.now)])
-        await store.hold()
-        async let stored = queue.commit(batch)
-        await store.waitForCalls(1)
+        // 0.4 s of processor time over 0.5 s: 40 % of a core over a window, admitted.
+        clock.advance(by: .milliseconds(500))
+        cpu.spend(.milliseconds(400))
+        #expect(Self.refusedShare(queue) == nil)
+        // 0.2 s more: 60 %, refused however much room the queue has.
         clock.advance(by: .milliseconds(200))
+        cpu.spend(.milliseconds(200))
         let share = try #require(Self.refusedShare(queue))
         #expect(abs(share - 0.6) < 1e-9)
         #expect(queue.load.bytes == 0)
-        // Still running a second later: it alone fills the window.
+        // A second later with nothing more used: the readings the 0.6 s were spent after are a
+        // window old, and requests are admitted again.
         clock.advance(by: .seconds(1))
-        #expect(try #require(Self.refusedShare(queue)) == 1)
-        await store.release()
-        #expect(await stored == .stored(new: true))
-        // Ended (1.2 s after it began): it counts until it leaves the window, then requests are
-        // admitted again.
-        clock.advance(by: .milliseconds(200))
-        #expect(abs(try #require(Self.refusedShare(queue)) - 0.8) < 1e-9)
-        clock.advance(by: .milliseconds(500))
         #expect(Self.refusedShare(queue) == nil)
+        #expect(queue.workShare < 0.5)
+    }
+
+    @Test
+    func callersWaitingOnTheStoreAtOnceCountTheProcessorTimeTheyCauseNotTheirWaits() async throws {
+        // Eight commits in flight for a whole second, each waiting (a disk's flush, the writer's
+        // lock) while the store's threads use 0.1 s of processor time in all: 10 % of a core,
+        // admitted. Counted as wall-clock time added up, it was 800 % and every caller was shed.
+        let store = RecordingEventStore()
+        var options = EventIngestionOptions()
+        options.concurrentCommits = 8
+        options.maximumBatchesPerCommit = 1
+        options.ingestShareWindow = .seconds(1)
+        let clock = HandClock()
+        let cpu = HandProcessorTime()
+        let queue = EventIngestionQueue(store: store, options: options, clock: { clock.now }, processorTime: { cpu.total })
+        #expect(Self.refusedShare(queue) == nil)
+        await store.hold()
+        try await withThrowingTaskGroup(of: EventIngestionQueue.Outcome?.self) { group in
+            for index in 0..<8 {
+                group.addTask { await queue.commit(Self.batch("b\(index)")) }
+            }
+            await store.waitForCalls(8)
+            clock.advance(by: .seconds(1))
+            cpu.spend(.milliseconds(100))
+            #expect(Self.refusedShare(queue) == nil)
+            #expect(abs(queue.workShare - 0.1) < 1e-9)
+            await store.release()
+            for try await outcome in group {
+                #expect(outcome == .stored(new: true))
+            }
+        }
+    }
+
+    @Test
+    func sessionHealthIsAdmittedWhileTheShareShedsOtherBatches() throws {
+        var options = EventIngestionOptions()
+        options.maximumIngestShare = 0.5
+        let clock = HandClock()
+        let cpu = HandProcessorTime()
+        let queue = EventIngestionQueue(
+            store: RecordingEventStore(), options: options, clock: { clock.now }, processorTime: { cpu.total })
+        _ = queue.workShare
+        clock.advance(by: .seconds(1))
+        cpu.spend(.milliseconds(900))
+        #expect(Self.refusedShare(queue) != nil)
+        let health = try queue.admit(token: "t", priority: .health).get()
+        #expect(health.priority == .health)
+        queue.release(health)
+    }
+
+    @Test
+    func theHealthReserveOfBytesAndEventsIsLeftToSessionHealth() async throws {
+        let store = RecordingEventStore()
+        var options = EventIngestionOptions()
+        options.maximumQueuedBytes = 1_000
+        options.maximumQueuedEvents = 10
+        options.healthReserve = 0.2
+        let queue = EventIngestionQueue(store: store, options: options)
+        // Normal requests hold at most 800 of the 1,000 bytes.
+        var normal = try queue.admit(token: "a").get()
+        #expect(queue.hold(801, in: &normal) == .bytes)
+        #expect(queue.hold(800, in: &normal) == nil)
+        #expect(throws: EventIngestionQueue.Refusal.bytes) { try queue.admit(token: "b").get() }
+        // Health takes the rest.
+        var health = try queue.admit(token: "b", priority: .health).get()
+        #expect(queue.hold(201, in: &health) == .bytes)
+        #expect(queue.hold(200, in: &health) == nil)
+        queue.release(normal)
+        queue.release(health)
+        // Events: 8 of 10 for normal batches, the last 2 for health.
+        func batch(_ id: String, events: Int, name: String) -> EventBatch {
+            EventBatch(
+                id: id, environment: "production", receivedAt: Self.now, source: .init(appVersion: "", buildConfiguration: "", platform: ""),
+                tracked: (0..<events).map { _ in .init(name: name, unit: nil, time: Self.now) })
+        }
+        await store.hold()
+        async let held = queue.commit(batch("held", events: 8, name: "checkout"))
+        await store.waitForCalls(1)
+        #expect(await queue.commit(batch("shed", events: 1, name: "checkout")) == nil)
+        async let crash = queue.commit(batch("crash", events: 2, name: "$crash"), priority: .health)
+        while queue.load.events < 10 { await Task.yield() }
+        #expect(await queue.commit(batch("full", events: 1, name: "$crash"), priority: .health) == nil)
+        await store.release()
+        #expect(await held == .stored(new: true))
+        #expect(await crash == .stored(new: true))
+    }
+
+    @Test
+    func aPauseInReadingsSpreadsTheTimeUsedOverThePauseNotOneWindow() {
+        var share = IngestWorkShare(window: .seconds(1))
+        let start = ContinuousClock.now
+        #expect(share.share(at: start, cpu: .zero) == 0)
+        // No reading for 10 s, in which 2 s of processor time were used: 20 % of a core, not 200 %.
+        #expect(abs(share.share(at: start + .seconds(10), cpu: .seconds(2)) - 0.2) < 1e-9)
+        // Readings every 0.1 s from then: once a window passed, only the window counts.
+        var now = start + .seconds(10)
+        var cpu = Duration.seconds(2)
+        for _ in 0..<20 {
+            now += .milliseconds(100)
+            cpu += .milliseconds(30)
+            _ = share.share(at: now, cpu: cpu)
+        }
+        #expect(abs(share.share(at: now, cpu: cpu) - 0.3) < 1e-9)
+    }
+
+    @Test
+    func decodingCountsTheProcessorTimeOfTheThreadThatDecodes() {
+        let queue = EventIngestionQueue(store: RecordingEventStore(), options: EventIngestionOptions())
+        #expect(queue.workShare == 0)
+        // Work that keeps the thread busy until its processor clock moves.
+        let spent = queue.measuringWork { () -> Duration in
+            let start = ThreadCPUTime.current()
+            while ThreadCPUTime.current() - start < .milliseconds(20) {}
+            return ThreadCPUTime.current() - start
+        }
+        #expect(spent >= .milliseconds(20))
+        #expect(queue.workShare >= 0.02)
+    }
+
+    /// Threads' clocks readable from another thread are Linux's (`pthread_getcpuclockid`); the
+    /// server's other platforms count decoding only.
+    @Test(.enabled(if: ThreadCPUTime.clockOfCurrentThread() != nil))
+    func theSQLiteStoreReportsTheProcessorTimeOfItsThreads() async throws {
+        let store = try await SQLiteFlagEventStore(path: nil)
+        try await store.migrate()
+        let before = store.threadProcessorTime
+        #expect(before > .zero)
+        let batches = (0..<50).map { index in
+            EventBatch(
+                id: "cpu-\(index)", environment: "production", receivedAt: Self.now,
+                source: .init(appVersion: "", buildConfiguration: "", platform: ""),
+                tracked: (0..<200).map { _ in .init(name: "e", unit: "u\(index)", time: Self.now) })
+        }
+        _ = try await store.ingest(batches)
+        #expect(store.threadProcessorTime > before)
+        await store.close()
+        #expect(store.threadProcessorTime == .zero)
     }
 
     @Test

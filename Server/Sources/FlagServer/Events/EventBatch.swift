@@ -143,3 +143,20 @@ public struct EventBatch: Sendable, Hashable {
         }
     }
 }
+
+extension EventBatch {
+    /// The tracked events of the SDK's session health monitor: the evidence of crash- and
+    /// error-rate guardrails, which a batch sent with `Flag-Event-Priority: health` carries alone.
+    public static let sessionHealthEventNames: Set<String> = ["$session", "$crash", "$error"]
+
+    /// What keeps the batch from being session health events alone (exposures, summaries, another
+    /// tracked event's name), or `nil` when it is.
+    var notSessionHealth: String? {
+        if !exposures.isEmpty { return "\(exposures.count) exposures" }
+        if !summaries.isEmpty { return "\(summaries.count) evaluation summaries" }
+        if let other = tracked.first(where: { !Self.sessionHealthEventNames.contains($0.name) }) {
+            return "a tracked event named \"\(other.name.prefix(64))\""
+        }
+        return nil
+    }
+}

@@ -65,12 +65,18 @@ public struct EventIngestionOptions: Sendable, Hashable {
     /// Bodies decoded at once in this process, so that decoding never takes every core from
     /// delivery. Default 1.
     public var concurrentDecodes: Int = 1
-    /// The most of ``ingestShareWindow`` that the ingest's work (decoding bodies and the event
-    /// store's calls, in wall-clock time, two at once counting twice) may have taken for a new
-    /// request to be admitted; past it requests are shed (503) before their body is read, however
-    /// much room the queue has, so that ingestion leaves the cores to delivery. Default 1 (as if one
-    /// of them ran all the time); `.infinity` sheds only on the queue's size.
+    /// The most processor time, in cores, that the ingest's work (decoding bodies; the SQLite
+    /// event store's threads) may have used over ``ingestShareWindow`` for a new request to be
+    /// admitted; past it requests are shed (503) before their body is read, however much room the
+    /// queue has, so that ingestion leaves the cores to delivery. Time spent waiting (for a disk's
+    /// flush, a lock, a decoding thread) is not counted, so callers in flight at once count for the
+    /// work they cause. Default 1 (one core's worth); `.infinity` sheds only on the queue's size.
     public var maximumIngestShare: Double = 1
+    /// The share of ``maximumQueuedBytes`` and ``maximumQueuedEvents`` that only batches of
+    /// session health events (sent with `Flag-Event-Priority: health`) may use; such batches are
+    /// also admitted whatever ``maximumIngestShare``, so the evidence guarded rollouts decide on is
+    /// never shed before exposures. Default 0.1.
+    public var healthReserve: Double = 0.1
     /// The window over which ``maximumIngestShare`` is measured. Default 1 s.
     public var ingestShareWindow: Duration = .seconds(1)
     /// The nice value of the threads that decode bodies and (SQLite) run the event store's calls,

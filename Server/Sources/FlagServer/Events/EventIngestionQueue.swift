@@ -13,9 +13,9 @@ import Synchronization
 ///   ``EventIngestionOptions/maximumQueuedBytesPerToken`` of the bytes: a client token ships in
 ///   every app, and one holder of it must not starve the others.
 /// - **A share of the machine.** Requests are also shed before their body is read while the
-///   ingest's work (decoding and the store's calls, ``IngestWorkShare``) took more than
-///   ``EventIngestionOptions/maximumIngestShare`` of the last second: a full queue protects
-///   memory, this protects delivery, which shares the cores.
+///   ingest's work (decoding and the store's threads, in processor time, ``IngestWorkShare``)
+///   used more than ``EventIngestionOptions/maximumIngestShare`` of a core over the last second:
+///   a full queue protects memory, this protects delivery, which shares the cores.
 /// - **Groups.** At most ``EventIngestionOptions/concurrentCommits`` calls to
 ///   ``FlagEventStore/ingest(_:)`` are in flight; each takes the oldest waiting batches, up to
 ///   ``EventIngestionOptions/maximumBatchesPerCommit`` batches and
@@ -33,10 +33,23 @@ final class EventIngestionQueue: Sendable {
         case failed(StoreError)
     }
 
+    /// Which budgets a request may use.
+    enum Priority: Sendable, Equatable {
+        /// Exposures, summaries and tracked events: the budgets but their health reserve, and only
+        /// while the ingest's share of the machine is under its bound.
+        case normal
+        /// A batch of session health events alone (`$session`, `$crash`, `$error`), the evidence
+        /// guarded rollouts decide on: never shed before a normal one. It may use the whole
+        /// budgets, ``EventIngestionOptions/healthReserve`` of which normal requests leave to it,
+        /// and is admitted whatever the ingest's share.
+        case health
+    }
+
     /// Bytes a request holds, from its body's first piece until it answers.
     struct Reservation: Sendable, Equatable {
         /// The token whose share of the budget the bytes count against.
         let token: String
+        var priority: Priority = .normal
         fileprivate(set) var bytes = 0
     }
 
@@ -75,38 +88,60 @@ final class EventIngestionQueue: Sendable {
     let options: EventIngestionOptions
     private let state: Mutex<State>
     private let clock: @Sendable () -> ContinuousClock.Instant
+    /// The ingest's processor time so far (tests pass one they set), when not decoding's plus the
+    /// store's threads'.
+    private let processorTime: (@Sendable () -> Duration)?
+    /// Processor time spent decoding bodies (``measuringWork(_:)``), in nanoseconds.
+    private let decodeNanoseconds = Atomic<Int64>(0)
     /// Called after every call to the store: the batches, their outcomes, and how long it took.
     private let observe: @Sendable ([EventBatch], Result<[Bool], StoreError>, Duration) -> Void
 
-    /// - Parameter clock: the time the ingest's work share is measured in (tests pass one they move).
+    /// - Parameters:
+    ///   - clock: the time the ingest's work share is measured in (tests pass one they move).
+    ///   - processorTime: the ingest's processor time so far (tests pass one they set); by default
+    ///     the time spent decoding bodies plus the store's ``FlagEventStore/threadProcessorTime``.
     init(
         store: any FlagEventStore, options: EventIngestionOptions,
         observe: @escaping @Sendable ([EventBatch], Result<[Bool], StoreError>, Duration) -> Void = { _, _, _ in },
-        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+        processorTime: (@Sendable () -> Duration)? = nil
     ) {
         self.store = store
         self.options = options
         self.clock = clock
+        self.processorTime = processorTime
         self.observe = observe
         state = Mutex(State(work: IngestWorkShare(window: options.ingestShareWindow)))
     }
 
     /// Admits a request of `token` about to read its body, holding nothing yet (its body's bytes
     /// are held as they arrive, ``hold(_:in:)``); refuses (shed the request) while the ingest's
-    /// work share is over ``EventIngestionOptions/maximumIngestShare``, or while the byte budget,
-    /// the whole or the token's, is already spent. Give the reservation back with ``release(_:)``
-    /// once the request answered.
-    func admit(token: String) -> Result<Reservation, Refusal> {
+    /// work share is over ``EventIngestionOptions/maximumIngestShare`` (a normal request), or
+    /// while the byte budget, the whole (less the health reserve for a normal request) or the
+    /// token's, is already spent. Give the reservation back with ``release(_:)`` once the request
+    /// answered.
+    func admit(token: String, priority: Priority = .normal) -> Result<Reservation, Refusal> {
         let now = clock()
+        let cpu = ingestProcessorTime
         return state.withLock { state in
-            let share = state.work.share(at: now)
-            guard share <= options.maximumIngestShare else { return .failure(.share(share)) }
-            guard state.reservedBytes < options.maximumQueuedBytes else { return .failure(.bytes) }
+            let share = state.work.share(at: now, cpu: cpu)
+            guard priority == .health || share <= options.maximumIngestShare else { return .failure(.share(share)) }
+            guard state.reservedBytes < bytesBudget(priority) else { return .failure(.bytes) }
             guard state.reservedByToken[token, default: 0] < options.maximumQueuedBytesPerToken else {
                 return .failure(.tokenBytes)
             }
-            return .success(Reservation(token: token))
+            return .success(Reservation(token: token, priority: priority))
         }
+    }
+
+    /// The bytes requests of `priority` may hold in all.
+    private func bytesBudget(_ priority: Priority) -> Int {
+        priority == .health ? options.maximumQueuedBytes : options.maximumQueuedBytes - Int(Double(options.maximumQueuedBytes) * options.healthReserve)
+    }
+
+    /// The events batches of `priority` may queue in all.
+    private func eventsBudget(_ priority: Priority) -> Int {
+        priority == .health ? options.maximumQueuedEvents : options.maximumQueuedEvents - Int(Double(options.maximumQueuedEvents) * options.healthReserve)
     }
 
     /// Holds `bytes` more (a piece of the body that arrived) in `reservation`, or refuses when
@@ -114,10 +149,11 @@ final class EventIngestionQueue: Sendable {
     /// (``Refusal/tokenBytes``); a refused piece holds nothing.
     func hold(_ bytes: Int, in reservation: inout Reservation) -> Refusal? {
         let token = reservation.token
+        let budget = bytesBudget(reservation.priority)
         let refusal = state.withLock { state -> Refusal? in
             let byToken = state.reservedByToken[token, default: 0]
             guard byToken + bytes <= options.maximumQueuedBytesPerToken else { return .tokenBytes }
-            guard state.reservedBytes + bytes <= options.maximumQueuedBytes else { return .bytes }
+            guard state.reservedBytes + bytes <= budget else { return .bytes }
             state.reservedBytes += bytes
             state.reservedByToken[token] = byToken + bytes
             return nil
@@ -134,22 +170,28 @@ final class EventIngestionQueue: Sendable {
         return reservation
     }
 
-    /// Starts counting a piece of the ingest's work (decoding a body) in its share of time; end it
-    /// with ``endWork(_:)``.
-    func beginWork() -> IngestWorkShare.Work {
-        let now = clock()
-        return state.withLock { $0.work.begin(at: now) }
+    /// Runs `work` (decoding a body, on the calling thread) and counts the processor time the
+    /// thread spent in it in the ingest's share.
+    func measuringWork<T>(_ work: () throws -> T) rethrows -> T {
+        let start = ThreadCPUTime.current()
+        defer {
+            let spent = ThreadCPUTime.current() - start
+            decodeNanoseconds.add(spent.components.seconds * 1_000_000_000 + spent.components.attoseconds / 1_000_000_000, ordering: .relaxed)
+        }
+        return try work()
     }
 
-    func endWork(_ work: IngestWorkShare.Work) {
-        let now = clock()
-        state.withLock { $0.work.end(work, at: now) }
+    /// The ingest's processor time so far: decoding's and the store's threads'.
+    private var ingestProcessorTime: Duration {
+        if let processorTime { return processorTime() }
+        return .nanoseconds(decodeNanoseconds.load(ordering: .relaxed)) + store.threadProcessorTime
     }
 
     /// The share of the last window the ingest's work took (for tests and metrics).
     var workShare: Double {
         let now = clock()
-        return state.withLock { $0.work.share(at: now) }
+        let cpu = ingestProcessorTime
+        return state.withLock { $0.work.share(at: now, cpu: cpu) }
     }
 
     func release(_ reservation: Reservation) {
@@ -169,15 +211,17 @@ final class EventIngestionQueue: Sendable {
     func bytes(of token: String) -> Int { state.withLock { $0.reservedByToken[token, default: 0] } }
 
     /// Queues `batch` and waits until its group's call to the store returned; `nil` (nothing
-    /// queued) when its events would pass ``EventIngestionOptions/maximumQueuedEvents``.
+    /// queued) when its events would pass ``EventIngestionOptions/maximumQueuedEvents`` (less the
+    /// health reserve, for a normal batch).
     ///
     /// Waiting is not cancellable: once queued, the batch's fate is its group's.
-    func commit(_ batch: EventBatch) async -> Outcome? {
+    func commit(_ batch: EventBatch, priority: Priority = .normal) async -> Outcome? {
         let events = batch.eventCount
+        let budget = eventsBudget(priority)
         return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome?, Never>) in
             let startsCommit = state.withLock { state -> Bool? in
                 // A batch larger than the whole bound still goes when the queue is empty.
-                guard state.queuedEvents == 0 || state.queuedEvents + events <= options.maximumQueuedEvents else {
+                guard state.queuedEvents == 0 || state.queuedEvents + events <= budget else {
                     return nil
                 }
                 state.queuedEvents += events
@@ -221,7 +265,6 @@ final class EventIngestionQueue: Sendable {
             let batches = group.map(\.batch)
             let clock = ContinuousClock()
             let started = clock.now
-            let work = beginWork()
             let result: Result<[Bool], StoreError>
             do {
                 let stored = try await store.ingest(batches)
@@ -232,7 +275,6 @@ final class EventIngestionQueue: Sendable {
                 result = .failure(error)
             }
             let elapsed = clock.now - started
-            endWork(work)
             let events = batches.reduce(0) { $0 + $1.eventCount }
             state.withLock { $0.queuedEvents -= events }
             observe(batches, result, elapsed)

@@ -13,8 +13,9 @@ import Synchronization
 /// In order, each step cheaper than the next: the token (401, 403, 429 past the client's rate
 /// limit, shared with delivery); a declared `Content-Length` over the limit (413); a
 /// `Content-Encoding` other than `identity` (415: bodies are read as sent); admission (503 with
-/// `Retry-After` while the queue's byte budget is spent, or while the ingest's work took more
-/// than ``EventIngestionOptions/maximumIngestShare`` of the last second; 429 with `Retry-After`
+/// `Retry-After` while the queue's byte budget is spent, or while the ingest's work used more
+/// than ``EventIngestionOptions/maximumIngestShare`` of a core's processor time over the last
+/// second; 429 with `Retry-After`
 /// while the token's requests hold ``EventIngestionOptions/maximumQueuedBytesPerToken``; before
 /// the body is read); the body, read up to ``EventIngestionOptions/maximumBatchBytes`` (413),
 /// each piece held in the budgets as it arrives (503 or 429 when one is spent), the whole within
@@ -81,7 +82,7 @@ struct EventIngestionRoutes: Sendable {
         case .share(let share):
             let window = options.ingestShareWindow.components
             return shed(
-                "ingesting took \(Int((share * 100).rounded())) % of the last \(window.seconds * 1000 + window.attoseconds / 1_000_000_000_000_000) ms, more than the \(Int((options.maximumIngestShare * 100).rounded())) % it may")
+                "ingesting used \(Int((share * 100).rounded())) % of a core over the last \(window.seconds * 1000 + window.attoseconds / 1_000_000_000_000_000) ms, more than the \(Int((options.maximumIngestShare * 100).rounded())) % it may")
         }
     }
 
@@ -106,8 +107,9 @@ struct EventIngestionRoutes: Sendable {
                 problems: [ValidationError(key: nil, field: "Content-Encoding", problem: "\"\(encoding.prefix(64))\" is not read; send identity")],
                 headers: [.acceptEncoding: "identity"])
         }
+        let priority = try Self.priority(request.headers[.flagEventPriority])
         var reservation: EventIngestionQueue.Reservation
-        switch queue.admit(token: token.id) {
+        switch queue.admit(token: token.id, priority: priority) {
         case .success(let granted): reservation = granted
         case .failure(let refusal): throw refused(refusal, token: token.id)
         }
@@ -134,11 +136,11 @@ struct EventIngestionRoutes: Sendable {
         }
         let receivedAt = Int64((now().timeIntervalSince1970 * 1000).rounded())
         let decoded = await decodes.run { [options, queue] in
-            // Counted from when a thread takes it: waiting for one is not work.
-            let work = queue.beginWork()
-            defer { queue.endWork(work) }
-            return Result { () throws(APIError) -> EventBatch in
-                try EventBatchDecoder.decode(body.readableBytesView, environment: environment, receivedAt: receivedAt, options: options)
+            // The processor time of the thread that decodes: waiting for one is not work.
+            queue.measuringWork {
+                Result { () throws(APIError) -> EventBatch in
+                    try EventBatchDecoder.decode(body.readableBytesView, environment: environment, receivedAt: receivedAt, options: options)
+                }
             }
         }
         let batch: EventBatch
@@ -160,7 +162,14 @@ struct EventIngestionRoutes: Sendable {
                 message: "the Idempotency-Key header (\"\(key.prefix(64))\") is not the batch's batchId (\"\(batch.id)\"); send the batch id as the key, or no key",
                 problems: [ValidationError(key: nil, field: "batchId", problem: "differs from the Idempotency-Key header")])
         }
-        guard let outcome = await queue.commit(batch) else {
+        if priority == .health, let offending = batch.notSessionHealth {
+            metrics.refused(.invalid)
+            throw APIError(
+                .badRequest, code: "invalid",
+                message: "the batch was sent with Flag-Event-Priority: health but carries \(offending); a health batch carries only tracked events named \(EventBatch.sessionHealthEventNames.sorted().joined(separator: ", ")): send the others without the header",
+                problems: [ValidationError(key: nil, field: "Flag-Event-Priority", problem: "the batch carries \(offending)")])
+        }
+        guard let outcome = await queue.commit(batch, priority: priority) else {
             throw shed("its queue holds as many events as it may")
         }
         switch outcome {
@@ -230,6 +239,19 @@ struct EventIngestionRoutes: Sendable {
         }
     }
 
+    /// The priority a `Flag-Event-Priority` header asks for: `health` (session health events
+    /// alone), or none.
+    static func priority(_ header: String?) throws(APIError) -> EventIngestionQueue.Priority {
+        guard let header else { return .normal }
+        guard header.trimmingCharacters(in: .whitespaces).lowercased() == "health" else {
+            throw APIError(
+                .badRequest, code: "invalid",
+                message: "Flag-Event-Priority is \"\(header.prefix(64))\"; the one priority there is, health, is for batches of session health events alone: send health, or no header",
+                problems: [ValidationError(key: nil, field: "Flag-Event-Priority", problem: "\"\(header.prefix(64))\" is not health")])
+        }
+        return .health
+    }
+
     /// Whether a `Content-Encoding` value leaves the body as sent (`identity`, in any case).
     static func isIdentity(_ encoding: String) -> Bool {
         encoding.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
@@ -285,4 +307,5 @@ final class DecodeSlots: Sendable {
 
 extension HTTPField.Name {
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    static let flagEventPriority = HTTPField.Name("Flag-Event-Priority")!
 }

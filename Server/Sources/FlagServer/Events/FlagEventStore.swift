@@ -15,6 +15,10 @@ import Foundation
 ///   was exposed (an exposure without a unit counts no unit);
 /// - tracked events per environment × event name × day (count and sum of values).
 public protocol FlagEventStore: Sendable {
+    /// The processor time used so far by threads of the store's own that run its calls; see the
+    /// default in the extension.
+    var threadProcessorTime: Duration { get }
+
     /// Creates or upgrades the event tables.
     func migrate() async throws(StoreError)
 
@@ -62,6 +66,15 @@ public protocol FlagEventStore: Sendable {
     func deleteExpired(rawBefore time: Int64, hourlyBefore: Int64) async throws(StoreError) -> Int
 
     func close() async
+}
+
+
+extension FlagEventStore {
+    /// The processor time used so far by threads of the store's own that run its calls (what the
+    /// ingestion queue's share of the machine counts, ``EventIngestionOptions/maximumIngestShare``);
+    /// zero for a store whose work runs elsewhere, as a PostgreSQL store's runs in the database's
+    /// processes.
+    public var threadProcessorTime: Duration { .zero }
 }
 
 /// The size of a rollup's time bucket.

@@ -4,6 +4,7 @@ public import Logging
 import NIOCore
 import NIOPosix
 import SQLiteNIO
+import Synchronization
 
 /// The embedded event store: a SQLite file of its own, beside the flag store's, with a connection
 /// of its own, so that ingesting events never waits for SQLite's write lock behind a flag write
@@ -26,6 +27,9 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     private let checkpointer: SQLiteConnection?
     /// The threads the connections run on, one each, shut down by ``close()``.
     private let threadPools: [NIOThreadPool]
+    /// The processor-time clocks of those threads, emptied by ``close()`` before they end (a
+    /// clock names its thread by an id the kernel reuses).
+    private let threadClocks: Mutex<[ThreadCPUTime.Clock]>
     /// One operation at a time on the connection: the actor is reentrant at every `await`.
     private let serial = AsyncLock()
     /// Ingests between two checkpoints.
@@ -62,6 +66,13 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         let writerThread = await IngestThreads.singleThread(niceness: threadNiceness)
         let checkpointThread = path == nil ? nil : await IngestThreads.singleThread(niceness: threadNiceness)
         threadPools = [writerThread] + (checkpointThread.map { [$0] } ?? [])
+        var clocks: [ThreadCPUTime.Clock] = []
+        for pool in threadPools {
+            if let clock = try? await pool.runIfActive({ ThreadCPUTime.clockOfCurrentThread() }) {
+                clocks.append(clock)
+            }
+        }
+        threadClocks = Mutex(clocks)
         let storage: SQLiteConnection.Storage = path.map { .file(path: $0) } ?? .memory
         let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
         var opened: [SQLiteConnection] = []
@@ -110,10 +121,19 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         }
     }
 
+    /// The processor time the store's two threads (the writer's, the checkpointer's) used so far;
+    /// zero once closed.
+    public nonisolated var threadProcessorTime: Duration {
+        threadClocks.withLock { clocks in
+            clocks.reduce(.zero) { $0 + (ThreadCPUTime.read($1) ?? .zero) }
+        }
+    }
+
     public func close() async {
         await waitForCheckpoints()
         try? await checkpointer?.close()
         try? await connection.close()
+        threadClocks.withLock { $0.removeAll() }
         for pool in threadPools { try? await pool.shutdownGracefully() }
     }
 
