@@ -136,6 +136,7 @@ extension ConsoleRoutes {
         context["hasProblems"] = !problems.isEmpty
         context["reason"] = reason
         let serving = plan.status == .running || plan.status == .paused
+        let flagOff = await rollouts.isFlagOff(plan)
         context["plan"] = [
             "id": plan.id, "flag": plan.flag, "base": base, "status": plan.status.rawValue,
             "flagLink": "/console/flags/\(Self.escaped(plan.flag))?environment=\(Self.escaped(environment))",
@@ -150,6 +151,19 @@ extension ConsoleRoutes {
             "resumable": plan.status == .paused, "rollbackable": serving,
             "startLabel": plan.status == .rolledBack ? "Start again" : "Start",
         ] as [String: Any]
+        if plan.status == .paused, let paused = plan.history.last(where: { $0.action == .paused }) {
+            context["pausedBecause"] = "\(paused.comment ?? "no reason given") (\(paused.actor), \(Self.shortTime(paused.time)))"
+        }
+        if flagOff {
+            let note: String? =
+                switch plan.status {
+                case .draft, .rolledBack: "The flag is off in \(environment): every unit is served DISABLED, so the plan cannot start until the flag is switched on."
+                case .running: "The flag is off in \(environment): every unit is served DISABLED; the plan pauses at the executor's next look."
+                case .paused: "The flag is off in \(environment): every unit is served DISABLED; switch it on before resuming."
+                case .finished: nil
+                }
+            if let note { context["flagOffNote"] = note }
+        }
         context["steps"] = plan.steps.enumerated().map { index, step -> [String: Any] in
             let current = plan.currentStep == index && (serving || plan.status == .finished)
             return [

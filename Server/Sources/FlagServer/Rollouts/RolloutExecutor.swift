@@ -5,7 +5,10 @@ import ServiceLifecycle
 /// Acts on running rollout plans: every ``tickInterval`` it looks at each running plan and, when
 /// the plan's evaluation interval has passed, evaluates its guardrails (a regression pauses or
 /// rolls back the plan, as the plan says); otherwise, when the step's duration has passed, it
-/// serves the next step (or finishes the plan when the next step is 100 %).
+/// serves the next step (or finishes the plan when the next step is 100 %). A plan whose flag
+/// has been switched off (by hand or the kill switch) is paused at its step instead, with the
+/// reason in its history: an off flag serves `DISABLED` to every unit, so a step would measure
+/// and change nothing.
 ///
 /// **Several replicas.** A replica acts on a plan only under a lease it took by compare-and-set
 /// on the plan's version (``RolloutPlan/lease``): two replicas ticking at once leave one acting
@@ -60,9 +63,10 @@ public struct RolloutExecutor: Sendable {
     func act(on stored: RolloutPlan) async throws(AdminError) -> Outcome {
         let time = rollouts.now()
         guard stored.status == .running, let index = stored.currentStep, stored.steps.indices.contains(index) else { return .skipped }
+        let flagOff = await rollouts.isFlagOff(stored)
         let evaluationDue = stored.lastEvaluatedAt.map { time.timeIntervalSince($0) >= Double(stored.evaluationIntervalSeconds) } ?? true
         let stepDue = stored.stepStartedAt.map { time.timeIntervalSince($0) >= Double(stored.steps[index].durationSeconds) } ?? true
-        guard evaluationDue || stepDue else { return .skipped }
+        guard flagOff || evaluationDue || stepDue else { return .skipped }
         if let lease = stored.lease, lease.holder != replica, lease.until > time { return .skipped }
         var plan = stored
         plan.lease = .init(holder: replica, until: time.addingTimeInterval(leaseDuration))
@@ -70,6 +74,7 @@ public struct RolloutExecutor: Sendable {
             if case .conflict = error { return .skipped }
             throw error
         }
+        if flagOff { return try await holdWhileOff(&plan) }
 
         // A step is taken only on fresh evidence: the guardrails are evaluated first.
         let findings = try await evaluate(plan, since: plan.runStartedAt ?? time) + rollouts.metricFindings(plan)
@@ -83,10 +88,17 @@ public struct RolloutExecutor: Sendable {
             if next < plan.steps.count {
                 let percent = plan.steps[next].percent
                 let finishing = percent >= 100
-                let revision = try await rollouts.serve(
-                    plan, step: next, actor: Rollouts.serverActor, approval: .changeRequest("rollout:\(plan.id)"),
-                    reason: "rollout \(plan.id): step \(next + 1) of \(plan.steps.count), \(Rollouts.percent(percent)) of units on "
-                        + "\"\(plan.newVariant)\"" + (finishing ? " (finished)" : "") + "; guardrails held")
+                let revision: Int?
+                do {
+                    revision = try await rollouts.serve(
+                        plan, step: next, actor: Rollouts.serverActor, approval: .changeRequest("rollout:\(plan.id)"), whileOn: "stepping",
+                        reason: "rollout \(plan.id): step \(next + 1) of \(plan.steps.count), \(Rollouts.percent(percent)) of units on "
+                            + "\"\(plan.newVariant)\"" + (finishing ? " (finished)" : "") + "; guardrails held")
+                } catch {
+                    // Switched off between this tick's look and its write.
+                    if case .conflict = error, await rollouts.isFlagOff(plan) { return try await holdWhileOff(&plan) }
+                    throw error
+                }
                 plan.currentStep = next
                 plan.stepStartedAt = time
                 plan.status = finishing ? .finished : .running
@@ -105,6 +117,24 @@ public struct RolloutExecutor: Sendable {
         plan.lease = nil
         try await rollouts.save(&plan)
         return .evaluated
+    }
+
+    /// Pauses `plan` (held under this replica's lease) because its flag is off: it neither steps
+    /// nor evaluates until someone switches the flag on and resumes it.
+    private func holdWhileOff(_ plan: inout RolloutPlan) async throws(AdminError) -> Outcome {
+        let reason = "held: flag \"\(plan.flag)\" was switched off in \"\(plan.environment)\", so every unit is served DISABLED; "
+            + "switch it on, then resume"
+        plan.status = .paused
+        plan.lease = nil
+        plan.record(.init(
+            action: .paused, actor: Rollouts.serverActor, time: rollouts.now(), step: plan.currentStep, percent: plan.currentPercent,
+            comment: reason))
+        try await rollouts.save(&plan)
+        rollouts.notify(
+            .rolloutPaused, plan, actor: Rollouts.serverActor, revision: nil,
+            summary: "\(plan.flag): rollout paused at \(Rollouts.percent(plan.currentPercent)) (the flag is off)")
+        logger.info("rollout plan \(plan.id) paused: its flag is off", metadata: ["flag": "\(plan.flag)"])
+        return .paused
     }
 
     /// Pauses or rolls back `plan` for `finding`, as the plan says.

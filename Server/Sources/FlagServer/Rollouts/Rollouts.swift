@@ -86,7 +86,8 @@ public struct Rollouts: Sendable {
     /// Starts a draft plan, or a rolled-back one again (with the same salt or a new one, as its
     /// ``RolloutPlan/restart`` says): serves its first step.
     ///
-    /// - Throws: ``AdminError/conflict(_:)`` when the plan is not a draft or rolled back, or the
+    /// - Throws: ``AdminError/conflict(_:)`` when the plan is not a draft or rolled back, the flag
+    ///   is off in the environment (everyone would be served `DISABLED` whatever the step), or the
     ///   flag has targeting that is not this plan's split (a rollout replaces the serving rule);
     ///   ``AdminError/approvalRequired(_:)`` where the environment's approval rule covers settings.
     @discardableResult
@@ -99,13 +100,14 @@ public struct Rollouts: Sendable {
         let restarting = plan.status == .rolledBack
         if restarting, plan.restart == .newUnits { plan.salt = RolloutPlan.makeSalt() }
         let current = await admin.state.environments[environment]?.settings[plan.flag]
+        if let current, !current.enabled { throw .conflict(Self.flagOffMessage(plan, doing: "starting")) }
         if let current, !plan.owns(current) {
             throw .conflict(
                 "flag \"\(plan.flag)\" has targeting in \"\(environment)\": a rollout replaces the serving rule; remove the targeting first")
         }
         let time = now()
         let revision = try await serve(
-            plan, step: 0, actor: actor, approval: .required,
+            plan, step: 0, actor: actor, approval: .required, whileOn: "starting",
             reason: "rollout \(plan.id): \(restarting ? "started again" : "started") at \(Self.percent(plan.steps[0].percent)) "
                 + "of units on \"\(plan.newVariant)\" (step 1 of \(plan.steps.count))")
         plan.currentStep = 0
@@ -137,10 +139,16 @@ public struct Rollouts: Sendable {
 
     /// Resumes a paused plan at its step (the same units keep the new variant); the step's
     /// duration counts again from now.
+    ///
+    /// - Throws: ``AdminError/conflict(_:)`` when the plan is not paused or its flag is off.
     @discardableResult
     public func resume(id: String, environment: String, actor: String) async throws(AdminError) -> RolloutPlan {
-        try await update(id: id, environment: environment) { plan throws(AdminError) in
+        let state = await admin.state
+        return try await update(id: id, environment: environment) { plan throws(AdminError) in
             guard plan.status == .paused else { throw .conflict("rollout plan \"\(id)\" is \(plan.status.rawValue); only a paused plan resumes") }
+            if state.environments[environment]?.settings[plan.flag]?.enabled == false {
+                throw .conflict(Self.flagOffMessage(plan, doing: "resuming"))
+            }
             let time = now()
             plan.status = .running
             plan.stepStartedAt = time
@@ -215,23 +223,41 @@ public struct Rollouts: Sendable {
         return plan
     }
 
-    /// Serves step `index` (the server's own step or, with `.required`, a start).
+    /// Serves step `index` (the server's own step or, with `.required`, a start). With
+    /// `whileOn` (what is being done, for the message), the write is refused with
+    /// ``AdminError/conflict(_:)`` when the flag is off as it is written.
     @discardableResult
-    func serve(_ plan: RolloutPlan, step index: Int, actor: String, approval: WriteApproval, reason: String) async throws(AdminError) -> Int? {
-        try await write(plan.environment, plan.flag, actor: actor, approval: approval, reason: Self.bounded(reason)) { current in
-            plan.settings(step: index, from: current)
+    func serve(
+        _ plan: RolloutPlan, step index: Int, actor: String, approval: WriteApproval, whileOn doing: String? = nil, reason: String
+    ) async throws(AdminError) -> Int? {
+        let refusal = doing.map { Self.flagOffMessage(plan, doing: $0) }
+        return try await write(plan.environment, plan.flag, actor: actor, approval: approval, reason: Self.bounded(reason), refusingOff: refusal) {
+            current in plan.settings(step: index, from: current)
         }
     }
 
+    /// Why a plan does not start, resume or step while its flag is off.
+    static func flagOffMessage(_ plan: RolloutPlan, doing: String) -> String {
+        "flag \"\(plan.flag)\" is off in \"\(plan.environment)\": every unit is served DISABLED whatever the rollout's share, so "
+            + "\(doing) rollout plan \"\(plan.id)\" is refused; switch the flag on first"
+    }
+
+    /// Whether `plan`'s flag is off in its environment now.
+    func isFlagOff(_ plan: RolloutPlan) async -> Bool {
+        await admin.state.environments[plan.environment]?.settings[plan.flag]?.enabled == false
+    }
+
     /// Writes the flag's settings in `environment`; the new revision (`nil`: nothing changed).
+    /// With `refusingOff`, a flag found off is refused with that conflict instead.
     private func write(
-        _ environment: String, _ flag: String, actor: String, approval: WriteApproval, reason: String,
+        _ environment: String, _ flag: String, actor: String, approval: WriteApproval, reason: String, refusingOff: String? = nil,
         _ settings: @escaping @Sendable (FlagSettings) -> FlagSettings
     ) async throws(AdminError) -> Int? {
         let revisions = try await admin.write(actor: actor, reason: reason, approval: approval) { state throws(AdminError) in
             guard let current = state.environments[environment]?.settings[flag] else {
                 throw .notFound("flag \"\(flag)\" does not exist in environment \"\(environment)\"")
             }
+            if let refusingOff, !current.enabled { throw .conflict(refusingOff) }
             let next = settings(current)
             return next == current ? [] : [.putSettings(environment: environment, flag: flag, next)]
         }
