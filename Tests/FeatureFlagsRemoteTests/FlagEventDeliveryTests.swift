@@ -75,6 +75,28 @@ struct FlagEventDeliveryTests {
         #expect(transport.requests.count == 1)
     }
 
+    @Test func sessionHealthIsSentFirstWithTheHealthPriority() async throws {
+        let fixture = Fixture()
+        let recorder = fixture.recorder()
+        recorder.track("purchase", value: 9.99, unit: "user-1")
+        let transport = EventTransport(.status(202))
+        let delivery = fixture.delivery(recorder, transport: transport)
+        _ = await delivery.flush()
+        let before = transport.requests.count
+        recorder.track("search", unit: "user-1")
+        let crash = TrackedFlagEvent(
+            name: SessionHealthMonitor.crashEventName, value: nil, attributes: [:], unit: "user-1",
+            variants: ["new_checkout": "treatment"], time: fixture.clock.now, source: Self.source)
+        try await delivery.enqueue([.tracked(crash)], once: "session-1")
+        _ = await delivery.flush()
+        let requests = Array(transport.requests.dropFirst(before))
+        #expect(requests.count == 2)
+        #expect(requests.first?.headerFields["Flag-Event-Priority"] == "health")
+        #expect(requests.first?.body.map { String(decoding: $0, as: UTF8.self) }?.contains("\"$crash\"") == true)
+        #expect(requests.last?.headerFields["Flag-Event-Priority"] == nil)
+        #expect(requests.last?.body.map { String(decoding: $0, as: UTF8.self) }?.contains("\"search\"") == true)
+    }
+
     @Test func failuresBackOffExponentiallyWithJitterAndKeepTheBatchID() async {
         let fixture = Fixture(random: 0.5)  // jitter factor 0.75
         let recorder = fixture.recorder()

@@ -77,6 +77,27 @@ struct FlagEventQueueTests {
         #expect(queue.pendingEvents.last == Self.tracked("e3"))
     }
 
+    @Test func sessionHealthEventsGoFirstInABatchOfTheirOwn() throws {
+        let file = File()
+        let queue = FlagEventQueue(url: file.url, limits: .init(batchEvents: 2), makeID: Self.ids())
+        try queue.append([Self.tracked("checkout"), Self.summary("a", count: 3, at: 0), Self.tracked("$session")])
+        try queue.append([Self.tracked("$crash"), Self.tracked("search"), Self.tracked("$error")])
+        let health = try #require(try queue.nextBatch())
+        #expect(health.events.map(\.name) == ["$session", "$crash"])
+        #expect(health.isSessionHealthOnly)
+        try queue.remove(batchId: health.batchId)
+        let rest = try #require(try queue.nextBatch())
+        #expect(rest.events.map(\.name) == ["$error"])
+        try queue.remove(batchId: rest.batchId)
+        // Then the others, in the order they were appended.
+        let others = try #require(try queue.nextBatch())
+        #expect(!others.isSessionHealthOnly)
+        #expect(others.events.map(\.name) == ["checkout"])
+        #expect(others.summaries.map(\.flag) == ["a"])
+        try queue.remove(batchId: others.batchId)
+        #expect(try queue.nextBatch()?.events.map(\.name) == ["search"])
+    }
+
     @Test func batchesHoldOneAppsEventsWithinTheirLimits() throws {
         let file = File()
         let queue = FlagEventQueue(url: file.url, limits: .init(batchEvents: 2), makeID: Self.ids())

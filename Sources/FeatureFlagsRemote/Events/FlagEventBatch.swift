@@ -99,3 +99,18 @@ public struct FlagEventBatch: Sendable, Hashable, Codable {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 }
+
+extension FlagEventBatch {
+    /// The session health monitor's events (`$session`, `$crash`, `$error`): the evidence of a
+    /// guarded rollout's crash- and error-rate guardrails.
+    public static let sessionHealthEventNames: Set<String> = [
+        SessionHealthMonitor.sessionEventName, SessionHealthMonitor.crashEventName, SessionHealthMonitor.errorEventName,
+    ]
+
+    /// Whether the batch holds session health events and nothing else (no exposures, summaries,
+    /// other tracked events): delivery sends such a batch with `Flag-Event-Priority: health`.
+    public var isSessionHealthOnly: Bool {
+        exposures.isEmpty && summaries.isEmpty && !events.isEmpty
+            && events.allSatisfy { Self.sessionHealthEventNames.contains($0.name) }
+    }
+}

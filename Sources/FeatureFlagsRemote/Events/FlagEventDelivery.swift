@@ -268,6 +268,11 @@ public actor FlagEventDelivery {
         var headers = configuration.headerFields
         headers["Content-Type"] = "application/json"
         headers["Idempotency-Key"] = batch.batchId
+        if batch.isSessionHealthOnly {
+            // The server admits these before other batches when it is busy (and refuses the
+            // header on any other batch).
+            headers["Flag-Event-Priority"] = "health"
+        }
         let request = RemoteHTTPRequest(
             method: .post, url: configuration.endpoint, headerFields: headers, body: body,
             timeout: configuration.requestTimeout)

@@ -177,12 +177,20 @@ public final class FlagEventQueue {
     /// events of one app (at most ``Limits/batchEvents`` and ``Limits/batchBytes``), carrying
     /// the drop counts not yet reported (a batch of drop counts alone, from `fallbackSource`, when
     /// nothing else waits). A new batch is saved before it is returned.
+    ///
+    /// Session health events (``FlagEventBatch/sessionHealthEventNames``) waiting go first, in a
+    /// batch of their own that the server admits before others when it is busy: the evidence a
+    /// guarded rollout decides on is not held back behind exposures.
     public func nextBatch(fallbackSource: FlagEventSource? = nil) throws -> FlagEventBatch? {
         if let first = contents.batches.first { return first }
+        if let health = contents.pending.firstIndex(where: { Self.isSessionHealth($0.event) }) {
+            let source = contents.pending[health].event.source
+            return try form(source: source, taking: take(from: health) { Self.isSessionHealth($0) && $0.source == source })
+        }
         guard let source = contents.pending.first?.event.source else {
             guard !contents.dropped.isEmpty else { return nil }
             // Only drops to report: an empty batch says so.
-            return try form(source: fallbackSource, taking: 0)
+            return try form(source: fallbackSource, taking: [])
         }
         var taken = 0
         var bytes = 0
@@ -192,15 +200,42 @@ public final class FlagEventQueue {
             taken += 1
             bytes += pending.bytes
         }
-        return try form(source: source, taking: taken)
+        return try form(source: source, taking: Array(0..<taken))
     }
 
-    private func form(source: FlagEventSource?, taking count: Int) throws -> FlagEventBatch? {
+    /// The positions of pending events from `start` on that `belongs` to a batch, within the
+    /// batch's limits.
+    private func take(from start: Int, where belongs: (FlagEvent) -> Bool) -> [Int] {
+        var taken: [Int] = []
+        var bytes = 0
+        for index in start..<contents.pending.count where taken.count < limits.batchEvents {
+            let pending = contents.pending[index]
+            guard belongs(pending.event) else { continue }
+            guard taken.isEmpty || bytes + pending.bytes <= limits.batchBytes else { break }
+            taken.append(index)
+            bytes += pending.bytes
+        }
+        return taken
+    }
+
+    /// Whether `event` is one of the session health monitor's.
+    static func isSessionHealth(_ event: FlagEvent) -> Bool {
+        guard case .tracked(let tracked) = event else { return false }
+        return FlagEventBatch.sessionHealthEventNames.contains(tracked.name)
+    }
+
+    /// Forms a batch of the pending events at `positions` (ascending), saves and returns it.
+    private func form(source: FlagEventSource?, taking positions: [Int]) throws -> FlagEventBatch? {
         let source = source ?? FlagEventSource(appVersion: "", buildConfiguration: "", platform: FlagEventSource.currentPlatform)
         let batch = FlagEventBatch(
             batchId: makeID(), source: source, dropped: contents.dropped,
-            events: contents.pending.prefix(count).map(\.event))
-        contents.pending.removeFirst(count)
+            events: positions.map { contents.pending[$0].event })
+        if positions.last == positions.count - 1 {
+            contents.pending.removeFirst(positions.count)
+        } else {
+            let chosen = Set(positions)
+            contents.pending = contents.pending.enumerated().filter { !chosen.contains($0.offset) }.map(\.element)
+        }
         contents.dropped = FlagEventDropCounts()
         contents.batches.append(batch)
         try save("form")
