@@ -35,12 +35,13 @@ public struct SystemAppContextProvider: AppContextProvider {
     }
 
     /// The device class this code runs on: by platform, and on iOS by the interface idiom (an
-    /// iPad, an iPhone, or a Mac running the app).
+    /// iPhone or an iPad; an iPhone or iPad app running on a Mac or a Vision Pro reports the
+    /// idiom it was designed for).
     static func deviceClass() -> AppContext.DeviceClass? {
         #if targetEnvironment(macCatalyst) || os(macOS)
         .mac
         #elseif os(iOS) && canImport(UIKit)
-        ProcessInfo.processInfo.isiOSAppOnMac ? .mac : interfaceIdiomClass()
+        interfaceIdiomClass()
         #elseif os(iOS)
         nil
         #elseif os(watchOS)

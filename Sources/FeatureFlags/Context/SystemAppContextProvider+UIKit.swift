@@ -7,14 +7,16 @@ extension SystemAppContextProvider {
     /// `nil` elsewhere.
     static func interfaceIdiomClass() -> AppContext.DeviceClass? {
         guard Thread.isMainThread else { return nil }
-        return MainActor.assumeIsolated {
-            switch UIDevice.current.userInterfaceIdiom {
-            case .phone: .phone
-            case .pad: .pad
-            case .mac: .mac
-            case .vision: .vision
-            default: nil
-            }
+        return MainActor.assumeIsolated { deviceClass(of: UIDevice.current.userInterfaceIdiom) }
+    }
+
+    static func deviceClass(of idiom: UIUserInterfaceIdiom) -> AppContext.DeviceClass? {
+        switch idiom {
+        case .phone: .phone
+        case .pad: .pad
+        case .mac: .mac
+        case .vision: .vision
+        default: nil
         }
     }
 }

@@ -67,3 +67,20 @@ public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
     ) -> UIBackgroundTaskIdentifier { .invalid }
     open func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {}
 }
+
+// The device class of the app context (FeatureFlags, iOS only in the project). UIDevice — iOS 2,
+// tvOS 9, visionOS 1 (Mac Catalyst); not on watchOS; `@MainActor`.
+// https://developer.apple.com/documentation/uikit/uidevice/current — class var current
+// https://developer.apple.com/documentation/uikit/uidevice/userinterfaceidiom — iOS 3.2
+// https://developer.apple.com/documentation/uikit/uiuserinterfaceidiom — mac: iOS 14, vision: iOS 17
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@available(watchOS, unavailable)
+public enum UIUserInterfaceIdiom: Int, Sendable {
+    case unspecified = -1, phone = 0, pad = 1, tv = 2, carPlay = 3, mac = 5, vision = 6
+}
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@available(watchOS, unavailable)
+@MainActor open class UIDevice: NSObject {
+    public class var current: UIDevice { UIDevice() }
+    open var userInterfaceIdiom: UIUserInterfaceIdiom { .phone }
+}
