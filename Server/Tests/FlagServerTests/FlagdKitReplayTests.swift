@@ -12,11 +12,19 @@ import Testing
 /// Cases tagged `fractional-v1` run against a server started with legacy bucketing, as the
 /// library's own replay runs them with a legacy evaluator. Skipped when the kit is not checked out
 /// beside the repository; under CI (`CI` set) it runs and fails instead.
-@Suite(ConformanceMaterial.required("flagd-evaluator"))
+///
+/// Two of the kit's flags are replaced by the versions flagd's own test files use (the flagd
+/// schemas' `examples/full.json`), whose last `if` branch returns `"fail"`, a name that is not one
+/// of their variants, behind a condition no context meets: flagd loads such a file, and so must
+/// the server's import (with a warning), or the whole import is refused.
+@Suite(ConformanceMaterial.required("flagd-evaluator", "flagd-schemas"))
 struct FlagdKitReplayTests {
     /// The one flag of the kit the server refuses: its rule names an evaluator that does not
     /// exist (flagd loads it and fails each evaluation with `PARSE_ERROR`).
     static let refusedFlag = "ref-to-nonexistent-evaluator-flag"
+
+    /// The flags taken from flagd's test files, with the branch that returns `"fail"`.
+    static let unreachableBranchFlags = ["equal-greater-lesser-version-flag", "starts-ends-flag"]
 
     @Test func theKitIsPresent() {
         ConformanceMaterial.current.requirePresent("flagd-evaluator")
@@ -48,6 +56,10 @@ struct FlagdKitReplayTests {
                 let imported = try await server.request(
                     .POST, "/admin/v1/environments/production/import?format=flagd", token: server.adminToken, body: document)
                 try #require(imported.status == 200, "the import failed: \(imported.body)")
+                // Imported, each unreachable name a warning naming the flag and the name.
+                let warnings = imported.json?["warnings"]?.arrayValue ?? []
+                #expect(warnings.compactMap { $0["key"]?.stringValue } == Self.unreachableBranchFlags)
+                #expect(warnings.allSatisfy { $0["problem"]?.stringValue?.hasPrefix(#"returns "fail""#) == true }, "\(warnings)")
                 let token = try await server.token(.client, environment: "production")
                 for testCase in selected {
                     var runner = OFREPScenario(server: server, token: token)
@@ -59,11 +71,20 @@ struct FlagdKitReplayTests {
         tally.finish()
     }
 
-    /// The kit's flag file without ``refusedFlag``.
+    /// The kit's flag file without ``refusedFlag``, with ``unreachableBranchFlags`` as flagd's
+    /// test files write them.
     static func importableKit() throws -> String {
         var root = try JSONValue(parsing: FlagdTestKit.flagFile()).objectValue ?? [:]
         var flags = root["flags"]?.objectValue ?? [:]
         flags[refusedFlag] = nil
+        let examples = try JSONValue(parsing: String(
+            contentsOf: ConformanceMaterial.current.url("flagd-schemas").appendingPathComponent("json/examples/full.json"),
+            encoding: .utf8))
+        for key in unreachableBranchFlags {
+            let flag = try #require(examples["flags"]?[key], "flagd-schemas' examples/full.json has no flag \(key)")
+            #expect(flag.serialized().contains(#""fail""#), "\(key) no longer returns \"fail\" in flagd's test files")
+            flags[key] = flag
+        }
         root["flags"] = .object(flags)
         return JSONValue.object(root).serialized()
     }

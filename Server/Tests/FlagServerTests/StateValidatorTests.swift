@@ -97,3 +97,47 @@ extension StateValidatorTests {
         ])
     }
 }
+
+extension StateValidatorTests {
+    /// A write may not add a rule returning a name that is not one of the flag's variants, but
+    /// one the state before it already had (an import accepted it) does not refuse the write; an
+    /// import counts none and answers each as a warning.
+    @Test
+    func missingVariantsCountAsTheWriteSays() throws {
+        let flag = FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false])
+        let unreachable = FlagSettings(
+            enabled: false, defaultVariant: "off", targeting: ["if": [["ends_with": [["var": "id"], 3]], "fail", "off"]])
+        let before = Self.state([flag], settings: ["checkout": unreachable])
+        let fail = #"returns "fail" (at if[1]), which is not one of the variants (off, on)"#
+
+        var on = unreachable
+        on.enabled = true
+        let turnedOn = try before.transition(applying: [.putSettings(environment: "prod", flag: "checkout", on)])
+        #expect(StateValidator.problems(in: turnedOn.state, changedBy: turnedOn.delta).map(\.problem) == [fail])
+        #expect(StateValidator.problems(in: turnedOn.state, changedBy: turnedOn.delta, missingVariants: .addedSince(before)).isEmpty)
+        #expect(StateValidator.problems(in: turnedOn.state, changedBy: turnedOn.delta, missingVariants: .ignored).isEmpty)
+        #expect(StateValidator.problems(in: turnedOn.state, missingVariants: .addedSince(before)).isEmpty)
+        #expect(StateValidator.missingVariantWarnings(in: turnedOn.state, changedBy: turnedOn.delta) == [
+            ValidationError(
+                environment: "prod", key: "checkout", field: "targeting",
+                problem: fail + "; an evaluation that reaches it answers GENERAL")
+        ])
+
+        var typo = on
+        typo.targeting = ["if": [["ends_with": [["var": "id"], 3]], "fail", "onn"]]
+        let added = try before.transition(applying: [.putSettings(environment: "prod", flag: "checkout", typo)])
+        #expect(StateValidator.problems(in: added.state, changedBy: added.delta, missingVariants: .addedSince(before)).map(\.problem) == [
+            #"returns "onn" (at if[2]), which is not one of the variants (off, on)"#
+        ])
+
+        // Dropping a variant the rule returns adds a missing name as well.
+        var narrowed = flag
+        narrowed.variants = ["on": true]
+        let dropped = try before.transition(applying: [.putFlag(narrowed, initialSettings: on)])
+        #expect(StateValidator.problems(in: dropped.state, changedBy: dropped.delta, missingVariants: .addedSince(before)).map(\.problem).contains(
+            #"returns "off" (at if[2]), which is not one of the variants (on)"#))
+        // A write without a missing name has no warning.
+        let plain = try Self.state([flag]).transition(applying: [.putSettings(environment: "prod", flag: "checkout", FlagSettings(enabled: true, defaultVariant: "on"))])
+        #expect(StateValidator.missingVariantWarnings(in: plain.state, changedBy: plain.delta).isEmpty)
+    }
+}

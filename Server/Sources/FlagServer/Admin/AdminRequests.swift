@@ -208,5 +208,9 @@ extension AdminResponses {
         var changes: [AuditDraft]
         var problems: [ValidationError]
         var revisions: [String: Int]
+        /// What was imported (or would be) but fails the evaluations that reach it: a targeting
+        /// rule returning a variant its flag lacks (``StateValidator/missingVariantWarnings(in:changedBy:)``).
+        /// Encoded only when there is one.
+        var warnings: [ValidationError] = []
     }
 }

@@ -62,7 +62,8 @@ extension AdminRoutes {
             do {
                 let transition = try state.transition(applying: makeChanges(state))
                 planned = transition.audit
-                planProblems = StateValidator.problems(in: transition.state, changedBy: transition.delta)
+                planProblems = StateValidator.problems(
+                    in: transition.state, changedBy: transition.delta, missingVariants: .addedSince(state))
             } catch let error as StoreError {
                 throw APIError(AdminError(store: error))
             }

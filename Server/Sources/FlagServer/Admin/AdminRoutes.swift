@@ -293,27 +293,37 @@ struct AdminRoutes: Sendable {
             guard state.environments[environment] != nil else { throw Self.missing("environment \"\(environment)\"") }
             let drafts: [AuditDraft]
             let problems: [ValidationError]
+            let warnings: [ValidationError]
             do {
                 let transition = try state.transition(applying: FlagdImporter.keepingCodeDefaults(imported, of: state))
                 drafts = transition.audit
                 // A real import is validated by the write itself (and refused whole with its problems).
-                problems = dryRun ? StateValidator.problems(in: transition.state, changedBy: transition.delta) : []
+                // A rule returning a variant its flag lacks is imported, as flagd loads it, and warned about.
+                problems =
+                    dryRun ? StateValidator.problems(in: transition.state, changedBy: transition.delta, missingVariants: .ignored) : []
+                warnings = StateValidator.missingVariantWarnings(in: transition.state, changedBy: transition.delta)
             } catch let error as StoreError {
                 throw APIError(AdminError(store: error))
             }
             if dryRun {
-                return AdminResponses.ImportResult(dryRun: true, changes: drafts, problems: unread + problems, revisions: [:]).response()
+                return AdminResponses.ImportResult(
+                    dryRun: true, changes: drafts, problems: unread + problems, revisions: [:], warnings: warnings
+                ).response()
             }
             let reason = request.uri.queryParameters["reason"].map(String.init) ?? "import (\(format.rawValue))"
             let revisions: [String: Int]
             do {
-                revisions = try await admin.write(actor: "token \(token.name) (\(token.id))", reason: reason) { current in
+                revisions = try await admin.write(
+                    actor: "token \(token.name) (\(token.id))", reason: reason, acceptingMissingVariants: true
+                ) { current in
                     FlagdImporter.keepingCodeDefaults(imported, of: current)
                 }
             } catch let error as AdminError {
                 throw APIError(error)
             }
-            return AdminResponses.ImportResult(dryRun: false, changes: drafts, problems: [], revisions: revisions).response()
+            return AdminResponses.ImportResult(
+                dryRun: false, changes: drafts, problems: [], revisions: revisions, warnings: warnings
+            ).response()
         }
 
         group.get("/tokens") { request, _ in

@@ -7,8 +7,32 @@ public enum StateValidator {
     /// Longest flag, segment or environment key.
     public static let maximumKeyLength = 128
 
+    /// Which targeting rules returning a variant their flag lacks a validation counts as problems.
+    ///
+    /// Such a rule (`{"if": [cond, "onn", "off"]}` on a flag without `onn`) fails the evaluations
+    /// that reach the name with `GENERAL`. flagd loads a file holding one and fails only those
+    /// evaluations, and flagd's own test files have such names in branches no context reaches, so
+    /// an import accepts them with a warning (``missingVariantWarnings(in:changedBy:)``), while an
+    /// edit of settings or segments may not add one.
+    public enum MissingVariants: Sendable {
+        /// Every one is a problem.
+        case all
+        /// Only those the state before the write (given) did not have, by environment, flag and
+        /// name: an edit may not add one, but one an import accepted does not block the flag's
+        /// later edits (turning it on, changing its default variant).
+        case addedSince(ServerState)
+        /// None is a problem: an import warns about them instead.
+        case ignored
+    }
+
     /// Every problem of `state`, in a stable order; empty when the state may be stored.
     public static func problems(in state: ServerState) -> [ValidationError] {
+        problems(in: state, missingVariants: .all)
+    }
+
+    /// Every problem of `state`, counting the rules returning a variant their flag lacks as
+    /// `missingVariants` says; in a stable order.
+    public static func problems(in state: ServerState, missingVariants: MissingVariants) -> [ValidationError] {
         var problems: [ValidationError] = []
         for key in state.environments.keys.sorted() {
             if let problem = keyProblem(key) { problems.append(ValidationError(key: key, field: "key", problem: problem)) }
@@ -18,7 +42,7 @@ public enum StateValidator {
         }
         problems += cycleProblems(in: state)
         for environment in state.environments.values.sorted(by: { $0.key < $1.key }) {
-            problems += environmentProblems(environment, in: state)
+            problems += environmentProblems(environment, in: state, flags: nil, checkingSegments: true, missingVariants: missingVariants)
         }
         return problems
     }
@@ -33,7 +57,12 @@ public enum StateValidator {
     /// flag requires anything; in each environment, every segment when one was touched, and the
     /// settings of touched flags and of flags whose targeting uses a touched environment's
     /// segments, compiled as served.
-    public static func problems(in state: ServerState, changedBy delta: StateDelta) -> [ValidationError] {
+    ///
+    /// `missingVariants` says which rules returning a variant their flag lacks are problems: every
+    /// one (the default), only those the write adds, or none (an import, which warns instead).
+    public static func problems(
+        in state: ServerState, changedBy delta: StateDelta, missingVariants: MissingVariants = .all
+    ) -> [ValidationError] {
         var problems: [ValidationError] = []
         for key in delta.environments.sorted() where state.environments[key] != nil {
             if let problem = keyProblem(key) { problems.append(ValidationError(key: key, field: "key", problem: problem)) }
@@ -56,6 +85,37 @@ public enum StateValidator {
         if delta.flags.contains(where: { state.flags[$0]?.metadata.requires.isEmpty == false }) {
             problems += cycleProblems(in: state)
         }
+        for (environment, flags, segmentsTouched) in touchedSettings(in: state, changedBy: delta) {
+            problems += environmentProblems(
+                environment, in: state, flags: flags, checkingSegments: segmentsTouched, missingVariants: missingVariants)
+        }
+        return problems
+    }
+
+    /// The rules of the settings a write that touched `delta` checks (see
+    /// ``problems(in:changedBy:missingVariants:)``) that return a variant their flag lacks, each
+    /// naming the environment, the flag, the name and where the rule returns it: what an import
+    /// accepts and answers as warnings.
+    public static func missingVariantWarnings(in state: ServerState, changedBy delta: StateDelta) -> [ValidationError] {
+        var warnings: [ValidationError] = []
+        for (environment, flags, _) in touchedSettings(in: state, changedBy: delta) {
+            for key in flags.sorted() {
+                guard let flag = state.flags[key], let targeting = environment.settings[key]?.targeting else { continue }
+                warnings += missingVariantResults(of: targeting, flag: flag, in: environment).map {
+                    missingVariantError($0, flag: flag, in: environment, consequence: true)
+                }
+            }
+        }
+        return warnings
+    }
+
+    /// Per environment `delta` touched, the flags whose settings a write checks there (those it
+    /// touched, and those whose targeting uses a segment when it touched one) and whether it
+    /// touched a segment.
+    static func touchedSettings(
+        in state: ServerState, changedBy delta: StateDelta
+    ) -> [(environment: EnvironmentState, flags: Set<String>, segmentsTouched: Bool)] {
+        var touched: [(environment: EnvironmentState, flags: Set<String>, segmentsTouched: Bool)] = []
         let environments = Set(delta.settings.keys).union(delta.segments.keys)
         for key in environments.sorted() {
             guard let environment = state.environments[key] else { continue }
@@ -66,9 +126,9 @@ public enum StateValidator {
                     flags.insert(flag)
                 }
             }
-            problems += environmentProblems(environment, in: state, flags: flags, checkingSegments: segmentsTouched)
+            touched.append((environment, flags, segmentsTouched))
         }
-        return problems
+        return touched
     }
 
     /// Whether `rule` refers to a segment (`{"$ref": …}`) anywhere.
@@ -212,19 +272,52 @@ public enum StateValidator {
     }
 
     /// Every variant name `targeting` returns as written (through `if` branches, `fractional`
-    /// buckets and the segments it uses in result positions) that `flag` does not have: each
-    /// would fail every evaluation that reaches it with `GENERAL`.
-    static func variantProblems(of targeting: JSONValue, flag: FlagRecord, in environment: EnvironmentState) -> [ValidationError] {
-        var problems: [ValidationError] = []
+    /// buckets and the segments it uses in result positions) that `flag` does not have, each once:
+    /// each would fail every evaluation that reaches it with `GENERAL`.
+    static func missingVariantResults(of targeting: JSONValue, flag: FlagRecord, in environment: EnvironmentState) -> [RuleLiteralResult] {
+        var results: [RuleLiteralResult] = []
         var reported: Set<RuleLiteralResult> = []
         for result in JSONLogicRule.literalResults(of: targeting, evaluators: environment.segments)
-        where flag.variants[result.variant] == nil {
-            guard reported.insert(result).inserted else { continue }
-            problems.append(ValidationError(
-                environment: environment.key, key: flag.key, field: "targeting",
-                problem: "returns \"\(result.variant)\" (at \(result.path)), which is not one of the variants (\(flag.variants.keys.sorted().joined(separator: ", ")))"))
+        where flag.variants[result.variant] == nil && reported.insert(result).inserted {
+            results.append(result)
         }
-        return problems
+        return results
+    }
+
+    /// The problem (or, with `consequence`, the warning saying what it does) of a rule of `flag`
+    /// returning `result`, a name that is not one of its variants.
+    static func missingVariantError(
+        _ result: RuleLiteralResult, flag: FlagRecord, in environment: EnvironmentState, consequence: Bool = false
+    ) -> ValidationError {
+        let variants = flag.variants.keys.sorted().joined(separator: ", ")
+        return ValidationError(
+            environment: environment.key, key: flag.key, field: "targeting",
+            problem: "returns \"\(escaped(result.variant))\" (at \(result.path)), which is not one of the variants (\(variants))"
+                + (consequence ? "; an evaluation that reaches it answers GENERAL" : ""))
+    }
+
+    /// The problems of `flag`'s `targeting` in `environment` that `missingVariants` counts.
+    static func variantProblems(
+        of targeting: JSONValue, flag: FlagRecord, in environment: EnvironmentState, missingVariants: MissingVariants
+    ) -> [ValidationError] {
+        var results = missingVariantResults(of: targeting, flag: flag, in: environment)
+        switch missingVariants {
+        case .all:
+            break
+        case .ignored:
+            return []
+        case .addedSince(let before):
+            guard !results.isEmpty else { return [] }
+            // What the flag's rule returned there before, that its variants then lacked.
+            var earlier: Set<String> = []
+            if let environmentBefore = before.environments[environment.key], let flagBefore = before.flags[flag.key],
+                let targetingBefore = environmentBefore.settings[flag.key]?.targeting
+            {
+                earlier = Set(missingVariantResults(of: targetingBefore, flag: flagBefore, in: environmentBefore).map(\.variant))
+            }
+            results.removeAll { earlier.contains($0.variant) }
+        }
+        return results.map { missingVariantError($0, flag: flag, in: environment) }
     }
 
     /// A `requires` cycle (`a` requires `b` requires `a`) can never be satisfied.
@@ -250,14 +343,12 @@ public enum StateValidator {
         return problems
     }
 
-    static func environmentProblems(_ environment: EnvironmentState, in state: ServerState) -> [ValidationError] {
-        environmentProblems(environment, in: state, flags: nil, checkingSegments: true)
-    }
-
     /// The problems of `environment`'s segments (if `checkingSegments`) and of the settings of
-    /// `flags` (every flag when `nil`), its rules compiled as served.
+    /// `flags` (every flag when `nil`), its rules compiled as served, the rules returning a
+    /// variant their flag lacks counted as `missingVariants` says.
     static func environmentProblems(
-        _ environment: EnvironmentState, in state: ServerState, flags: Set<String>?, checkingSegments: Bool
+        _ environment: EnvironmentState, in state: ServerState, flags: Set<String>?, checkingSegments: Bool,
+        missingVariants: MissingVariants
     ) -> [ValidationError] {
         var problems: [ValidationError] = []
         let settings: [(key: String, value: FlagSettings)] =
@@ -292,7 +383,7 @@ public enum StateValidator {
         }
         for (key, settings) in settings {
             guard let flag = state.flags[key], let targeting = settings.targeting else { continue }
-            problems += variantProblems(of: targeting, flag: flag, in: environment)
+            problems += variantProblems(of: targeting, flag: flag, in: environment, missingVariants: missingVariants)
         }
         // The rules and segments compile with FlagEvaluation's own loader, exactly as served.
         guard let document = state.flagdDocument(environment: environment.key, only: flags, includingArchived: true) else { return problems }

@@ -157,7 +157,7 @@ extension ChangeRequest.Proposal {
         let changes = try changes(in: environment, of: state)
         let transition: StateTransition
         do { transition = try state.transition(applying: changes) } catch { throw AdminError(store: error) }
-        let problems = StateValidator.problems(in: transition.state, changedBy: transition.delta)
+        let problems = StateValidator.problems(in: transition.state, changedBy: transition.delta, missingVariants: .addedSince(state))
         guard problems.isEmpty else { throw .invalid(problems) }
         return transition.audit.map {
             .init(environment: $0.environment, subject: $0.subject, key: $0.key, before: $0.before, after: $0.after)

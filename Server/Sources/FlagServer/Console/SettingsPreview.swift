@@ -29,7 +29,8 @@ enum SettingsPreview {
     static func problems(
         of settings: FlagSettings, flag: String, environment: String, in state: ServerState
     ) throws(AdminError) -> [ValidationError] {
-        StateValidator.problems(in: try applying(settings, flag: flag, environment: environment, to: state))
+        StateValidator.problems(
+            in: try applying(settings, flag: flag, environment: environment, to: state), missingVariants: .addedSince(state))
     }
 
     /// One targeting key's result in a preview.
@@ -67,7 +68,7 @@ enum SettingsPreview {
         var on = settings
         on.enabled = true
         let next = try applying(on, flag: flag, environment: environment, to: state)
-        let problems = StateValidator.problems(in: next)
+        let problems = StateValidator.problems(in: next, missingVariants: .addedSince(state))
         guard problems.isEmpty, let type = next.flags[flag]?.type,
             let evaluator = CompiledEnvironment.evaluatorOfEveryFlag(state: next, environment: environment, bucketing: bucketing)
         else {

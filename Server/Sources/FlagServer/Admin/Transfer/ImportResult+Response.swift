@@ -8,7 +8,7 @@ extension AdminResponses.ImportResult {
     static let changesPerSlice = 256
 
     enum CodingKeys: String, CodingKey {
-        case dryRun, changes, problems, revisions
+        case dryRun, changes, problems, revisions, warnings
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -17,6 +17,7 @@ extension AdminResponses.ImportResult {
         try container.encode(changes.map(Change.init), forKey: .changes)
         try container.encode(problems, forKey: .problems)
         try container.encode(revisions, forKey: .revisions)
+        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
     }
 
     /// The JSON response of ``body()``.
@@ -48,6 +49,10 @@ extension AdminResponses.ImportResult {
         buffer.writeBytes(encoded(problems))
         buffer.writeString(",\"revisions\":")
         buffer.writeBytes(encoded(revisions))
+        if !warnings.isEmpty {
+            buffer.writeString(",\"warnings\":")
+            buffer.writeBytes(encoded(warnings))
+        }
         buffer.writeString("}")
         return buffer
     }
