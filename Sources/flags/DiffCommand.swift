@@ -11,9 +11,10 @@ struct DiffCommand: ParsableCommand {
         discussion: """
             Lists flags only in code (+), only on the server (-), with changed definitions (~: \
             variants, code default, display name, description, owner, phase, removal target, \
-            requires, conflicts, sensitive) and with different types (!). Environment settings \
-            (on/off, targeting) and what only the app knows (build-configuration defaults, \
-            userTogglable, checking, swiftName, x- annotations) are not compared. Values of \
+            requires, conflicts, sensitive, and each x- annotation, the flag's own metadata on the \
+            server) and with different types (!). Environment settings (on/off, targeting), the \
+            server's metadata keys the manifest does not set, and what only the app knows \
+            (build-configuration defaults, userTogglable, checking, swiftName) are not compared. Values of \
             sensitive flags print as <REDACTED>. Exit status: 0 equal; 1 different; 2 usage error \
             or a manifest that cannot be read; 3 the server cannot be reached, refused the token \
             or answered an error.

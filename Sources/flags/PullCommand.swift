@@ -9,10 +9,14 @@ struct PullCommand: ParsableCommand {
         commandName: "pull",
         abstract: "Write a flag server's definitions as a manifest that the other commands read.",
         discussion: """
-            Each flag's type, variants, code default and registry metadata (display name, \
-            description, owner, phase, removal target, requires, conflicts, sensitive), sorted by \
-            key. With --environment, each flag's state and default variant are that environment's \
-            (targeting rules are not part of a manifest). Exit status: 0 written; 2 usage error or \
+            Each flag's type, variants, code default, registry metadata (display name, \
+            description, owner, phase, removal target, requires, conflicts, sensitive) and its own \
+            metadata under x- keys, sorted by key; other metadata keys cannot be written in a \
+            manifest and are named in a warning (flags push keeps them). With --environment, \
+            each flag's state and default variant are that environment's (targeting rules are not \
+            part of a manifest), the default variant as the code default: where it is not the \
+            registered code default, flags diff shows it. A manifest pulled without --environment \
+            compares clean. Exit status: 0 written; 2 usage error or \
             a file that cannot be written; 3 the server cannot be reached, refused the token or \
             answered an error.
             """)

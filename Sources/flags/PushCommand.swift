@@ -12,7 +12,9 @@ struct PushCommand: ParsableCommand {
             Shows the differences (as `flags diff`), asks the server for a dry run of the write, \
             then registers every new or changed flag in one atomic write (all or none). The \
             server's variants are kept (a variant is added only when none holds the code default's \
-            value), so nothing the server serves is deleted or overwritten. \
+            value), so nothing the server serves is deleted or overwritten. The manifest's x- \
+            annotations are set as the flag's own metadata; the server's other metadata keys are \
+            kept. \
             Environment settings (on/off, targeting) are not touched unless --settings names an \
             environment: a new flag starts off in every environment on its code default. Flags only on the server are left alone. A flag \
             whose type in code differs from the server's is refused, naming both types, unless \

@@ -184,4 +184,21 @@ struct FlagServerClientTests {
             String(decoding: request.body ?? Data(), as: UTF8.self)
                 == #"{"flags":[{"defaultVariant":"off","key":"checkout","metadata":{"conflicts":[],"requires":[],"sensitive":false},"resetSettings":true,"type":"boolean","variants":{"off":false,"on":true}}],"reason":"release 3.1"}"#)
     }
+
+    /// The flag's own metadata is read from the server and sent back with a registration.
+    @Test func theFlagsOwnMetadataTravelsBothWays() throws {
+        let read = FakeFlagServerTransport(
+            status: 200,
+            body: #"[{"key": "checkout", "type": "boolean", "variants": {"on": true}, "metadata": {"custom": {"team": "payments", "x-rank": 2.5}}}]"#)
+        let flags = try client(read).definitions()
+        #expect(flags.first?.metadata.custom == ["team": "payments", "x-rank": 2.5])
+
+        let write = FakeFlagServerTransport(status: 200, body: #"{"dryRun": false, "changes": [], "problems": [], "revisions": {}}"#)
+        var flag = try #require(flags.first)
+        flag.defaultVariant = "on"
+        _ = try client(write).register([flag], dryRun: false)
+        #expect(
+            String(decoding: try #require(write.requests.first?.body), as: UTF8.self)
+                == #"{"flags":[{"defaultVariant":"on","key":"checkout","metadata":{"conflicts":[],"custom":{"team":"payments","x-rank":2.5},"requires":[],"sensitive":false},"type":"boolean","variants":{"on":true}}]}"#)
+    }
 }

@@ -151,4 +151,30 @@ struct ServerDiffTests {
         #expect(!diff.json.jsonString.contains("sk-"))
         #expect(diff.json.jsonString.contains("<REDACTED>"))
     }
+
+    /// The flag's own metadata is compared key by key as a push writes it: the manifest's keys
+    /// set over the server's, which keeps its other keys (also through a forced type change).
+    @Test func theFlagsOwnMetadataIsComparedAsAPushWritesIt() throws {
+        let code = ServerFlag(
+            key: "checkout", type: .boolean, variants: ["on": true, "off": false],
+            metadata: .init(custom: ["x-tags": "beta", "x-ticket": 12.0]), defaultVariant: "off")
+        var server = code
+        server.metadata.custom = ["team": "payments", "x-tags": "beta", "x-ticket": 12]
+        #expect(ServerDiff(code: [code], server: [server]).isEmpty)
+        #expect(code.registration(over: server).metadata.custom == ["team": "payments", "x-tags": "beta", "x-ticket": 12.0])
+
+        server.metadata.custom = ["team": "payments", "x-tags": "stable"]
+        let diff = ServerDiff(code: [code], server: [server])
+        #expect(diff.changed == [.init(key: "checkout", changes: [
+            .init(field: "x-tags", code: #""beta""#, server: #""stable""#),
+            .init(field: "x-ticket", code: "12.0", server: "null"),
+        ], isSensitive: false)])
+        #expect(code.registration(over: server).metadata.custom == ["team": "payments", "x-tags": "beta", "x-ticket": 12.0])
+
+        var retyped = server
+        retyped.type = .string
+        retyped.variants = ["default": "on"]
+        #expect(code.registration(over: retyped).metadata.custom == ["team": "payments", "x-tags": "beta", "x-ticket": 12.0])
+        #expect(code.registration(over: retyped).variants == code.variants)
+    }
 }

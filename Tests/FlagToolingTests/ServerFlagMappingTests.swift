@@ -132,4 +132,26 @@ struct ServerFlagMappingTests {
                     #"The server's flag "limit" has the default variant "large", which is not one of its variants (small)."#)
         }
     }
+
+    /// A manifest's `x-` annotations are the flag's own metadata on the server (`metadata.custom`),
+    /// except `x-codeDefault` (the code default is the manifest's `defaultVariant`); a pull
+    /// writes them back, and names the server's keys a manifest cannot hold.
+    @Test func annotationsAreTheFlagsOwnMetadata() throws {
+        let text = """
+            {"flags": {"checkout": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+              "metadata": {"owner": "payments", "x-tags": "beta", "x-ticket": 12, "x-codeDefault": "off"}}}}
+            """
+        let flag = try #require(try ManifestReader().read(text, file: "flags.json").flags.map(ServerFlag.init).first)
+        #expect(flag.metadata.custom == ["x-tags": "beta", "x-ticket": 12])
+
+        var server = flag
+        server.metadata.custom["team"] = "payments-core"
+        let (pulled, warnings) = try Manifest.pulled(from: [server])
+        #expect(pulled.flags.first?.customMetadata == ["x-tags": "beta", "x-ticket": 12])
+        #expect(warnings == [
+            #""checkout": the server's metadata key "team" is not written: a manifest holds only registry fields and x- keys (flags push keeps it on the server)."#
+        ])
+        let reread = try ManifestReader().read(pulled.jsonString(), file: "pulled.json")
+        #expect(reread.flags.map(ServerFlag.init) == [flag])
+    }
 }

@@ -333,6 +333,73 @@ struct FlagsCLITests {
         }
     }
 
+    /// A flag's own metadata (`metadata.custom`: flagd metadata an import brought, tags set in the
+    /// console) survives a push that changes the flag; a pull writes its `x-` keys (and names the
+    /// keys a manifest cannot hold), so the pulled manifest diffs clean; a changed annotation is a
+    /// difference, and pushing it changes that key only.
+    @Test
+    func theFlagsOwnMetadataRoundTripsThroughPushPullAndDiff() async throws {
+        try await TestServer.with { server in
+            let base = ["--server", server.baseURL, "--token", server.adminToken]
+            #expect(try await Self.flags(["push", "--manifest", try Self.write(Self.manifest)] + base).status == 0)
+            let registered = try #require(try await server.request(.GET, "/admin/v1/flags/page_size", token: server.adminToken).json)
+            var metadata = registered["metadata"]?.objectValue ?? [:]
+            metadata["custom"] = ["team": "growth", "x-tags": "beta,search", "x-ticket": 12]
+            let define = try await server.request(
+                .PUT, "/admin/v1/flags/page_size", token: server.adminToken,
+                body: JSONValue.object(["type": "integer", "variants": ["default": 20], "metadata": .object(metadata)]).serialized())
+            #expect(define.status == 200, "\(define.body)")
+            let custom: JSONValue = ["team": "growth", "x-tags": "beta,search", "x-ticket": 12]
+
+            // A push that changes the flag keeps its own metadata.
+            let changed = try Self.write(
+                Self.manifest.replacingOccurrences(of: #""owner": "search""#, with: #""owner": "discovery""#))
+            let push = try await Self.flags(["push", "--manifest", changed] + base)
+            #expect(push.status == 0, "\(push)")
+            let pushed = try await server.request(.GET, "/admin/v1/flags/page_size", token: server.adminToken)
+            #expect(pushed.json?["metadata"]?["owner"] == "discovery")
+            #expect(pushed.json?["metadata"]?["custom"] == custom, "\(pushed.body)")
+
+            // A pull writes the x- keys and names the one a manifest cannot hold.
+            let pull = try await Self.flags(["pull"] + base)
+            #expect(pull.status == 0, "\(pull)")
+            #expect(pull.standardOutput.contains(
+                #""owner": "discovery",\#n        "x-tags": "beta,search",\#n        "x-ticket": 12\#n"#), "\(pull)")
+            #expect(!pull.standardOutput.contains("growth"), "\(pull)")
+            #expect(pull.standardError.contains(
+                #""page_size": the server's metadata key "team" is not written: a manifest holds only registry fields and x- keys (flags push keeps it on the server)."#),
+                "\(pull)")
+            let pulled = try Self.write(pull.standardOutput)
+            let clean = try await Self.flags(["diff", "--manifest", pulled] + base)
+            #expect(clean.status == 0, "\(clean)")
+            #expect(clean.standardOutput == "No differences.\n", "\(clean)")
+
+            // A changed or new annotation is a difference; a push sets it and keeps the rest.
+            let annotated = try Self.write(
+                try String(contentsOfFile: pulled, encoding: .utf8)
+                    .replacingOccurrences(of: #""x-tags": "beta,search""#, with: #""x-tags": "search""#)
+                    .replacingOccurrences(of: #""displayName": "Search","#, with: #""displayName": "Search", "x-review": true,"#))
+            let diff = try await Self.flags(["diff", "--manifest", annotated] + base)
+            #expect(diff.status == 1, "\(diff)")
+            #expect(
+                diff.standardOutput == """
+                    ~ page_size
+                        x-tags: code "search", server "beta,search"
+                    ~ search
+                        x-review: code true, server null
+                    0 added, 2 changed, 0 type mismatches, 0 only on the server.
+
+                    """, "\(diff)")
+            let pushAnnotated = try await Self.flags(["push", "--manifest", annotated] + base)
+            #expect(pushAnnotated.status == 0, "\(pushAnnotated)")
+            let after = try await server.request(.GET, "/admin/v1/flags/page_size", token: server.adminToken)
+            #expect(after.json?["metadata"]?["custom"] == ["team": "growth", "x-tags": "search", "x-ticket": 12], "\(after.body)")
+            let search = try await server.request(.GET, "/admin/v1/flags/search", token: server.adminToken)
+            #expect(search.json?["metadata"]?["custom"] == ["x-review": true], "\(search.body)")
+            #expect(try await Self.flags(["diff", "--manifest", annotated] + base).status == 0)
+        }
+    }
+
     @Test
     func aDryRunWritesNothing() async throws {
         try await TestServer.with { server in

@@ -6,7 +6,8 @@ import FeatureFlags
 /// Both sides are compared as server definitions, the app's as `flags push` would write it over
 /// the server's (``ServerFlag/registration(over:)``: the server's variants kept, only missing
 /// ones added), so a difference is exactly something `flags push` changes: the type, a variant
-/// the server lacks, the code default's variant, and the metadata the server keeps. What the
+/// the server lacks, the code default's variant, the registry metadata the server keeps, and each
+/// key of the flag's own metadata (`x-` annotations) the manifest sets otherwise. What the
 /// server leaves unset (the code default of a flag created in the console, its display name)
 /// is no difference when the app says what `flags pull` reads for it, so a pulled manifest
 /// compares clean. Flags only on the server are listed; `flags push` leaves them alone.
@@ -18,7 +19,8 @@ import FeatureFlags
 public struct ServerDiff: Sendable, Hashable {
     /// One field that differs.
     public struct FieldChange: Sendable, Hashable {
-        /// `variants`, `defaultVariant`, or a metadata field (`owner`, `phase`, …).
+        /// `variants`, `defaultVariant`, a metadata field (`owner`, `phase`, …), or a key of the
+        /// flag's own metadata (`x-team`).
         public var field: String
         /// The value in code (the manifest) and on the server, as JSON text (`null` when absent).
         public var code: String
@@ -127,6 +129,10 @@ public struct ServerDiff: Sendable, Hashable {
         compare("requires", strings(a.requires), strings(b.requires))
         compare("conflicts", strings(a.conflicts), strings(b.conflicts))
         compare("sensitive", .bool(a.sensitive), .bool(b.sensitive))
+        // The flag's own metadata, key by key (a push keeps the server's other keys): numbers by value.
+        for key in Set(a.custom.keys).union(b.custom.keys).sorted() where a.custom[key]?.comparableNumbers != b.custom[key]?.comparableNumbers {
+            changes.append(FieldChange(field: key, code: a.custom[key]?.jsonString ?? "null", server: b.custom[key]?.jsonString ?? "null"))
+        }
         return changes
     }
 }

@@ -2,12 +2,18 @@ import FeatureFlags
 import FlagManifest
 
 extension ServerFlag {
+    /// The metadata key the server's export uses for a flag's code default (its
+    /// ``defaultVariant``): the server refuses it among a flag's own metadata, and a manifest's
+    /// code default is its `defaultVariant`.
+    static let codeDefaultKey = "x-codeDefault"
+
     /// The server definition of a manifest flag: its type, its variants as the manifest writes
     /// them (`on`/`off` for Boolean flags, one `default` variant otherwise), the code default's
-    /// variant, and the registry metadata the server keeps.
+    /// variant, the registry metadata the server keeps, and the `x-` annotations as the flag's
+    /// own metadata (``Metadata/custom``), except `x-codeDefault`, which the code default says.
     ///
-    /// Build-configuration defaults, `followsPhasePolicy`, `userTogglable`, `checking`,
-    /// `swiftName` and `x-` annotations belong to the app and are not part of it.
+    /// Build-configuration defaults, `followsPhasePolicy`, `userTogglable`, `checking` and
+    /// `swiftName` belong to the app and are not part of it.
     public init(_ flag: ManifestFlag) {
         let definition = flag.definition
         let variants: [String: FlagValue]
@@ -24,7 +30,8 @@ extension ServerFlag {
             metadata: Metadata(
                 displayName: definition.displayName, description: definition.description.isEmpty ? nil : definition.description,
                 owner: definition.owner, phase: definition.phase, removalTarget: definition.removalTarget,
-                requires: definition.requires, conflicts: definition.conflicts, sensitive: definition.isSensitive),
+                requires: definition.requires, conflicts: definition.conflicts, sensitive: definition.isSensitive,
+                custom: flag.customMetadata.filter { $0.key != Self.codeDefaultKey }),
             defaultVariant: defaultVariant)
     }
 
@@ -39,8 +46,12 @@ extension ServerFlag {
 
     /// The manifest flag for this definition, with `settings`' state and variant when given.
     ///
+    /// The flag's own metadata (``Metadata/custom``) under `x-` keys becomes the manifest flag's
+    /// annotations; a manifest cannot hold other keys (flagd metadata an import brought), so they
+    /// are left out with a warning, and `flags push` keeps them on the server.
+    ///
     /// - Returns: the flag, and warnings for what a manifest cannot hold (variants besides the
-    ///   ones the manifest format writes).
+    ///   ones the manifest format writes, metadata keys without `x-`).
     /// - Throws: ``ToolingError`` when the default variant is not one of the variants.
     public func manifestFlag(settings: ServerFlagSettings? = nil) throws(ToolingError) -> (ManifestFlag, [String]) {
         let name = manifestDefaultVariant(settings: settings)
@@ -69,7 +80,18 @@ extension ServerFlag {
             removalTarget: metadata.removalTarget, followsPhasePolicy: type == .boolean,
             requires: metadata.requires, conflicts: metadata.conflicts,
             checking: type == .boolean ? .buildAndUser : .userOnly, isSensitive: metadata.sensitive)
-        return (ManifestFlag(definition: definition, isEnabled: settings?.enabled ?? true), warnings)
+        let annotations = metadata.custom.filter { ManifestFlag.isCustomMetadataKey($0.key) && $0.key != Self.codeDefaultKey }
+        let unwritten = metadata.custom.keys.filter { annotations[$0] == nil }.sorted()
+        if !unwritten.isEmpty {
+            let names = unwritten.map { "\"\($0)\"" }.joined(separator: ", ")
+            warnings.append(
+                unwritten.count == 1
+                    ? "\"\(key)\": the server's metadata key \(names) is not written: a manifest holds only registry fields and x- keys (flags push keeps it on the server)."
+                    : "\"\(key)\": the server's metadata keys \(names) are not written: a manifest holds only registry fields and x- keys (flags push keeps them on the server).")
+        }
+        return (
+            ManifestFlag(definition: definition, isEnabled: settings?.enabled ?? true, customMetadata: annotations), warnings
+        )
     }
 }
 

@@ -9,7 +9,9 @@ extension ServerFlag {
     /// no variant of the server's has its value (under its own name, or `name-2`, `name-3`… when
     /// the name is taken by another value), and the code default names the variant holding its
     /// value. A flag that is new, or whose type differs (a forced type change), is written as the
-    /// app declares it.
+    /// app declares it. The flag's own metadata (``Metadata/custom``) is the server's with the
+    /// app's keys set over it: a push sets the manifest's `x-` annotations and keeps every other
+    /// key (flagd metadata an import brought, tags set in the console), whatever the type.
     ///
     /// ```swift
     /// // server: page_size {"default": 20, "large": 100}; code: page_size default 100
@@ -17,8 +19,10 @@ extension ServerFlag {
     /// ServerFlag(manifestFlag).registration(over: server).defaultVariant   // "large"
     /// ```
     public func registration(over current: ServerFlag?) -> ServerFlag {
-        guard let current, current.type == type else { return self }
+        guard let current else { return self }
         var result = self
+        result.metadata.custom = current.metadata.custom.merging(metadata.custom) { _, code in code }
+        guard current.type == type else { return result }
         var variants = current.variants
         var names: [String: String] = [:]
         for (name, value) in self.variants.sorted(by: { $0.key < $1.key }) {

@@ -31,7 +31,7 @@ public struct ServerFlag: Sendable, Hashable, Codable {
         }
     }
 
-    /// The registry metadata the server keeps.
+    /// The registry metadata the server keeps, and the flag's own flagd metadata.
     public struct Metadata: Sendable, Hashable, Codable {
         public var displayName: String?
         public var description: String?
@@ -41,10 +41,16 @@ public struct ServerFlag: Sendable, Hashable, Codable {
         public var requires: [String]
         public var conflicts: [String]
         public var sensitive: Bool
+        /// The flag's own flagd metadata (`metadata.custom` on the server): string, number and
+        /// Boolean values under keys that are not registry fields, served with every evaluation.
+        /// A manifest holds the `x-` keys among them (its teams' annotations); `flags push` sends
+        /// those and keeps the server's other keys.
+        public var custom: [String: FlagValue]
 
         public init(
             displayName: String? = nil, description: String? = nil, owner: String? = nil, phase: Int? = nil,
-            removalTarget: String? = nil, requires: [String] = [], conflicts: [String] = [], sensitive: Bool = false
+            removalTarget: String? = nil, requires: [String] = [], conflicts: [String] = [], sensitive: Bool = false,
+            custom: [String: FlagValue] = [:]
         ) {
             self.displayName = displayName
             self.description = description
@@ -54,6 +60,11 @@ public struct ServerFlag: Sendable, Hashable, Codable {
             self.requires = requires
             self.conflicts = conflicts
             self.sensitive = sensitive
+            self.custom = custom
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case displayName, description, owner, phase, removalTarget, requires, conflicts, sensitive, custom
         }
 
         public init(from decoder: any Decoder) throws {
@@ -66,6 +77,22 @@ public struct ServerFlag: Sendable, Hashable, Codable {
             requires = try container.decodeIfPresent([String].self, forKey: .requires) ?? []
             conflicts = try container.decodeIfPresent([String].self, forKey: .conflicts) ?? []
             sensitive = try container.decodeIfPresent(Bool.self, forKey: .sensitive) ?? false
+            custom = try container.decodeIfPresent([String: FlagValue].self, forKey: .custom) ?? [:]
+        }
+
+        /// Writes `custom` only when it has keys (the server reads none as none), so a flag
+        /// without its own metadata is sent as before.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(displayName, forKey: .displayName)
+            try container.encodeIfPresent(description, forKey: .description)
+            try container.encodeIfPresent(owner, forKey: .owner)
+            try container.encodeIfPresent(phase, forKey: .phase)
+            try container.encodeIfPresent(removalTarget, forKey: .removalTarget)
+            try container.encode(requires, forKey: .requires)
+            try container.encode(conflicts, forKey: .conflicts)
+            try container.encode(sensitive, forKey: .sensitive)
+            if !custom.isEmpty { try container.encode(custom, forKey: .custom) }
         }
     }
 
