@@ -120,7 +120,7 @@ recordingFlags.track("checkout", value: 42.5, attributes: ["plan": "pro"])
 
 let delivery = FlagEventDelivery(
     configuration: .init(
-        endpoint: URL(string: "https://flags.example.com/api/v1/events")!,
+        endpoint: URL(string: "https://flags.example.com/ofrep/v1/ingestion")!,   // the flag server's ingestion
         headerFields: ["Authorization": "Bearer client-token"],
         queueFile: FileManager.default.temporaryDirectory.appendingPathComponent("flag-events.json")),
     recorder: recorder)
