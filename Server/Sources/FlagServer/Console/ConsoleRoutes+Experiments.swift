@@ -15,6 +15,13 @@ extension ConsoleRoutes {
     ]
 
     func registerExperiments(on router: Router<BasicRequestContext>) {
+        // The navigation's entry: the experiments of the first environment in the listing order.
+        router.get("/console/experiments") { request, _ in
+            try await page(request) { _ in
+                guard let first = await admin.state.orderedEnvironmentKeys.first else { return Self.redirect("/console/environments") }
+                return Self.redirect("/console/environments/\(Self.escaped(first))/experiments")
+            }
+        }
         router.get("/console/environments/:environment/experiments") { request, context in
             let environment = try context.parameters.require("environment")
             return try await page(request) { visitor in
@@ -88,8 +95,15 @@ extension ConsoleRoutes {
         do { list = try await experiments.experiments(environment: environment) } catch { throw APIError(error) }
         let listBase = "/console/environments/\(Self.escaped(environment))/experiments"
         let hasResults = experimentResults != nil
-        var context = layout(visitor, title: "Experiments in \(environment)", section: "flags")
+        var context = layout(visitor, title: "Experiments in \(environment)", section: "experiments")
         context["environment"] = environment
+        context["environmentLinks"] = await admin.state.orderedEnvironmentKeys.map { key -> [String: Any] in
+            ["key": key, "href": "/console/environments/\(Self.escaped(key))/experiments", "current": key == environment]
+        }
+        let metrics: [ExperimentMetric]
+        do { metrics = try await experiments.metrics() } catch { throw APIError(error) }
+        context["metricKeys"] = metrics.map(\.key).joined(separator: ", ")
+        context["noMetrics"] = metrics.isEmpty
         context["notice"] = notice
         context["problems"] = problems
         context["hasProblems"] = !problems.isEmpty

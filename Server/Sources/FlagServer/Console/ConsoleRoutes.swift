@@ -71,6 +71,7 @@ struct ConsoleRoutes: Sendable {
         registerSegments(on: router)
         registerChangeRequests(on: router)
         registerExperiments(on: router)
+        registerMetrics(on: router)
         registerSchedules(on: router)
         registerRollouts(on: router)
         registerTokens(on: router)
@@ -228,7 +229,8 @@ struct ConsoleRoutes: Sendable {
             context["nav"] = ([
                 ("flags", "Flags", "/console/flags"), ("evaluate", "Evaluate", "/console/evaluate"),
                 ("history", "History", "/console/history"), ("environments", "Environments", "/console/environments"),
-                ("segments", "Segments", "/console/segments"), ("tokens", "Tokens", "/console/tokens"),
+                ("segments", "Segments", "/console/segments"), ("experiments", "Experiments", "/console/experiments"),
+                ("tokens", "Tokens", "/console/tokens"),
             ] + (visitor.user.role >= .admin ? [("users", "Users", "/console/users"), ("webhooks", "Webhooks", "/console/webhooks")] : [])).map { item in
                 ["href": item.2, "label": item.1, "current": item.0 == section] as [String: Any]
             }

@@ -1,0 +1,172 @@
+import FlagStatistics
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Experiment metrics in the console (Server/Docs/Experiments.md): the list with the form that
+/// creates one, each metric's edit form and its delete form. Metrics are shared by every
+/// environment. Every write calls ``Experiments`` as `POST`, `PUT` and `DELETE /admin/v1/metrics…`
+/// do (the same checks, the same refusals); every form is CSRF-checked by ``change(_:needs:_:)``
+/// and needs an editor; the console user is the actor (`user <name>`).
+extension ConsoleRoutes {
+    static let metricNotices = [
+        "created": "Metric created: experiments can name it now.", "updated": "Metric saved.", "deleted": "Metric deleted.",
+    ]
+    /// The kinds a stored metric may have (ratio metrics are analysed from their sums instead).
+    static let storedMetricKinds: [MetricData.Kind] = [.conversion, .mean, .count]
+
+    func registerMetrics(on router: Router<BasicRequestContext>) {
+        router.get("/console/metrics") { request, _ in
+            try await page(request) { visitor in
+                try await metricsPage(visitor, notice: Self.query(of: request)["done"].flatMap { Self.metricNotices[$0] })
+            }
+        }
+        router.post("/console/metrics") { request, _ in
+            try await change(request) { visitor, form in try await createMetric(visitor, form) }
+        }
+        router.get("/console/metrics/:key") { request, context in
+            let key = try context.parameters.require("key")
+            return try await page(request) { visitor in
+                try await editMetricPage(visitor, key: key)
+            }
+        }
+        router.post("/console/metrics/:key") { request, context in
+            let key = try context.parameters.require("key")
+            return try await change(request) { visitor, form in try await updateMetric(visitor, form, key: key) }
+        }
+        router.post("/console/metrics/:key/delete") { request, context in
+            let key = try context.parameters.require("key")
+            return try await change(request) { visitor, _ in try await deleteMetric(visitor, key: key) }
+        }
+    }
+
+    func editMetricPage(_ visitor: Visitor, key: String) async throws -> Response {
+        let experiments = try consoleExperiments()
+        let metric: ExperimentMetric
+        do { metric = try await experiments.metric(key: key) } catch { throw APIError(error) }
+        return metricPage(visitor, key: key, form: Self.metricForm(metric))
+    }
+
+    func deleteMetric(_ visitor: Visitor, key: String) async throws -> Response {
+        let experiments = try consoleExperiments()
+        do { try await experiments.deleteMetric(key: key) } catch {
+            if case .notFound = error { throw APIError(error) }
+            return try await metricsPage(visitor, problems: Self.problemTexts(error), status: APIError(error).status)
+        }
+        return Self.redirect("/console/metrics?done=deleted")
+    }
+
+    static func metricLink(_ key: String) -> String { "/console/metrics/\(escaped(key))" }
+
+    func metricsPage(
+        _ visitor: Visitor, notice: String? = nil, form: ConsoleForm = ConsoleForm(fields: [:]), problems: [String] = [],
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let experiments = try consoleExperiments()
+        let metrics: [ExperimentMetric]
+        do { metrics = try await experiments.metrics() } catch { throw APIError(error) }
+        var context = layout(visitor, title: "Metrics", section: "experiments")
+        context["notice"] = notice
+        context["problems"] = problems
+        context["hasProblems"] = !problems.isEmpty
+        context["empty"] = metrics.isEmpty
+        context["experimentsLink"] = "/console/experiments"
+        context["metrics"] = metrics.sorted { $0.key < $1.key }.map { metric -> [String: Any] in
+            [
+                "key": metric.key, "name": metric.name, "event": metric.event, "kind": metric.kind.rawValue,
+                "window": Self.durationText(metric.windowHours * 3600), "better": metric.higherIsBetter ? "higher" : "lower",
+                "guardrail": metric.guardrail ? "yes" : "no", "cuped": metric.cuped ? "yes" : "no", "version": metric.version,
+                "updated": "\(Self.shortTime(metric.updatedAt)) by \(metric.updatedBy)", "link": Self.metricLink(metric.key),
+            ]
+        }
+        context["form"] = Self.metricFormContext(form)
+        return renderer.page("metrics", context, status: status)
+    }
+
+    func metricPage(_ visitor: Visitor, key: String, form: ConsoleForm, problems: [String] = [], status: HTTPResponse.Status = .ok) -> Response {
+        var context = layout(visitor, title: "Metric \(key)", section: "experiments")
+        context["key"] = key
+        context["action"] = Self.metricLink(key)
+        context["problems"] = problems
+        context["hasProblems"] = !problems.isEmpty
+        context["form"] = Self.metricFormContext(form)
+        return renderer.page("metric", context, status: status)
+    }
+
+    /// A stored metric as its edit form's fields.
+    static func metricForm(_ metric: ExperimentMetric) -> ConsoleForm {
+        var fields = [
+            "key": metric.key, "name": metric.name, "event": metric.event, "kind": metric.kind.rawValue,
+            "windowHours": String(metric.windowHours), "higherIsBetter": metric.higherIsBetter ? "true" : "false",
+        ]
+        if metric.guardrail { fields["guardrail"] = "on" }
+        if metric.cuped { fields["cuped"] = "on" }
+        return ConsoleForm(fields: fields)
+    }
+
+    /// The form's fields as typed (a form sent back with its problems keeps them).
+    static func metricFormContext(_ form: ConsoleForm) -> [String: Any] {
+        let kind = form["kind"] ?? MetricData.Kind.conversion.rawValue
+        let higher = form["higherIsBetter"] != "false"
+        return [
+            "key": form["key"] ?? "", "name": form["name"] ?? "", "event": form["event"] ?? "",
+            "windowHours": form["windowHours"] ?? String(24 * 7),
+            "kinds": storedMetricKinds.map { ["value": $0.rawValue, "selected": $0.rawValue == kind] as [String: Any] },
+            "higher": higher, "lower": !higher, "guardrail": form["guardrail"] != nil, "cuped": form["cuped"] != nil,
+        ]
+    }
+
+    /// The metric a form describes under `key`, or the problems of its fields that do not parse
+    /// (the metric's own checks run in ``Experiments``, as for the admin API).
+    static func metric(from form: ConsoleForm, key: String) -> Result<ExperimentMetric, ConsoleFormProblems> {
+        var problems: [String] = []
+        let kindText = form["kind"] ?? ""
+        let kind = MetricData.Kind(rawValue: kindText)
+        if kind == nil {
+            problems.append("kind: choose \(storedMetricKinds.map(\.rawValue).joined(separator: ", ")), got \"\(kindText.prefix(64))\"")
+        }
+        let windowText = (form["windowHours"] ?? "").trimmingCharacters(in: .whitespaces)
+        let window = windowText.isEmpty ? 24 * 7 : Int(windowText)
+        if window == nil { problems.append("windowHours: expected a whole number of hours, got \"\(windowText.prefix(64))\"") }
+        guard let kind, let window, problems.isEmpty else { return .failure(ConsoleFormProblems(problems: problems)) }
+        return .success(ExperimentMetric(
+            key: key, name: (form["name"] ?? "").trimmingCharacters(in: .whitespaces),
+            event: (form["event"] ?? "").trimmingCharacters(in: .whitespaces), kind: kind, windowHours: window,
+            higherIsBetter: form["higherIsBetter"] != "false", guardrail: form["guardrail"] != nil, cuped: form["cuped"] != nil))
+    }
+
+    func createMetric(_ visitor: Visitor, _ form: ConsoleForm) async throws -> Response {
+        let experiments = try consoleExperiments()
+        let key = (form["key"] ?? "").trimmingCharacters(in: .whitespaces)
+        switch Self.metric(from: form, key: key) {
+        case .failure(let refused):
+            return try await metricsPage(visitor, form: form, problems: refused.problems, status: .badRequest)
+        case .success(let metric):
+            do { _ = try await experiments.createMetric(metric, actor: "user \(visitor.user.name)") } catch {
+                return try await metricsPage(visitor, form: form, problems: Self.problemTexts(error), status: APIError(error).status)
+            }
+        }
+        return Self.redirect("/console/metrics?done=created")
+    }
+
+    func updateMetric(_ visitor: Visitor, _ form: ConsoleForm, key: String) async throws -> Response {
+        let experiments = try consoleExperiments()
+        var typed = form
+        typed.fields["key"] = key
+        switch Self.metric(from: form, key: key) {
+        case .failure(let refused):
+            return metricPage(visitor, key: key, form: typed, problems: refused.problems, status: .badRequest)
+        case .success(let metric):
+            do { _ = try await experiments.updateMetric(metric, actor: "user \(visitor.user.name)") } catch {
+                if case .notFound = error { throw APIError(error) }
+                return metricPage(visitor, key: key, form: typed, problems: Self.problemTexts(error), status: APIError(error).status)
+            }
+        }
+        return Self.redirect("/console/metrics?done=updated")
+    }
+}
+
+/// The fields of a console form that do not parse, each naming its field.
+struct ConsoleFormProblems: Error {
+    var problems: [String]
+}

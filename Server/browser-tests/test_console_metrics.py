@@ -1,0 +1,67 @@
+"""Browser test of the console's Experiments entry and metric pages: the navigation's
+"Experiments" link leads to the first environment's experiments, whose page links the metrics;
+a metric is created through its form (the kind chosen, the guardrail box ticked), listed, opened
+and saved again, and an experiment's form then names it as defined. The metrics page passes
+axe-core in both themes at both widths, with screenshots (Server/.build/console-screenshots/).
+
+Starts the real `flag-server` binary the way test_console.py does (its Server class), in
+headless Chromium.
+
+Run: python3 -m unittest discover -s Server/browser-tests -p 'test_console_metrics*.py' -v
+"""
+import unittest
+
+import test_console as console
+
+
+class MetricBrowserTests(console.BrowserSuite, unittest.TestCase):
+    def test_the_experiments_link_and_a_metric_created_in_the_console(self):
+        from selenium.webdriver.support.ui import Select
+
+        self.sign_in("admin", self.server.admin_password)
+        link = self.find('nav[aria-label="Sections"] a[href="/console/experiments"]')
+        self.assertEqual(link.text, "Experiments")
+        self.navigate(link)
+        self.assertTrue(self.browser.current_url.endswith("/console/environments/development/experiments")
+                        or self.browser.current_url.endswith("/experiments"), self.browser.current_url)
+        self.assertTrue(self.find("h1").text.startswith("Experiments in "))
+        self.assertEqual(self.find('nav[aria-label="Sections"] a[aria-current="page"]').text, "Experiments")
+        self.assertIn("No metrics yet", self.find("#experiment-metrics-hint").text)
+
+        self.navigate(self.find("#metrics-link"))
+        self.assertEqual(self.find("h1").text, "Metrics")
+        self.find("#metric-key").send_keys("checkout-conversion")
+        self.find("#metric-name").send_keys("Checkout <conversion>")
+        self.find("#metric-event").send_keys("checkout")
+        Select(self.find("#metric-kind")).select_by_visible_text("conversion")
+        window = self.find("#metric-window")
+        window.clear()
+        window.send_keys("48")
+        self.find("#metric-guardrail").click()
+        self.navigate(self.find("#create-metric"))
+        self.assertIn("Metric created", self.find('[role="status"]').text)
+        row = self.find("#metric-checkout-conversion")
+        self.assertIn("Checkout <conversion>", row.text)
+        self.assertIn("2 d", row.text)
+        stored = self.api("GET", "/admin/v1/metrics/checkout-conversion")
+        self.assertEqual((stored["kind"], stored["windowHours"], stored["guardrail"], stored["updatedBy"]),
+                         ("conversion", 48, True, "user admin"))
+        self.check_page("metrics")
+
+        # Edit: the stored values are in the form; a save is the next version.
+        self.navigate(self.find("#edit-checkout-conversion"))
+        self.assertEqual(self.find("#metric-window").get_attribute("value"), "48")
+        self.assertTrue(self.find("#metric-guardrail").is_selected())
+        Select(self.find("#metric-kind")).select_by_visible_text("count")
+        self.navigate(self.find("#save-metric"))
+        self.assertIn("Metric saved", self.find('[role="status"]').text)
+        stored = self.api("GET", "/admin/v1/metrics/checkout-conversion")
+        self.assertEqual((stored["kind"], stored["version"]), ("count", 2))
+
+        # The experiment form names the metric as defined.
+        self.navigate(self.find('nav[aria-label="Sections"] a[href="/console/experiments"]'))
+        self.assertIn("checkout-conversion", self.find("#experiment-metrics-hint").text)
+
+
+if __name__ == "__main__":
+    unittest.main()
