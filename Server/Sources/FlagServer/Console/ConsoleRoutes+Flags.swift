@@ -363,13 +363,45 @@ extension ConsoleRoutes {
     func newFlagContext(_ form: ConsoleForm) -> [String: Any] {
         let type = FlagType(rawValue: form["type"] ?? "") ?? .boolean
         let examples = JSONValue.object(Self.exampleVariants.reduce(into: [:]) { $0[$1.key.rawValue] = .string($1.value) })
+        let variantsText = form["variants"] ?? Self.exampleVariants[type] ?? ""
+        var variants: [String: JSONValue] = [:]
+        if case .object(let members)? = try? JSONValue(parsing: variantsText) { variants = members }
+        let chosen = form["defaultVariant"] ?? ""
+        let automatic = Self.servedWhenOn(type: type, variants: variants)
+        let served = variants[chosen] != nil ? chosen : automatic
+        var options: [[String: Any]] = [[
+            "value": "", "selected": variants[chosen] == nil,
+            "label": automatic.map { "Automatic: \"\($0)\" (\(Self.automaticRule(type)))" } ?? "Automatic (\(Self.automaticRule(type)))",
+        ]]
+        options += variants.keys.sorted().map { name in ["value": name, "label": name, "selected": name == chosen] as [String: Any] }
         return [
             "key": form["key"] ?? "", "displayName": form["displayName"] ?? "", "description": form["description"] ?? "",
             "owner": form["owner"] ?? "", "phase": form["phase"] ?? "", "removalTarget": form["removalTarget"] ?? "",
-            "variants": form["variants"] ?? Self.exampleVariants[type] ?? "",
+            "variants": variantsText,
             "examples": examples.serialized(),
             "types": FlagType.allCases.map { ["value": $0.rawValue, "selected": $0 == type] as [String: Any] },
+            "defaultVariantOptions": options,
+            "servedWhenOn": served.flatMap { name in variants[name].map { Self.servedWhenOnText(name, $0) } }
+                ?? "Created off in every environment; once the variants are set, this says what it serves when switched on.",
         ]
+    }
+
+    /// The variant a new flag serves when switched on, unless the form names one: for a boolean the
+    /// variant whose value is `true` (the first by name if several are), otherwise the first variant by name.
+    static func servedWhenOn(type: FlagType, variants: [String: JSONValue]) -> String? {
+        let names = variants.keys.sorted()
+        if type == .boolean, let on = names.first(where: { variants[$0] == .bool(true) }) { return on }
+        return names.first
+    }
+
+    /// How ``servedWhenOn(type:variants:)`` picks, as the form's automatic choice says it.
+    static func automaticRule(_ type: FlagType) -> String {
+        type == .boolean ? "the variant whose value is true" : "the first variant by name"
+    }
+
+    /// "Created off in every environment; switched on, it serves "on" (true)."
+    static func servedWhenOnText(_ name: String, _ value: JSONValue) -> String {
+        "Created off in every environment; switched on, it serves \"\(name)\" (\(value.serialized()))."
     }
 
     func createFlag(_ visitor: Visitor, _ form: ConsoleForm) async throws -> Response {
@@ -399,8 +431,13 @@ extension ConsoleRoutes {
         let metadata = FlagMetadata(
             displayName: text("displayName"), description: text("description"), owner: text("owner"), phase: Int(phaseText),
             removalTarget: text("removalTarget"))
+        let chosen = (form["defaultVariant"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard chosen.isEmpty || variants[chosen] != nil else {
+            return refuse(["defaultVariant: \"\(chosen)\" is not one of the variants (\(variants.keys.sorted().joined(separator: ", ")))"])
+        }
         let flag = FlagRecord(key: key, type: type, variants: variants, metadata: metadata)
-        let initial = FlagSettings(enabled: false, defaultVariant: variants.keys.sorted().first ?? "")
+        let served = chosen.isEmpty ? Self.servedWhenOn(type: type, variants: variants) : chosen
+        let initial = FlagSettings(enabled: false, defaultVariant: served ?? "")
         let exists = await admin.state.flags[key] != nil
         guard !exists else { return refuse(["key: a flag \"\(key)\" exists already"]) }
         if let error = await write(visitor, reason: text("reason") ?? "create \"\(key)\"", { _ in [.putFlag(flag, initialSettings: initial)] }) {

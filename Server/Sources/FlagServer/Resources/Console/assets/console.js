@@ -99,6 +99,42 @@ function makeScrollingTablesFocusable() {
   }
 }
 
+/** The new-flag form's "Served when switched on" choice: its options follow the variants as they
+ *  are edited, and the line under it says what the flag will serve once on (the server picks the
+ *  same automatic variant: for a boolean the one whose value is true, else the first by name). */
+function servedWhenOn(variants, type) {
+  const choice = document.getElementById("defaultVariant");
+  const line = document.getElementById("served-when-on");
+  if (!choice || !line) return;
+  const refresh = () => {
+    let parsed = null;
+    try { parsed = JSON.parse(variants.value); } catch (error) { parsed = null; }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      line.textContent = "Created off in every environment; once the variants are set, this says what it serves when switched on.";
+      return;
+    }
+    const names = Object.keys(parsed).sort();
+    const boolean = type.value === "boolean";
+    const automatic = (boolean ? names.find((name) => parsed[name] === true) : undefined) ?? names[0];
+    const rule = boolean ? "the variant whose value is true" : "the first variant by name";
+    const chosen = names.includes(choice.value) ? choice.value : "";
+    const labels = [automatic === undefined ? "Automatic (" + rule + ")" : "Automatic: \"" + automatic + "\" (" + rule + ")"].concat(names);
+    // Rebuilt only when the choices change, so an open list is not replaced under the pointer.
+    if (JSON.stringify(labels) !== JSON.stringify(Array.from(choice.options, (option) => option.text))) {
+      choice.replaceChildren(...labels.map((label, index) => new Option(label, index === 0 ? "" : label)));
+      choice.value = chosen;
+    }
+    const served = chosen || automatic;
+    line.textContent = served === undefined
+      ? "Created off in every environment; add a variant to say what it serves when switched on."
+      : "Created off in every environment; switched on, it serves \"" + served + "\" (" + JSON.stringify(parsed[served]) + ").";
+  };
+  // After the variant rows (rule-builder.js) have written the JSON field.
+  const soon = () => setTimeout(refresh, 0);
+  for (const event of ["input", "change", "click"]) variants.form.addEventListener(event, soon);
+  refresh();
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   setUpSwitches();
   setUpKeys();
@@ -125,6 +161,7 @@ document.addEventListener("DOMContentLoaded", () => {
       }
       previous = type.value;
     });
+    servedWhenOn(variants, type);
   }
 
   const rule = document.querySelector("textarea[data-validate-url]");
