@@ -158,6 +158,21 @@ struct RuleVariantCheckTests {
                 .PUT, "/admin/v1/flags/checkout", token: server.adminToken, body: #"{"type": "boolean", "variants": {"off": false}}"#)
             #expect(dropped.status == 422)
             #expect(dropped.body.contains(#"returns \"on\" (at if[1])"#), "\(dropped.body)")
+
+            // An import warns about the rules of the environment it writes only, and may not make
+            // another environment's rule return a name the flag loses.
+            let production = try await server.request(
+                .POST, "/admin/v1/environments/production/import", token: server.adminToken, body: Self.unreachable)
+            #expect(production.status == 200, "\(production.body)")
+            #expect(production.json?["warnings"]?.arrayValue?.map { $0["environment"] } == ["production"])
+            let narrowed = try await server.request(
+                .POST, "/admin/v1/environments/development/import", token: server.adminToken,
+                body: #"{"flags": {"checkout": {"state": "ENABLED", "variants": {"off": false}, "defaultVariant": "off"}}}"#)
+            #expect(narrowed.status == 422)
+            let problems = narrowed.json?["error"]?["problems"]?.arrayValue ?? []
+            #expect(problems.contains {
+                $0["environment"] == "staging" && $0["problem"]?.stringValue?.hasPrefix(#"returns "on" (at if[1])"#) == true
+            }, "\(narrowed.body)")
         }
     }
 }

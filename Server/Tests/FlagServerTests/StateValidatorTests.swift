@@ -101,7 +101,8 @@ extension StateValidatorTests {
 extension StateValidatorTests {
     /// A write may not add a rule returning a name that is not one of the flag's variants, but
     /// one the state before it already had (an import accepted it) does not refuse the write; an
-    /// import counts none and answers each as a warning.
+    /// import counts none in the environment it writes (answering each as a warning), and may not
+    /// add one elsewhere through a definition.
     @Test
     func missingVariantsCountAsTheWriteSays() throws {
         let flag = FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false])
@@ -115,9 +116,11 @@ extension StateValidatorTests {
         let turnedOn = try before.transition(applying: [.putSettings(environment: "prod", flag: "checkout", on)])
         #expect(StateValidator.problems(in: turnedOn.state, changedBy: turnedOn.delta).map(\.problem) == [fail])
         #expect(StateValidator.problems(in: turnedOn.state, changedBy: turnedOn.delta, missingVariants: .addedSince(before)).isEmpty)
-        #expect(StateValidator.problems(in: turnedOn.state, changedBy: turnedOn.delta, missingVariants: .ignored).isEmpty)
+        #expect(StateValidator.problems(
+            in: turnedOn.state, changedBy: turnedOn.delta, missingVariants: .importedInto("prod", elsewhereAddedSince: before)).isEmpty)
         #expect(StateValidator.problems(in: turnedOn.state, missingVariants: .addedSince(before)).isEmpty)
-        #expect(StateValidator.missingVariantWarnings(in: turnedOn.state, changedBy: turnedOn.delta) == [
+        #expect(StateValidator.missingVariantWarnings(in: turnedOn.state, changedBy: turnedOn.delta, environment: "staging").isEmpty)
+        #expect(StateValidator.missingVariantWarnings(in: turnedOn.state, changedBy: turnedOn.delta, environment: "prod") == [
             ValidationError(
                 environment: "prod", key: "checkout", field: "targeting",
                 problem: fail + "; an evaluation that reaches it answers GENERAL")
@@ -136,8 +139,15 @@ extension StateValidatorTests {
         let dropped = try before.transition(applying: [.putFlag(narrowed, initialSettings: on)])
         #expect(StateValidator.problems(in: dropped.state, changedBy: dropped.delta, missingVariants: .addedSince(before)).map(\.problem).contains(
             #"returns "off" (at if[2]), which is not one of the variants (on)"#))
+        // An import into another environment that drops it is refused too; into this one, not.
+        let elsewhere = StateValidator.problems(
+            in: dropped.state, changedBy: dropped.delta, missingVariants: .importedInto("staging", elsewhereAddedSince: before))
+        #expect(elsewhere.map(\.problem).contains(#"returns "off" (at if[2]), which is not one of the variants (on)"#))
+        let here = StateValidator.problems(
+            in: dropped.state, changedBy: dropped.delta, missingVariants: .importedInto("prod", elsewhereAddedSince: before))
+        #expect(!here.map(\.field).contains("targeting"))
         // A write without a missing name has no warning.
         let plain = try Self.state([flag]).transition(applying: [.putSettings(environment: "prod", flag: "checkout", FlagSettings(enabled: true, defaultVariant: "on"))])
-        #expect(StateValidator.missingVariantWarnings(in: plain.state, changedBy: plain.delta).isEmpty)
+        #expect(StateValidator.missingVariantWarnings(in: plain.state, changedBy: plain.delta, environment: "prod").isEmpty)
     }
 }

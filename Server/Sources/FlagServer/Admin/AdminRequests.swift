@@ -209,7 +209,7 @@ extension AdminResponses {
         var problems: [ValidationError]
         var revisions: [String: Int]
         /// What was imported (or would be) but fails the evaluations that reach it: a targeting
-        /// rule returning a variant its flag lacks (``StateValidator/missingVariantWarnings(in:changedBy:)``).
+        /// rule returning a variant its flag lacks (``StateValidator/missingVariantWarnings(in:changedBy:environment:)``).
         /// Encoded only when there is one.
         var warnings: [ValidationError] = []
     }

@@ -300,8 +300,13 @@ struct AdminRoutes: Sendable {
                 // A real import is validated by the write itself (and refused whole with its problems).
                 // A rule returning a variant its flag lacks is imported, as flagd loads it, and warned about.
                 problems =
-                    dryRun ? StateValidator.problems(in: transition.state, changedBy: transition.delta, missingVariants: .ignored) : []
-                warnings = StateValidator.missingVariantWarnings(in: transition.state, changedBy: transition.delta)
+                    dryRun
+                    ? StateValidator.problems(
+                        in: transition.state, changedBy: transition.delta,
+                        missingVariants: .importedInto(environment, elsewhereAddedSince: state))
+                    : []
+                warnings = StateValidator.missingVariantWarnings(
+                    in: transition.state, changedBy: transition.delta, environment: environment)
             } catch let error as StoreError {
                 throw APIError(AdminError(store: error))
             }
@@ -314,7 +319,7 @@ struct AdminRoutes: Sendable {
             let revisions: [String: Int]
             do {
                 revisions = try await admin.write(
-                    actor: "token \(token.name) (\(token.id))", reason: reason, acceptingMissingVariants: true
+                    actor: "token \(token.name) (\(token.id))", reason: reason, importedEnvironment: environment
                 ) { current in
                     FlagdImporter.keepingCodeDefaults(imported, of: current)
                 }

@@ -163,9 +163,10 @@ public actor FlagAdmin {
     ///   - exempting: The running experiment whose own action this write is (shipping it): the
     ///     allocation guard lets it change that experiment's allocation. Every other write that
     ///     would change a running experiment's allocation is refused (``ExperimentGuard``).
-    ///   - acceptingMissingVariants: Set for an import: a targeting rule returning a variant its
-    ///     flag lacks is accepted (the import answers it as a warning, as flagd loads such a file).
-    ///     Otherwise a write may not add one; one the state already has does not refuse it.
+    ///   - importedEnvironment: The environment an import writes: there, a targeting rule
+    ///     returning a variant its flag lacks is accepted (the import answers it as a warning, as
+    ///     flagd loads such a file). Elsewhere, and for every other write, a write may not add
+    ///     one; one the state already has does not refuse it.
     /// - Returns: The new revisions of the environments that changed (empty if nothing changed).
     /// - Throws: ``AdminError`` for a refused write (``AdminError/approvalRequired(_:)`` where an
     ///   approval rule covers it); ``AdminError/unavailable(_:)`` when the
@@ -174,7 +175,7 @@ public actor FlagAdmin {
     @discardableResult
     public func write(
         actor: String, reason: String?, revert: ChangeSet.Revert? = nil, approval: WriteApproval = .required,
-        timeout: Duration? = nil, exempting experiment: String? = nil, acceptingMissingVariants: Bool = false,
+        timeout: Duration? = nil, exempting experiment: String? = nil, importedEnvironment: String? = nil,
         _ makeChanges: @Sendable (ServerState) throws(AdminError) -> [StateChange]
     ) async throws(AdminError) -> [String: Int] {
         let writeTimeout = timeout ?? self.writeTimeout
@@ -197,7 +198,7 @@ public actor FlagAdmin {
             // The state before was valid: only what the changes touched can be wrong now.
             let problems = StateValidator.problems(
                 in: transition.state, changedBy: transition.delta,
-                missingVariants: acceptingMissingVariants ? .ignored : .addedSince(state))
+                missingVariants: importedEnvironment.map { .importedInto($0, elsewhereAddedSince: state) } ?? .addedSince(state))
             guard problems.isEmpty else { throw .invalid(problems) }
             try await checkApproval(approval, of: transition.audit)
             try await checkExperiments(transition.state, changedBy: transition.delta, exempting: experiment)

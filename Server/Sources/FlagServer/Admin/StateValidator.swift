@@ -12,7 +12,7 @@ public enum StateValidator {
     /// Such a rule (`{"if": [cond, "onn", "off"]}` on a flag without `onn`) fails the evaluations
     /// that reach the name with `GENERAL`. flagd loads a file holding one and fails only those
     /// evaluations, and flagd's own test files have such names in branches no context reaches, so
-    /// an import accepts them with a warning (``missingVariantWarnings(in:changedBy:)``), while an
+    /// an import accepts them with a warning (``missingVariantWarnings(in:changedBy:environment:)``), while an
     /// edit of settings or segments may not add one.
     public enum MissingVariants: Sendable {
         /// Every one is a problem.
@@ -21,8 +21,10 @@ public enum StateValidator {
         /// name: an edit may not add one, but one an import accepted does not block the flag's
         /// later edits (turning it on, changing its default variant).
         case addedSince(ServerState)
-        /// None is a problem: an import warns about them instead.
-        case ignored
+        /// None in the environment an import writes (it warns about them instead); in the other
+        /// environments, where the import changes only definitions, those the state before it
+        /// (given) did not have, as for an edit.
+        case importedInto(String, elsewhereAddedSince: ServerState)
     }
 
     /// Every problem of `state`, in a stable order; empty when the state may be stored.
@@ -59,7 +61,8 @@ public enum StateValidator {
     /// segments, compiled as served.
     ///
     /// `missingVariants` says which rules returning a variant their flag lacks are problems: every
-    /// one (the default), only those the write adds, or none (an import, which warns instead).
+    /// one (the default), only those the write adds, or, for an import, none in the environment it
+    /// writes (it warns instead) and those it adds elsewhere.
     public static func problems(
         in state: ServerState, changedBy delta: StateDelta, missingVariants: MissingVariants = .all
     ) -> [ValidationError] {
@@ -92,13 +95,15 @@ public enum StateValidator {
         return problems
     }
 
-    /// The rules of the settings a write that touched `delta` checks (see
+    /// The rules of the settings a write that touched `delta` checks in `environment` (see
     /// ``problems(in:changedBy:missingVariants:)``) that return a variant their flag lacks, each
     /// naming the environment, the flag, the name and where the rule returns it: what an import
-    /// accepts and answers as warnings.
-    public static func missingVariantWarnings(in state: ServerState, changedBy delta: StateDelta) -> [ValidationError] {
+    /// into `environment` accepts and answers as warnings.
+    public static func missingVariantWarnings(
+        in state: ServerState, changedBy delta: StateDelta, environment key: String
+    ) -> [ValidationError] {
         var warnings: [ValidationError] = []
-        for (environment, flags, _) in touchedSettings(in: state, changedBy: delta) {
+        for (environment, flags, _) in touchedSettings(in: state, changedBy: delta) where environment.key == key {
             for key in flags.sorted() {
                 guard let flag = state.flags[key], let targeting = environment.settings[key]?.targeting else { continue }
                 warnings += missingVariantResults(of: targeting, flag: flag, in: environment).map {
@@ -301,20 +306,21 @@ public enum StateValidator {
         of targeting: JSONValue, flag: FlagRecord, in environment: EnvironmentState, missingVariants: MissingVariants
     ) -> [ValidationError] {
         var results = missingVariantResults(of: targeting, flag: flag, in: environment)
+        let before: ServerState
         switch missingVariants {
         case .all:
-            break
-        case .ignored:
+            return results.map { missingVariantError($0, flag: flag, in: environment) }
+        case .importedInto(let imported, _) where imported == environment.key:
             return []
-        case .addedSince(let before):
-            guard !results.isEmpty else { return [] }
-            // What the flag's rule returned there before, that its variants then lacked.
-            var earlier: Set<String> = []
-            if let environmentBefore = before.environments[environment.key], let flagBefore = before.flags[flag.key],
-                let targetingBefore = environmentBefore.settings[flag.key]?.targeting
-            {
-                earlier = Set(missingVariantResults(of: targetingBefore, flag: flagBefore, in: environmentBefore).map(\.variant))
-            }
+        case .addedSince(let state), .importedInto(_, elsewhereAddedSince: let state):
+            before = state
+        }
+        guard !results.isEmpty else { return [] }
+        // What the flag's rule returned there before, that its variants then lacked.
+        if let environmentBefore = before.environments[environment.key], let flagBefore = before.flags[flag.key],
+            let targetingBefore = environmentBefore.settings[flag.key]?.targeting
+        {
+            let earlier = Set(missingVariantResults(of: targetingBefore, flag: flagBefore, in: environmentBefore).map(\.variant))
             results.removeAll { earlier.contains($0.variant) }
         }
         return results.map { missingVariantError($0, flag: flag, in: environment) }
