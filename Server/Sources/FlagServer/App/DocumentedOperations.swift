@@ -5,8 +5,10 @@ import Hummingbird
 
 /// The operations of the served OpenAPI document by path template and method, so that the server
 /// answers what the document says about requests no route handler sees: a method the document
-/// does not declare for a path it does (405 with `Allow`), and query parameters outside their
-/// schemas (400 naming the parameter), before any handler runs.
+/// does not declare for a path it does (405 with `Allow`), query parameters outside their
+/// schemas (400 naming the parameter), and, on list operations (a `GET` answering an array),
+/// path parameters outside their schemas (422 naming the parameter, where a list would otherwise
+/// answer `200 []` for a key no environment or flag can have), before any handler runs.
 struct DocumentedOperations: Sendable {
     /// A documented query parameter.
     struct QueryParameter: Sendable {
@@ -18,8 +20,13 @@ struct DocumentedOperations: Sendable {
     struct PathTemplate: Sendable {
         /// The segments; `nil` stands for a `{parameter}`.
         var segments: [String?]
+        /// The name of the `{parameter}` at each segment; `nil` for a literal segment.
+        var parameterNames: [String?]
         /// Query parameters by upper-case method name.
         var operations: [String: [QueryParameter]]
+        /// The path parameters checked before the handler runs, by upper-case method name: those
+        /// of list operations (see ``DocumentedOperations/isList(_:in:)``).
+        var checkedPathParameters: [String: [QueryParameter]] = [:]
 
         func matches(_ path: some Collection<Substring>) -> Bool {
             path.count == segments.count && zip(segments, path).allSatisfy { template, segment in
@@ -46,20 +53,30 @@ struct DocumentedOperations: Sendable {
         validator = RequestSchemaValidator(document: document)
         var templates: [PathTemplate] = []
         for (path, item) in document["paths"]?.objectValue ?? [:] {
-            let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
-                segment.hasPrefix("{") && segment.hasSuffix("}") ? nil : String(segment)
+            let pieces = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            let segments = pieces.map { segment in segment.hasPrefix("{") && segment.hasSuffix("}") ? nil : String(segment) }
+            let parameterNames = pieces.map { segment in
+                segment.hasPrefix("{") && segment.hasSuffix("}") ? String(segment.dropFirst().dropLast()) : nil
             }
             let shared = item["parameters"]?.arrayValue ?? []
             var operations: [String: [QueryParameter]] = [:]
+            var checkedPathParameters: [String: [QueryParameter]] = [:]
             for method in Self.methods {
                 guard let operation = item[method] else { continue }
-                operations[method.uppercased()] = (shared + (operation["parameters"]?.arrayValue ?? [])).compactMap { parameter in
-                    guard parameter["in"] == "query", let name = parameter["name"]?.stringValue else { return nil }
-                    return QueryParameter(
-                        name: name, required: parameter["required"] == true, schema: parameter["schema"] ?? .object([:]))
+                func parameters(in place: String) -> [QueryParameter] {
+                    (shared + (operation["parameters"]?.arrayValue ?? [])).compactMap { parameter in
+                        guard parameter["in"]?.stringValue == place, let name = parameter["name"]?.stringValue else { return nil }
+                        return QueryParameter(
+                            name: name, required: parameter["required"] == true, schema: parameter["schema"] ?? .object([:]))
+                    }
+                }
+                operations[method.uppercased()] = parameters(in: "query")
+                if method == "get", Self.isList(operation, in: document) {
+                    checkedPathParameters[method.uppercased()] = parameters(in: "path")
                 }
             }
-            templates.append(PathTemplate(segments: segments, operations: operations))
+            templates.append(PathTemplate(
+                segments: segments, parameterNames: parameterNames, operations: operations, checkedPathParameters: checkedPathParameters))
         }
         // At each segment a literal before a parameter, so that a `{key}` never shadows a literal.
         self.templates = templates.sorted { first, second in
@@ -69,8 +86,48 @@ struct DocumentedOperations: Sendable {
 
     /// The documented operations of `path` by method, or `nil` when the document has no such path.
     func operations(of path: String) -> [String: [QueryParameter]]? {
+        template(of: path)?.operations
+    }
+
+    /// The documented template `path` belongs to, or `nil` when the document has no such path.
+    func template(of path: String) -> PathTemplate? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        return templates.first { $0.matches(segments) }?.operations
+        return templates.first { $0.matches(segments) }
+    }
+
+    /// Whether `operation` lists things: its 200 answer is a JSON array (directly or through a
+    /// `$ref` to a component schema).
+    static func isList(_ operation: JSONValue, in document: JSONValue) -> Bool {
+        func resolved(_ value: JSONValue?) -> JSONValue? {
+            var value = value
+            // References point into `components`, `#/components/<kind>/<name>`; a few levels at most.
+            for _ in 0..<4 {
+                guard let reference = value?["$ref"]?.stringValue else { break }
+                let parts = reference.split(separator: "/").map(String.init)
+                guard parts.count == 4, parts[0] == "#", parts[1] == "components" else { return nil }
+                value = document["components"]?[parts[2]]?[parts[3]]
+            }
+            return value
+        }
+        let ok = resolved(operation["responses"]?["200"])
+        return resolved(ok?["content"]?["application/json"]?["schema"])?["type"] == "array"
+    }
+
+    /// The problems of the path parameters of a `method` request to `path`, checked where the
+    /// operation is a list (``PathTemplate/checkedPathParameters``): each segment, percent-decoded,
+    /// against its parameter's schema.
+    func pathProblems(_ path: String, method: String) -> [ValidationError] {
+        guard let template = template(of: path), let parameters = template.checkedPathParameters[method], !parameters.isEmpty else {
+            return []
+        }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        var problems: [ValidationError] = []
+        for (name, segment) in zip(template.parameterNames, segments) {
+            guard let name, let parameter = parameters.first(where: { $0.name == name }) else { continue }
+            let text = String(segment).removingPercentEncoding ?? String(segment)
+            problems += validator.problems(in: .string(text), against: parameter.schema, field: name)
+        }
+        return problems
     }
 
     /// The problems of the query of a request to an operation with `parameters`: each value is
@@ -113,8 +170,9 @@ struct DocumentedOperations: Sendable {
 }
 
 /// Answers 405 with `Allow` for a method the OpenAPI document does not declare on a path it
-/// declares, and 400 for query parameters outside their documented schemas (see
-/// ``DocumentedOperations``). Paths the document does not describe (the console) pass through.
+/// declares, 400 for query parameters outside their documented schemas, and 422 for path
+/// parameters of a list operation outside theirs (see ``DocumentedOperations``). Paths the
+/// document does not describe (the console) pass through.
 struct DocumentedOperationsMiddleware<Context: RequestContext>: RouterMiddleware {
     let operations: DocumentedOperations
 
@@ -135,6 +193,12 @@ struct DocumentedOperationsMiddleware<Context: RequestContext>: RouterMiddleware
                 return OFREPRoutes.failure(.badRequest, key: nil, code: "GENERAL", details: "query: \(message)")
             }
             throw APIError(.badRequest, code: "bad_request", message: message, problems: problems)
+        }
+        let pathProblems = operations.pathProblems(request.uri.path, method: request.method.rawValue)
+        guard pathProblems.isEmpty else {
+            throw APIError(
+                .unprocessableContent, code: "invalid",
+                message: pathProblems.map { "\($0.field) (in the path): \($0.problem)" }.joined(separator: "; "), problems: pathProblems)
         }
         return try await next(request, context)
     }

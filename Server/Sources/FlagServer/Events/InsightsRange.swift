@@ -4,7 +4,9 @@ import Foundation
 ///
 /// A range asked for is widened to whole buckets (`from` down to the start of its bucket, `to`
 /// up to the end of its own); without a granularity, a range of at most 3 days is read per hour
-/// and a longer one per day. At most 7 days of hours (168 buckets) or 90 days of days.
+/// and a longer one per day. A range of at most 7 days is read per hour, at most 90 days per day:
+/// the limit is on the range asked for, so the default 7 days up to now read per hour (169
+/// buckets once widened, as its ends fall inside hours) is accepted.
 public struct InsightsRange: Sendable, Hashable {
     /// The start of the first bucket (milliseconds since 1970, UTC).
     public var from: Int64
@@ -14,7 +16,8 @@ public struct InsightsRange: Sendable, Hashable {
 
     /// The longest range read per hour without asking for a granularity.
     public static let hourlyUpTo: Int64 = 3 * 86_400_000
-    /// The most buckets a range may have, by granularity.
+    /// The most whole buckets a range asked for may span, by granularity (7 days of hours, 90
+    /// days); widened to whole buckets it has at most one more.
     public static func maximumBuckets(_ granularity: RollupGranularity) -> Int {
         granularity == .hour ? 7 * 24 : 90
     }
@@ -25,7 +28,8 @@ public struct InsightsRange: Sendable, Hashable {
     public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
         /// `from` is not before `to`.
         case empty(from: Int64, to: Int64)
-        /// More buckets than ``InsightsRange/maximumBuckets(_:)``.
+        /// Longer than ``InsightsRange/maximumBuckets(_:)`` buckets; `buckets` is how many it
+        /// touches.
         case tooLong(granularity: RollupGranularity, buckets: Int, maximum: Int)
 
         public var description: String {
@@ -41,7 +45,8 @@ public struct InsightsRange: Sendable, Hashable {
 
     /// The range of whole buckets covering `from ..< to`.
     ///
-    /// - Throws: ``Problem``: `from` not before `to`, or more buckets than allowed.
+    /// - Throws: ``Problem``: `from` not before `to`, or longer than
+    ///   ``maximumBuckets(_:)`` buckets of the granularity.
     public init(from: Int64, to: Int64, granularity: RollupGranularity? = nil) throws(Problem) {
         guard from < to else { throw .empty(from: from, to: to) }
         let granularity = granularity ?? (to - from <= Self.hourlyUpTo ? .hour : .day)
@@ -50,7 +55,10 @@ public struct InsightsRange: Sendable, Hashable {
         // Counted before the end is computed, so that no far-off `to` overflows.
         let buckets = (last - start) / granularity.milliseconds + 1
         let maximum = Self.maximumBuckets(granularity)
-        guard buckets <= Int64(maximum) else {
+        // The length asked for, not the widened one: a range of exactly the maximum whose ends
+        // fall inside buckets touches one bucket more, and is still allowed.
+        let length = to.subtractingReportingOverflow(from)
+        guard !length.overflow, length.partialValue <= Int64(maximum) * granularity.milliseconds else {
             throw .tooLong(granularity: granularity, buckets: Int(clamping: buckets), maximum: maximum)
         }
         self.from = start

@@ -166,7 +166,7 @@ extension ServerNotification.Kind {
     /// Every kind the server sends, for the API's validation and the documentation.
     public static let all: [Self] = [
         .flagChanged, .killSwitch, .scheduleCreated, .scheduleUpdated, .scheduleCancelled, .scheduleRan, .scheduleHeld,
-        .scheduleMissed, .rolloutStepped, .rolloutPaused, .rolloutRolledBack, .rolloutFinished, .changeRequestOpened,
+        .scheduleMissed, .scheduleFailed, .rolloutStepped, .rolloutPaused, .rolloutRolledBack, .rolloutFinished, .changeRequestOpened,
         .changeRequestApproved, .changeRequestRejected, .changeRequestApplied, .experimentStarted, .experimentStopped,
         .experimentShipped, .ping,
     ]
