@@ -40,15 +40,17 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
     public var bound: Double { direction == .increase ? lower : upper }
 
     /// One sentence: "crash rate 4.10 % (new) vs 2.02 % (old): +2.08 points, 95 % interval
-    /// [+0.61, +3.55], lower bound above the tolerance +0.00".
+    /// [+0.61, +3.55], lower bound above the tolerance +0.00". For a `decrease` guardrail it is
+    /// the upper bound against the tolerance below zero: "upper bound below the tolerance -0.50"
+    /// (a tolerance of 0 reads +0.00 in both directions).
     public var summary: String {
-        func points(_ x: Double) -> String { (x >= 0 ? "+" : "") + String(format: "%.2f", x * 100) }
+        func points(_ x: Double) -> String { Self.signed(x * 100, format: "%.2f") }
         let level = String(format: "%g", (1 - alpha) * 100)
         let side = direction == .increase ? "lower bound" : "upper bound"
         let relation = regression ? (direction == .increase ? "above" : "below") : (direction == .increase ? "not above" : "not below")
         let tolerated = direction == .increase ? tolerance : -tolerance
         if kind == "mean" || kind == "count" {
-            func plain(_ x: Double, signed: Bool = false) -> String { (signed && x >= 0 ? "+" : "") + String(format: "%.4g", x) }
+            func plain(_ x: Double, signed: Bool = false) -> String { signed ? Self.signed(x, format: "%.4g") : String(format: "%.4g", x) }
             return "\(metric) \(kind ?? "") \(plain(newRate)) per unit (\(newVariant), \(newTrials) units) vs \(plain(oldRate)) "
                 + "(\(oldVariant), \(oldTrials) units): \(plain(difference, signed: true)), \(level) % always-valid interval "
                 + "[\(plain(lower, signed: true)), \(plain(upper, signed: true))], \(side) \(relation) the tolerance \(plain(tolerated, signed: true))"
@@ -56,6 +58,13 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
         return "\(metric) \(String(format: "%.2f", newRate * 100)) % (\(newVariant), \(newEvents)/\(newTrials)) vs "
             + "\(String(format: "%.2f", oldRate * 100)) % (\(oldVariant), \(oldEvents)/\(oldTrials)): \(points(difference)) points, "
             + "\(level) % always-valid interval [\(points(lower)), \(points(upper))], \(side) \(relation) the tolerance \(points(tolerated))"
+    }
+
+    /// `x` in `format` with its sign always written: `+0.61`, `-0.50`; zero (negative zero
+    /// included, as a `decrease` guardrail's tolerance of 0 is) reads `+0`, never `+-0`.
+    static func signed(_ x: Double, format: String) -> String {
+        let text = String(format: format, x == 0 ? 0 : x)
+        return text.hasPrefix("-") ? text : "+" + text
     }
 }
 
