@@ -129,6 +129,7 @@ struct Experiments: Sendable {
         let allocation = ExperimentAllocation.current(flag: experiment.flag, environment: environment, in: state)
         try experiment.start(allocation: allocation, at: now(), by: actor)
         do { try await store.updateExperiment(experiment) } catch { throw AdminError(store: error) }
+        announce(.experimentStarted, experiment, actor: actor, revision: nil, summary: "started (arms \(experiment.arms.joined(separator: ", ")))")
         return experiment
     }
 
@@ -136,7 +137,23 @@ struct Experiments: Sendable {
         var experiment = try await self.experiment(id: id, environment: environment)
         try experiment.stop(at: now(), by: actor, note: note)
         do { try await store.updateExperiment(experiment) } catch { throw AdminError(store: error) }
+        announce(.experimentStopped, experiment, actor: actor, revision: nil, summary: "stopped" + (note.map { " (\($0))" } ?? ""))
         return experiment
+    }
+
+    /// Announces a step of `experiment`'s lifecycle (`experiment.started`, `.stopped`,
+    /// `.shipped`), once the store holds it: the notification never reports a step that failed.
+    private func announce(
+        _ kind: ServerNotification.Kind, _ experiment: Experiment, actor: String, revision: Int?, summary: String
+    ) {
+        var details: [String: JSONValue] = [
+            "experiment": .string(experiment.id), "status": .string(experiment.status.rawValue),
+            "control": .string(experiment.control), "arms": .array(experiment.arms.map(JSONValue.string)),
+        ]
+        if let arm = experiment.shippedArm { details["arm"] = .string(arm) }
+        admin.notifications.notify(ServerNotification(
+            kind: kind, time: now(), actor: actor, environment: experiment.environment, flag: experiment.flag, revision: revision,
+            summary: "\(experiment.flag): experiment \"\(experiment.id)\" \(summary)", details: details))
     }
 
     /// Makes `arm` the flag's default in the experiment's environment, as an audited revision (the
@@ -159,6 +176,9 @@ struct Experiments: Sendable {
             experiment.history[last].note = (experiment.history[last].note ?? "") + " (revision \(revision))"
         }
         do { try await store.updateExperiment(experiment) } catch { throw AdminError(store: error) }
+        announce(
+            .experimentShipped, experiment, actor: actor, revision: revisions[environment],
+            summary: "shipped with arm \"\(arm)\"" + (reason.map { " (\($0))" } ?? ""))
         return (experiment, revisions)
     }
 
