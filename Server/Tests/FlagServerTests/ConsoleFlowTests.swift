@@ -82,7 +82,7 @@ struct ConsoleFlowTests {
                 [("environment", "production"), ("key", "new-checkout"), ("revision", String(revision))], csrf: csrf)
             #expect(reverted.status == 303)
             state = await server.server.admin.state
-            #expect(state.environments["production"]?.settings["new-checkout"] == FlagSettings(enabled: true, defaultVariant: "off", targeting: rollout))
+            #expect(state.environments["production"]?.settings["new-checkout"] == FlagSettings(enabled: true, defaultVariant: "on", targeting: rollout))
             #expect(state.environments["production"]?.revision == revision + 2)
             #expect(try await events.nextEvent()?.id == String(revision + 2))
             let last = try await server.server.admin.store.audit(environment: "production", key: "new-checkout", limit: 1)
