@@ -91,7 +91,7 @@ struct ConsoleGridAndHistoryTests {
             let history = try await client.get("/console/history?flag=checkout&actor=erin")
             #expect(history.body.components(separatedBy: #"<li class="entry"#).count - 1 == 2)
             #expect(history.body.contains(#"<strong class="actor">erin</strong> <span class="summary">created checkout, off everywhere</span>"#))
-            #expect(history.body.contains(#"<strong class="actor">erin</strong> <span class="summary">turned checkout on in staging: serves off</span>"#))
+            #expect(history.body.contains(#"<strong class="actor">erin</strong> <span class="summary">turned checkout on in staging: serves on</span>"#))
             // The creation's field diff is one table for the three environments, on demand.
             #expect(history.body.contains("<caption>development, staging and production</caption>"))
             #expect(history.body.contains(#"<details class="fields">"#))
