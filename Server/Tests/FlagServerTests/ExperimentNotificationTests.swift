@@ -51,6 +51,7 @@ struct ExperimentNotificationTests {
 
         let received = announced()
         #expect(received.map(\.kind) == [.experimentStarted, .experimentStopped, .experimentShipped])
+        try #require(received.count == 3)
         #expect(received.map(\.actor) == ["ann", "ann", "ben"])
         for notification in received {
             #expect(notification.environment == "production")

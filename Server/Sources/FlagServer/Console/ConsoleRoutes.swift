@@ -151,8 +151,13 @@ struct ConsoleRoutes: Sendable {
             return refusal(.forbidden, "Password sign-in is turned off on this server: sign in with \(sso.displayName).", visitor: nil)
         }
         // Refused before any other work while the password pool is full: hammering sign-ins
-        // costs a fixed small answer each, not a form parse and a page render.
-        guard accounts.passwordChecker.hasRoom else { return Self.signInRefusal(.serviceUnavailable, retryAfter: 2, Self.busyMessage) }
+        // costs a fixed small answer each, not a form parse and a page render. A browser with a
+        // device cookie goes on: it may be the account's own (checked once the form is read),
+        // whose check has a lane of its own.
+        let deviceToken = request.cookies[SignInDevices.cookieName]?.value
+        guard deviceToken != nil || accounts.passwordChecker.hasRoom else {
+            return Self.signInRefusal(.serviceUnavailable, retryAfter: 2, Self.busyMessage)
+        }
         let form = try await ConsoleForm.read(request, limit: 16 * 1024)
         guard let expected = request.cookies[Self.loginCookie]?.value, let presented = form["_csrf"],
             TokenIssuer.constantTimeEqual(Array(expected.utf8), Array(presented.utf8))
@@ -160,7 +165,15 @@ struct ConsoleRoutes: Sendable {
             return refusal(.forbidden, "The sign-in form's CSRF token is missing or wrong. Reload the page and try again.", visitor: nil)
         }
         let name = form["name"] ?? ""
-        if let refusal = signInLimiter.acquire(account: name, address: trustedProxies.limitKey(of: request.headers)) {
+        // A browser that signed in to this account before has a budget of its own: strangers
+        // guessing at the account cannot lock its user out.
+        let device = signInLimiter.devices.recognise(deviceToken, account: name)
+        if let device {
+            if let seconds = signInLimiter.devices.acquire(device) {
+                return Self.signInRefusal(
+                    .tooManyRequests, retryAfter: seconds, "Too many sign-in attempts from this browser. Try again in \(seconds) s.")
+            }
+        } else if let refusal = signInLimiter.acquire(account: name, address: trustedProxies.limitKey(of: request.headers)) {
             let whose =
                 switch refusal {
                 case .account: "for this account"
@@ -171,19 +184,31 @@ struct ConsoleRoutes: Sendable {
                 .tooManyRequests, retryAfter: refusal.retryAfter,
                 "Too many sign-in attempts \(whose). Try again in \(refusal.retryAfter) s.")
         }
-        let signedIn: ConsoleAccounts.SignedIn?
+        let outcome: ConsoleAccounts.PasswordSignIn
         do {
-            signedIn = try await accounts.signIn(name: name, password: form["password"] ?? "")
+            outcome = try await accounts.signIn(
+                name: name, password: form["password"] ?? "", knownBrowser: device != nil,
+                admitCheck: { [signInLimiter] in device != nil ? nil : signInLimiter.acquireCheck()?.retryAfter })
         } catch .unavailable {
             return Self.signInRefusal(.serviceUnavailable, retryAfter: 2, Self.busyMessage)
         } catch {
             throw APIError(error)
         }
-        guard let signedIn else {
-            return loginPage(request, error: "The name or the password is wrong.", name: name)
+        let signedIn: ConsoleAccounts.SignedIn
+        switch outcome {
+        case .signedIn(let session): signedIn = session
+        case .wrong: return loginPage(request, error: "The name or the password is wrong.", name: name)
+        case .limited(let seconds):
+            return Self.signInRefusal(.tooManyRequests, retryAfter: seconds, "Too many sign-in attempts on this server. Try again in \(seconds) s.")
         }
         var response = Self.redirect("/console/flags")
         response.setCookie(sessionCookie(signedIn.sessionID, request: request, maxAge: Int(accounts.sessionLifetime)))
+        if device == nil {
+            response.setCookie(Cookie(
+                name: SignInDevices.cookieName, value: signInLimiter.devices.issue(account: signedIn.user.name),
+                maxAge: Int(signInLimiter.devices.lifetime), path: "/console/login", secure: isSecure(request),
+                httpOnly: true, sameSite: .strict))
+        }
         return response
     }
 
