@@ -12,6 +12,10 @@ import Glibc
 /// `threads` checks run at once and at most `queue` wait; one more is refused at once
 /// (``Busy``), to be answered 503 with `Retry-After`. On Linux the threads run at the lowest
 /// scheduling priority (nice 19), so that on a busy machine the threads serving requests come first.
+///
+/// A lane of its own (one thread, a short queue) checks the sign-ins of browsers that signed in
+/// to the account before (``SignInDevices``): however many strangers' checks fill the main lane,
+/// a known browser's waits behind few.
 final class PasswordChecker: Sendable {
     /// All threads and queue places are taken: try again later.
     struct Busy: Error, Sendable {}
@@ -21,24 +25,49 @@ final class PasswordChecker: Sendable {
     private let pool: NIOThreadPool
     /// Checks running or waiting.
     private let admitted = Atomic<Int>(0)
+    /// The known browsers' lane: one thread, ``priorityQueue`` waiting.
+    private let priorityPool: NIOThreadPool
+    private let priorityAdmitted = Atomic<Int>(0)
+    static let priorityQueue = 4
+    /// Checks run so far, on either lane (for tests).
+    private let checks = Atomic<Int>(0)
 
     init(threads: Int = 2, queue: Int = 8) {
         self.threads = max(1, threads)
         self.queue = max(0, queue)
         pool = NIOThreadPool(numberOfThreads: self.threads)
         pool.start()
+        priorityPool = NIOThreadPool(numberOfThreads: 1)
+        priorityPool.start()
     }
 
     deinit {
         pool.shutdownGracefully { _ in }
+        priorityPool.shutdownGracefully { _ in }
     }
 
-    /// Whether `password` matches the bcrypt `hash`, checked on the pool.
+    /// Whether `password` matches the bcrypt `hash`, checked on the pool (`priority`: on the
+    /// known browsers' lane).
     ///
-    /// - Throws: ``Busy`` when `threads` checks run and `queue` wait already.
-    func verify(_ password: String, hash: String) async throws(Busy) -> Bool {
-        try await run { Bcrypt.verify(password, hash: hash) }
+    /// - Throws: ``Busy`` when the lane's threads run checks and its queue is full already.
+    func verify(_ password: String, hash: String, priority: Bool = false) async throws(Busy) -> Bool {
+        checks.add(1, ordering: .relaxed)
+        guard priority else { return try await run { Bcrypt.verify(password, hash: hash) } }
+        let (_, now) = priorityAdmitted.add(1, ordering: .relaxed)
+        defer { priorityAdmitted.subtract(1, ordering: .relaxed) }
+        guard now <= 1 + Self.priorityQueue else { throw Busy() }
+        do {
+            return try await priorityPool.runIfActive {
+                Self.lowerCurrentThreadPriority()
+                return Bcrypt.verify(password, hash: hash)
+            }
+        } catch {
+            throw Busy()
+        }
     }
+
+    /// Password checks begun so far (for tests).
+    var checksBegun: Int { checks.load(ordering: .relaxed) }
 
     /// Whether a check would be admitted now (a hint: ``verify(_:hash:)`` decides).
     var hasRoom: Bool { admitted.load(ordering: .relaxed) < threads + queue }

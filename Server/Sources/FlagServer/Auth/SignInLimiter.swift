@@ -3,11 +3,16 @@
 /// (a bound on the bcrypt work of all attempts together).
 ///
 /// A client refused for its own address does not use up an account's or the total's attempts,
-/// so one noisy client cannot lock everybody out by itself.
+/// so one noisy client cannot lock everybody out by itself. The total is taken only for a check
+/// that runs bcrypt (``acquireCheck()``: a name that exists): attempts at names that do not exist
+/// cost no bcrypt and cannot spend it. A browser the account signed in from before is limited by
+/// ``SignInDevices`` instead.
 struct SignInLimiter: Sendable {
     let perAccount: RateLimiter
     let perAddress: RateLimiter
     let total: RateLimiter
+    /// Browsers that signed in before, limited per device instead.
+    let devices = SignInDevices()
 
     init(options: ConsoleOptions) {
         perAccount = RateLimiter(
@@ -45,7 +50,11 @@ struct SignInLimiter: Sendable {
         // A name longer than any account's is kept by its first bytes: bounded memory per key.
         let accountKey = String(decoding: account.utf8.prefix(StateValidator.maximumKeyLength + 1), as: UTF8.self)
         if let seconds = perAccount.acquire(accountKey) { return .account(retryAfter: seconds) }
-        if let seconds = total.acquire("sign-in") { return .total(retryAfter: seconds) }
         return nil
+    }
+
+    /// Takes one bcrypt check from the server's total, just before it runs; `nil` if allowed.
+    func acquireCheck() -> Refusal? {
+        total.acquire("sign-in").map { .total(retryAfter: $0) }
     }
 }

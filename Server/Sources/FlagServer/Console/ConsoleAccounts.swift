@@ -24,6 +24,9 @@ public final class ConsoleAccounts: Sendable {
     private let unknownUserHash = Mutex<String?>(nil)
     /// Where sign-in's bcrypt checks run: threads of their own, with a bounded queue.
     let passwordChecker: PasswordChecker
+    /// How long the latest bcrypt checks took (smoothed): what a sign-in at a name that does not
+    /// exist waits instead of running one. `nil` until a check ran.
+    private let checkDuration = Mutex<Duration?>(nil)
 
     /// The shortest password a user may be given.
     public static let minimumPasswordLength = 12
@@ -181,24 +184,61 @@ public final class ConsoleAccounts: Sendable {
     ///
     /// - Throws: ``AdminError/unavailable(_:)`` when as many checks run and wait as allowed.
     public func signIn(name: String, password: String) async throws(AdminError) -> SignedIn? {
+        switch try await signIn(name: name, password: password, knownBrowser: false, admitCheck: { nil }) {
+        case .signedIn(let signedIn): signedIn
+        case .wrong, .limited: nil
+        }
+    }
+
+    /// What a password sign-in came to.
+    public enum PasswordSignIn: Sendable {
+        case signedIn(SignedIn)
+        /// The name or the password is wrong, or the user is disabled.
+        case wrong
+        /// Not checked: `admitCheck` refused; retry after this many seconds.
+        case limited(retryAfter: Int)
+    }
+
+    /// Checks `name`'s password.
+    ///
+    /// A known user's password is checked with bcrypt on the password pool, after `admitCheck`
+    /// allowed it (the server's total of checks; `nil` to go on, else the seconds to wait); on the
+    /// pool's lane of its own when `knownBrowser` (a browser that signed in to the account
+    /// before). A name that does not exist costs no bcrypt: the answer waits as long as the latest
+    /// checks took, so that its time does not tell names apart while the pool is not saturated.
+    /// Until a first check ran, an unknown name is checked against a hash no password is known
+    /// for, like a known one.
+    public func signIn(
+        name: String, password: String, knownBrowser: Bool, admitCheck: () -> Int?
+    ) async throws(AdminError) -> PasswordSignIn {
         guard password.utf8.count <= Self.maximumPasswordBytes, name.utf8.count <= StateValidator.maximumKeyLength else {
-            return nil
+            return .wrong
         }
         let users: [ConsoleUser]
         do { users = try await store.consoleUsers() } catch { throw AdminError(store: error) }
         let user = users.first { $0.name == name }
-        // An unknown name costs a bcrypt check too, so timing does not tell names apart; so does
-        // a disabled user, who is refused like a wrong password.
+        if user == nil, let wait = checkDuration.withLock({ $0 }) {
+            try? await Task.sleep(for: wait)
+            return .wrong
+        }
+        if let retryAfter = admitCheck() { return .limited(retryAfter: retryAfter) }
+        // A disabled user is checked like any other and refused like a wrong password.
         let matches: Bool
         do {
             let hash: String
             if let user { hash = user.passwordHash } else { hash = try await unknownHash() }
-            matches = try await passwordChecker.verify(password, hash: hash)
+            let clock = ContinuousClock()
+            let started = clock.now
+            matches = try await passwordChecker.verify(password, hash: hash, priority: knownBrowser && user != nil)
+            let took = clock.now - started
+            checkDuration.withLock { duration in
+                duration = duration.map { $0 * 0.75 + took * 0.25 } ?? took
+            }
         } catch {
             throw .unavailable("too many sign-ins are being checked at once")
         }
-        guard let user, matches, user.disabledAt == nil else { return nil }
-        return try await startSession(for: user)
+        guard let user, matches, user.disabledAt == nil else { return .wrong }
+        return .signedIn(try await startSession(for: user))
     }
 
     /// A new session of `user` (already checked).
