@@ -100,4 +100,39 @@ struct SQLiteFlagEventStoreTests {
         }
         await store.close()
     }
+
+    /// A log that grew in a burst (ingests with no checkpoint between them) is cut back to the
+    /// store's bound once a checkpoint copied it and the writer starts it over: its file does not
+    /// keep the burst's size for the life of the database.
+    @Test
+    func theLogsFileIsCutBackToItsBoundAfterABurst() async throws {
+        let directory = TemporaryDirectory().path
+        let bound = 64 * 1024
+        let store = try await SQLiteFlagEventStore(
+            path: directory + "/events.sqlite", checkpointInterval: 40, maximumLogBytes: bound)
+        func logBytes() throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: directory + "/events.sqlite-wal")[.size] as? Int) ?? 0
+        }
+        do {
+            try await store.migrate()
+            // 39 ingests without a checkpoint: the log holds all of them.
+            for index in 0..<39 {
+                let summaries = (0..<40).map { Fixtures.summary("flag-\(index)-\($0)", count: 1, start: Fixtures.t0) }
+                #expect(try await store.ingest([Fixtures.batch("burst-\(index)", summaries: summaries)]) == [true])
+            }
+            let burst = try logBytes()
+            #expect(burst > 4 * bound)
+            // The 40th starts a checkpoint; the next ingest starts the log over, and its file is cut back.
+            #expect(try await store.ingest([Fixtures.batch("burst-39", summaries: [Fixtures.summary(count: 1, start: Fixtures.t0)])]) == [true])
+            await store.waitForCheckpoints()
+            #expect(try await store.ingest([Fixtures.batch("after", summaries: [Fixtures.summary(count: 1, start: Fixtures.t0)])]) == [true])
+            let after = try logBytes()
+            #expect(after <= bound, "the log's file kept \(after) bytes after a burst of \(burst)")
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+
 }

@@ -42,8 +42,13 @@ public actor SQLiteFlagEventStore: FlagEventStore {
 
     /// The log's size past which a checkpoint waits for the writer and restarts it (`RESTART`):
     /// ingests that follow one another so closely that a checkpoint never finds the log whole
-    /// copied would otherwise let it grow without end.
-    static let maximumLogBytes = 256 * 1024 * 1024
+    /// copied would otherwise let it grow without end. Also the size the log's file is cut back
+    /// to when the log starts over (SQLite's `journal_size_limit`): a file grown in a burst does
+    /// not keep its size for the life of the database.
+    let maximumLogBytes: Int
+
+    /// The default of ``maximumLogBytes``: 64 MiB.
+    public static let defaultMaximumLogBytes = 64 * 1024 * 1024
 
     /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory database.
     ///
@@ -54,12 +59,15 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     ///   - checkpointInterval: ingests between two checkpoints, which copy the log into the database
     ///     on a connection of their own while ingests go on, instead of in the commit that fills
     ///     the log (SQLite's automatic checkpoint), whose caller would wait for it.
+    ///   - maximumLogBytes: the log's bound (``maximumLogBytes``).
     public init(
         path: String?, threadNiceness: Int32 = 0, checkpointInterval: Int = 64,
+        maximumLogBytes: Int = SQLiteFlagEventStore.defaultMaximumLogBytes,
         logger: Logger = Logger(label: "flag-server.sqlite-events")
     ) async throws(StoreError) {
         self.logger = logger
         self.checkpointInterval = max(1, checkpointInterval)
+        self.maximumLogBytes = max(1, maximumLogBytes)
         // The connections' calls run on threads of the store's own, not NIO's shared pool: an
         // ingest's work then neither waits behind other blocking work nor (at a higher nice value)
         // takes the cores from the threads serving delivery.
@@ -102,6 +110,8 @@ public actor SQLiteFlagEventStore: FlagEventStore {
             _ = try await connection.query("PRAGMA temp_store=MEMORY")
             // No checkpoint in a commit: ``checkpoint()`` runs them beside the ingests.
             _ = try await connection.query("PRAGMA wal_autocheckpoint=0")
+            // The log's file is cut back to this size when the writer starts the log over.
+            _ = try await connection.query("PRAGMA journal_size_limit=\(self.maximumLogBytes)")
             self.connection = connection
             if let checkpointThread {
                 let checkpointer = try await SQLiteConnection.open(
@@ -110,6 +120,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
                 _ = try await checkpointer.query("PRAGMA synchronous=FULL")
                 _ = try await checkpointer.query("PRAGMA busy_timeout=30000")
                 _ = try await checkpointer.query("PRAGMA wal_autocheckpoint=0")
+                _ = try await checkpointer.query("PRAGMA journal_size_limit=\(self.maximumLogBytes)")
                 self.checkpointer = checkpointer
             } else {
                 checkpointer = nil
@@ -179,7 +190,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
             let row = try await checkpointer.query("PRAGMA wal_checkpoint(PASSIVE)").first
             let frames = row?.column("log")?.integer ?? 0
             let pageSize = try await checkpointer.query("PRAGMA page_size").first?.column("page_size")?.integer ?? 4096
-            if frames * pageSize > Self.maximumLogBytes {
+            if frames * pageSize > maximumLogBytes {
                 _ = try await checkpointer.query("PRAGMA wal_checkpoint(RESTART)")
             }
         } catch {
