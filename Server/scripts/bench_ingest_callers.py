@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_support import request, start  # noqa: E402
+from bench_support import serve_with_client_token  # noqa: E402
 from bench_ingest_delivery import EVENTS_PER_BATCH, PLACEHOLDER, TEMPLATES, batch_template, cpu_seconds, percentile  # noqa: E402
 
 CALLERS = [int(count) for count in os.environ.get("FLAG_SERVER_BENCH_CALLERS", "1,8").split(",") if count]
@@ -65,17 +65,7 @@ def main():
     directory = tempfile.mkdtemp(prefix="bench-ingest-callers-")
     processes = []
     try:
-        server, port, admin = start(
-            "flag-server", executable,
-            ["serve", "--port", "0", "--data-directory", directory, "--rate-limit-per-second", "0", "--log-level", "info"]
-            + os.environ.get("FLAG_SERVER_BENCH_SERVE_ARGS", "").split(),
-            processes)
-        if not admin:
-            sys.exit("the server printed no first admin token")
-        status, created = request(port, "POST", "/admin/v1/tokens", admin,
-                                  {"name": "bench", "environment": "production", "role": "client"})
-        assert status == 201, created
-        client = created["token"]
+        server, port, admin, client = serve_with_client_token(executable, directory, processes)
         now_ms = int(time.time() * 1000)
         templates = [batch_template(seed, now_ms) for seed in range(TEMPLATES)]
         print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start; batches of "

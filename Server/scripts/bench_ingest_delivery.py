@@ -41,7 +41,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_support import request, start  # noqa: E402
+from bench_support import request, serve_with_client_token  # noqa: E402
 
 LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "propagation_bench.lua")
 WRK_SECONDS = int(os.environ.get("FLAG_SERVER_BENCH_WRK_SECONDS", "10"))
@@ -220,17 +220,7 @@ def main():
     directory = tempfile.mkdtemp(prefix="bench-ingest-")
     processes = []
     try:
-        server, port, admin = start(
-            "flag-server", executable,
-            ["serve", "--port", "0", "--data-directory", directory, "--rate-limit-per-second", "0", "--log-level", "info"]
-            + os.environ.get("FLAG_SERVER_BENCH_SERVE_ARGS", "").split(),
-            processes)
-        if not admin:
-            sys.exit("the server printed no first admin token")
-        status, created = request(port, "POST", "/admin/v1/tokens", admin,
-                                  {"name": "bench", "environment": "production", "role": "client"})
-        assert status == 201, created
-        client = created["token"]
+        server, port, admin, client = serve_with_client_token(executable, directory, processes)
         for flag in FLAGS:
             status, reply = request(port, "PUT", f"/admin/v1/flags/{flag}", admin,
                                     {"type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})

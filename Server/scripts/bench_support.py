@@ -41,6 +41,23 @@ def request(port, method, path, token=None, body=None, raw=None, timeout=600):
     return response.status, (json.loads(data) if data else None)
 
 
+
+def serve_with_client_token(executable, directory, processes):
+    """`flag-server serve` with its stores in `directory`, no rate limit and FLAG_SERVER_BENCH_SERVE_ARGS
+    (split on spaces), and a client token of production: returns the server process, its port, the
+    first admin token and the client token."""
+    server, port, admin = start(
+        "flag-server", executable,
+        ["serve", "--port", "0", "--data-directory", directory, "--rate-limit-per-second", "0", "--log-level", "info"]
+        + os.environ.get("FLAG_SERVER_BENCH_SERVE_ARGS", "").split(),
+        processes)
+    if not admin:
+        sys.exit("the server printed no first admin token")
+    status, created = request(port, "POST", "/admin/v1/tokens", admin,
+                              {"name": "bench", "environment": "production", "role": "client"})
+    assert status == 201, created
+    return server, port, admin, created["token"]
+
 class EventStream:
     """Reads a server-sent-event stream on a raw socket and stamps each revision's arrival."""
 
