@@ -140,7 +140,7 @@ struct EventBatchTextTests {
     }
 
     /// A batch of session health events sent with `Flag-Event-Priority: health` is stored like
-    /// any other; the header on anything else, or another priority, is refused with 400 naming
+    /// any other; the header on anything else, or another priority, is refused with 422 naming
     /// the header, and nothing is stored.
     @Test
     func theHealthPriorityIsForSessionHealthEventsAlone() async throws {
@@ -160,12 +160,12 @@ struct EventBatchTextTests {
             let mixed = try await server.request(
                 .POST, "/ofrep/v1/ingestion", token: token, body: EventIngestionTests.body(id: "mixed"),
                 headers: [("Flag-Event-Priority", "health")])
-            #expect(mixed.status == 400, "\(mixed.body)")
+            #expect(mixed.status == 422, "\(mixed.body)")
             #expect(mixed.json?["error"]?["problems"]?.arrayValue?.first?["field"] == "Flag-Event-Priority", "\(mixed.body)")
             #expect(mixed.json?["error"]?["message"]?.stringValue?.contains("1 exposures") == true, "\(mixed.body)")
             let unknown = try await server.request(
                 .POST, "/ofrep/v1/ingestion", token: token, body: health, headers: [("Flag-Event-Priority", "urgent")])
-            #expect(unknown.status == 400, "\(unknown.body)")
+            #expect(unknown.status == 422, "\(unknown.body)")
             #expect(unknown.json?["error"]?["message"]?.stringValue?.contains("\"urgent\"") == true, "\(unknown.body)")
             #expect(await store.stored.map(\.id) == ["health"])
         }

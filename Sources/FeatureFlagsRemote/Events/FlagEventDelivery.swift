@@ -270,7 +270,7 @@ public actor FlagEventDelivery {
         headers["Idempotency-Key"] = batch.batchId
         if batch.isSessionHealthOnly {
             // The server admits these before other batches when it is busy (and refuses the
-            // header on any other batch).
+            // header on any other batch with 422).
             headers["Flag-Event-Priority"] = "health"
         }
         let request = RemoteHTTPRequest(

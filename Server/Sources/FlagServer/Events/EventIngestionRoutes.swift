@@ -165,7 +165,7 @@ struct EventIngestionRoutes: Sendable {
         if priority == .health, let offending = batch.notSessionHealth {
             metrics.refused(.invalid)
             throw APIError(
-                .badRequest, code: "invalid",
+                .unprocessableContent, code: "invalid",
                 message: "the batch was sent with Flag-Event-Priority: health but carries \(offending); a health batch carries only tracked events named \(EventBatch.sessionHealthEventNames.sorted().joined(separator: ", ")): send the others without the header",
                 problems: [ValidationError(key: nil, field: "Flag-Event-Priority", problem: "the batch carries \(offending)")])
         }
@@ -245,7 +245,7 @@ struct EventIngestionRoutes: Sendable {
         guard let header else { return .normal }
         guard header.trimmingCharacters(in: .whitespaces).lowercased() == "health" else {
             throw APIError(
-                .badRequest, code: "invalid",
+                .unprocessableContent, code: "invalid",
                 message: "Flag-Event-Priority is \"\(header.prefix(64))\"; the one priority there is, health, is for batches of session health events alone: send health, or no header",
                 problems: [ValidationError(key: nil, field: "Flag-Event-Priority", problem: "\"\(header.prefix(64))\" is not health")])
         }
