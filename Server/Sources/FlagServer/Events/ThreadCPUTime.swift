@@ -12,7 +12,7 @@ enum ThreadCPUTime {
         #if canImport(Glibc) || canImport(Darwin)
         var time = timespec()
         guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return .zero }
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        return duration(time)
         #else
         return .zero
         #endif
@@ -44,9 +44,20 @@ enum ThreadCPUTime {
         #if canImport(Glibc)
         var time = timespec()
         guard clock_gettime(clock.id, &time) == 0 else { return nil }
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        return duration(time)
         #else
         return nil
         #endif
     }
+
+    #if canImport(Glibc) || canImport(Darwin)
+    /// `time` as a duration. Read as its two machine words (seconds, then nanoseconds: the layout
+    /// on 64-bit Linux and Darwin) rather than by member: which module declares `timespec` (the C
+    /// library's, or Dispatch's copy) depends on the whole target's imports, and its members are
+    /// visible only with that module imported.
+    private static func duration(_ time: timespec) -> Duration {
+        let (seconds, nanoseconds) = unsafeBitCast(time, to: (Int, Int).self)
+        return .seconds(seconds) + .nanoseconds(nanoseconds)
+    }
+    #endif
 }
