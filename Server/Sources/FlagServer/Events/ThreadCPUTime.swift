@@ -10,9 +10,7 @@ enum ThreadCPUTime {
     /// The processor time the calling thread has used since it started.
     static func current() -> Duration {
         #if canImport(Glibc) || canImport(Darwin)
-        var time = timespec()
-        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return .zero }
-        return duration(time)
+        return time(of: CLOCK_THREAD_CPUTIME_ID) ?? .zero
         #else
         return .zero
         #endif
@@ -42,22 +40,25 @@ enum ThreadCPUTime {
     /// the kernel gives to another thread once it ended.
     static func read(_ clock: Clock) -> Duration? {
         #if canImport(Glibc)
-        var time = timespec()
-        guard clock_gettime(clock.id, &time) == 0 else { return nil }
-        return duration(time)
+        return time(of: clock.id)
         #else
         return nil
         #endif
     }
 
     #if canImport(Glibc) || canImport(Darwin)
-    /// `time` as a duration. Read as its two machine words (seconds, then nanoseconds: the layout
-    /// on 64-bit Linux and Darwin) rather than by member: which module declares `timespec` (the C
-    /// library's, or Dispatch's copy) depends on the whole target's imports, and its members are
-    /// visible only with that module imported.
-    private static func duration(_ time: timespec) -> Duration {
-        let (seconds, nanoseconds) = unsafeBitCast(time, to: (Int, Int).self)
-        return .seconds(seconds) + .nanoseconds(nanoseconds)
+    /// The time of `clock` (`clock_gettime`). The `timespec` is filled as its two machine words
+    /// (seconds, then nanoseconds: its layout on 64-bit Linux and Darwin) rather than made and read
+    /// by member: which module declares `timespec` (the C library's, or Dispatch's copy of it)
+    /// depends on the whole target's imports, and its members and initializer are visible only
+    /// with that module imported.
+    private static func time(of clock: clockid_t) -> Duration? {
+        var words: (seconds: Int, nanoseconds: Int) = (0, 0)
+        let status = withUnsafeMutableBytes(of: &words) { bytes in
+            clock_gettime(clock, bytes.baseAddress!.bindMemory(to: timespec.self, capacity: 1))
+        }
+        guard status == 0 else { return nil }
+        return .seconds(words.seconds) + .nanoseconds(words.nanoseconds)
     }
     #endif
 }
