@@ -207,9 +207,10 @@ def percentile(values, fraction):
 def describe(label, latencies, counts, cpu, elapsed):
     accepted = counts.get(202, 0)
     shed = counts.get(503, 0)
-    others = {key: value for key, value in counts.items() if key not in (202, 503)}
+    limited = counts.get(429, 0)
+    others = {key: value for key, value in counts.items() if key not in (202, 429, 503)}
     print(f"  ingest {label}: {accepted * EVENTS_PER_BATCH / elapsed:9.0f} events/s stored "
-          f"({accepted} batches 202, {shed} shed 503, other {others or 0}) over {elapsed:.1f} s; "
+          f"({accepted} batches 202, {shed} shed 503, {limited} over the token's budget 429, other {others or 0}) over {elapsed:.1f} s; "
           f"per request p50 {1000 * percentile(latencies, 0.5):6.1f} ms, p99 {1000 * percentile(latencies, 0.99):6.1f} ms; "
           f"load generator {cpu:.1f} CPU s")
     return others
@@ -290,7 +291,7 @@ def main():
         print(f"after: GET /health {after:9.0f} req/s ({100 * after / health:.0f} % of the first); "
               f"load average {os.getloadavg()[0]:.2f}")
         if problems:
-            sys.exit(f"answers other than 202 and 503 in: {', '.join(problems)}")
+            sys.exit(f"answers other than 202, 429 and 503 in: {', '.join(problems)}")
     finally:
         for process in processes:
             process.terminate()

@@ -14,7 +14,7 @@ struct EventOptions: ParsableArguments {
     var eventsRetentionDays: Int?
     @Option(help: "Days hourly rollups are kept; daily rollups stay (FLAG_SERVER_EVENTS_HOURLY_RETENTION_DAYS, default 14).")
     var eventsHourlyRetentionDays: Int?
-    @Option(help: "Percent of a second the work of ingesting (decoding, storing) may take before requests are shed with 503 and Retry-After; 0 sheds only when the queue is full (FLAG_SERVER_EVENTS_INGEST_SHARE, default 100).")
+    @Option(help: "Percent of a core's processor time the work of ingesting (decoding, the SQLite event store's threads) may use over a second before requests are shed with 503 and Retry-After; 0 sheds only when the queue is full (FLAG_SERVER_EVENTS_INGEST_SHARE, default 150).")
     var eventsIngestShare: Int?
     @Option(help: "Nice value (0-19) of the threads that decode and store events, so that delivery's threads get the cores first (FLAG_SERVER_EVENTS_THREAD_NICENESS, default 10).")
     var eventsThreadNiceness: Int?

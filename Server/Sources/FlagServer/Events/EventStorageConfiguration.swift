@@ -10,7 +10,7 @@ public import Logging
 /// | `--events-database` | `FLAG_SERVER_EVENTS_DATABASE` | SQLite: `flags-events.sqlite` beside the flag database; PostgreSQL: the same database (the option is refused) |
 /// | `--events-retention-days` | `FLAG_SERVER_EVENTS_RETENTION_DAYS` | `30`: raw events kept |
 /// | `--events-hourly-retention-days` | `FLAG_SERVER_EVENTS_HOURLY_RETENTION_DAYS` | `14`: hourly rollups kept (daily rollups are kept) |
-/// | `--events-ingest-share` | `FLAG_SERVER_EVENTS_INGEST_SHARE` | `100`: percent of a core's processor time the ingest's work (decoding, the SQLite event store's threads) may use over a second before requests are shed (``EventIngestionOptions/maximumIngestShare``); 0 sheds only on the queue's size |
+/// | `--events-ingest-share` | `FLAG_SERVER_EVENTS_INGEST_SHARE` | `150`: percent of a core's processor time the ingest's work (decoding, the SQLite event store's threads) may use over a second before requests are shed (``EventIngestionOptions/maximumIngestShare``); 0 sheds only on the queue's size |
 /// | `--events-thread-niceness` | `FLAG_SERVER_EVENTS_THREAD_NICENESS` | `10`: nice value of the ingest's threads (``EventIngestionOptions/ingestThreadNiceness``) |
 /// | `--events-body-timeout` | `FLAG_SERVER_EVENTS_BODY_TIMEOUT` | `30`: seconds a request's body may take to arrive whole, else 408 (``EventIngestionOptions/bodyReadTimeout``) |
 /// | `--events-token-budget-mib` | `FLAG_SERVER_EVENTS_TOKEN_BUDGET_MIB` | `8`: MiB of the 32 MiB ingestion byte budget one token's requests may hold, else 429 (``EventIngestionOptions/maximumQueuedBytesPerToken``) |
@@ -41,7 +41,7 @@ public struct EventStorageConfiguration: Sendable, Hashable {
     ) throws(ConfigurationError) {
         let source = ConfigurationSource(environment: environment)
         let share = try source.integer(
-            ingestSharePercent, "FLAG_SERVER_EVENTS_INGEST_SHARE", optionName: "events-ingest-share", default: 100, range: 0...1000)
+            ingestSharePercent, "FLAG_SERVER_EVENTS_INGEST_SHARE", optionName: "events-ingest-share", default: 150, range: 0...1000)
         ingestion.maximumIngestShare = share == 0 ? .infinity : Double(share) / 100
         ingestion.ingestThreadNiceness = Int32(try source.integer(
             threadNiceness, "FLAG_SERVER_EVENTS_THREAD_NICENESS", optionName: "events-thread-niceness", default: 10, range: 0...19))
