@@ -1,5 +1,3 @@
-import Crypto
-import Foundation
 import Synchronization
 
 /// Browsers that signed in to a console account before, recognised by a cookie of their own, so
@@ -49,9 +47,8 @@ final class SignInDevices: Sendable {
 
     /// A new device token for a browser that just signed in to `account`.
     func issue(account: String) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-        let digest = Self.digest(token)
+        let token = ConsoleAccounts.randomHex(bytes: 32)
+        let digest = TokenIssuer.digest(of: token)
         let time = now()
         state.withLock { state in
             if state.devices.count >= capacity {
@@ -70,7 +67,7 @@ final class SignInDevices: Sendable {
     /// `account`; `nil` otherwise.
     func recognise(_ token: String?, account: String) -> String? {
         guard let token, token.utf8.count == 64 else { return nil }
-        let digest = Self.digest(token)
+        let digest = TokenIssuer.digest(of: token)
         let time = now()
         let known = state.withLock { state -> Bool in
             guard let device = state.devices[digest] else { return false }
@@ -87,9 +84,5 @@ final class SignInDevices: Sendable {
     /// to wait.
     func acquire(_ digest: String) -> Int? {
         perDevice.acquire(digest)
-    }
-
-    private static func digest(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

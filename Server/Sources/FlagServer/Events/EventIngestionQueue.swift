@@ -126,7 +126,7 @@ final class EventIngestionQueue: Sendable {
         return state.withLock { state in
             let share = state.work.share(at: now, cpu: cpu)
             guard priority == .health || share <= options.maximumIngestShare else { return .failure(.share(share)) }
-            guard state.reservedBytes < bytesBudget(priority) else { return .failure(.bytes) }
+            guard state.reservedBytes < allowance(of: options.maximumQueuedBytes, for: priority) else { return .failure(.bytes) }
             guard state.reservedByToken[token, default: 0] < options.maximumQueuedBytesPerToken else {
                 return .failure(.tokenBytes)
             }
@@ -134,14 +134,10 @@ final class EventIngestionQueue: Sendable {
         }
     }
 
-    /// The bytes requests of `priority` may hold in all.
-    private func bytesBudget(_ priority: Priority) -> Int {
-        priority == .health ? options.maximumQueuedBytes : options.maximumQueuedBytes - Int(Double(options.maximumQueuedBytes) * options.healthReserve)
-    }
-
-    /// The events batches of `priority` may queue in all.
-    private func eventsBudget(_ priority: Priority) -> Int {
-        priority == .health ? options.maximumQueuedEvents : options.maximumQueuedEvents - Int(Double(options.maximumQueuedEvents) * options.healthReserve)
+    /// What requests of `priority` may use of a budget of `whole` (bytes or events): all of it for
+    /// health, all but the health reserve for the others.
+    private func allowance(of whole: Int, for priority: Priority) -> Int {
+        priority == .health ? whole : whole - Int(Double(whole) * options.healthReserve)
     }
 
     /// Holds `bytes` more (a piece of the body that arrived) in `reservation`, or refuses when
@@ -149,7 +145,7 @@ final class EventIngestionQueue: Sendable {
     /// (``Refusal/tokenBytes``); a refused piece holds nothing.
     func hold(_ bytes: Int, in reservation: inout Reservation) -> Refusal? {
         let token = reservation.token
-        let budget = bytesBudget(reservation.priority)
+        let budget = allowance(of: options.maximumQueuedBytes, for: reservation.priority)
         let refusal = state.withLock { state -> Refusal? in
             let byToken = state.reservedByToken[token, default: 0]
             guard byToken + bytes <= options.maximumQueuedBytesPerToken else { return .tokenBytes }
@@ -217,7 +213,7 @@ final class EventIngestionQueue: Sendable {
     /// Waiting is not cancellable: once queued, the batch's fate is its group's.
     func commit(_ batch: EventBatch, priority: Priority = .normal) async -> Outcome? {
         let events = batch.eventCount
-        let budget = eventsBudget(priority)
+        let budget = allowance(of: options.maximumQueuedEvents, for: priority)
         return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome?, Never>) in
             let startsCommit = state.withLock { state -> Bool? in
                 // A batch larger than the whole bound still goes when the queue is empty.
