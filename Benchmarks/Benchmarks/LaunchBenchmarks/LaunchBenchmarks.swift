@@ -15,6 +15,11 @@ import Logging
 //                      through the same loader and the key-based engine
 //   Baseline.Launch.JSONSerialization.*  reading and parsing the same cache file with
 //                      Foundation, nothing more
+//   Launch.Core.Flags10 / 100 / 1000  what the core alone costs an app at launch (the README's
+//                      "Footprint"): a registry of that many definitions, the engine over it with
+//                      no stores or remote layer (in memory), and the first evaluation
+//   Baseline.Launch.Dictionary.10 / 100 / 1000  the same definitions' defaults put in a
+//                      `[String: FlagValue]` and one read: the least any flag set costs
 //
 // Every iteration builds everything anew; the caches were written by a loader beforehand (a
 // refresh answered with the payload), so each launch reads a fresh cache and sends nothing.
@@ -155,6 +160,29 @@ let benchmarks: @Sendable () -> Void = {
         },
         setup: { try await large.writeCache(registry: FlagRegistry(definitions)) },
         teardown: { large.removeCache() })
+
+    // The core's own launch cost at 10, 100 and 1,000 flags, beside a plain dictionary of the
+    // same defaults built in the same run.
+    for count in [10, 100, 1_000] {
+        let definitions = Array(definitions10k().prefix(count))
+        let lastKey = definitions[count - 1].key
+        Benchmark(
+            "Launch.Core.Flags\(count)", configuration: configuration,
+            closure: { _ in
+                let registry = try FlagRegistry(definitions)
+                let engine = FlagEngine(registry: registry, setup: FlagSetup(buildConfiguration: .release, logger: quietLogger))
+                blackHole(engine.value(forKey: lastKey))
+                blackHole(engine)
+            })
+        Benchmark(
+            "Baseline.Launch.Dictionary.\(count)", configuration: configuration,
+            closure: { _ in
+                var values: [String: FlagValue] = [:]
+                values.reserveCapacity(definitions.count)
+                for definition in definitions { values[definition.key] = definition.defaultValue }
+                blackHole(values[lastKey])
+            })
+    }
 
     for (name, fixture, registry) in [
         ("App300", app, try! FlagRegistry(LaunchFlag.self)), ("Flags10k", large, try! FlagRegistry(definitions)),
