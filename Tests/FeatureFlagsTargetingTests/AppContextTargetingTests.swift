@@ -1,6 +1,7 @@
 import ExampleFlags
 import FeatureFlags
 import FeatureFlagsTargeting
+import FeatureFlagsTesting
 import FlagEvaluation
 import Foundation
 import Testing
@@ -27,13 +28,8 @@ struct AppContextTargetingTests {
     }
     """#
 
-    struct FixedProvider: AppContextProvider {
-        var context: AppContext
-        func appContext() -> AppContext { context }
-    }
-
-    static let device = FixedProvider(
-        context: AppContext(
+    static let device = FixedAppContextProvider(
+        AppContext(
             appVersion: "4.2.1", appBuild: "412", osName: "iOS", osVersion: "18.2.0", deviceClass: .pad, locale: "en_NZ"))
 
     func flags(appContext: AppContext?, context: EvaluationContext = EvaluationContext(targetingKey: "u1")) throws

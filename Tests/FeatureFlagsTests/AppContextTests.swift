@@ -1,3 +1,4 @@
+import FeatureFlagsTesting
 import Foundation
 import Testing
 
@@ -6,13 +7,8 @@ import Testing
 /// The app context: read from a provider, fields left out on request, the app's own values
 /// winning, and carried by every event's source.
 struct AppContextTests {
-    struct FixedProvider: AppContextProvider {
-        var context: AppContext
-        func appContext() -> AppContext { context }
-    }
-
-    static let device = FixedProvider(
-        context: AppContext(
+    static let device = FixedAppContextProvider(
+        AppContext(
             appVersion: "4.2.1", appBuild: "412", osName: "iOS", osVersion: "18.2.0", deviceClass: .phone, locale: "en_NZ"))
 
     @Test func everyFieldTheProviderReadsIsAnAttribute() {
@@ -26,7 +22,7 @@ struct AppContextTests {
     }
 
     @Test func anUnknownValueIsLeftOut() {
-        let context = AppContext(reading: FixedProvider(context: AppContext(osName: "Linux", deviceClass: .server)))
+        let context = AppContext(reading: FixedAppContextProvider(AppContext(osName: "Linux", deviceClass: .server)))
         #expect(context.attributes == ["osName": "Linux", "deviceClass": "server"])
         #expect(context.value(of: .appVersion) == nil)
     }
