@@ -28,10 +28,13 @@ struct StatsAnalyzeCommand: ParsableCommand {
             "sumOfProducts", CUPED arms "covariateSum", "covariateSumOfSquares" and "sumOfProducts", \
             and values summed minus a constant give it as "offset". Settings: "alpha" (1e-12 to \
             0.5), "minimumUnitsPerArm" (100), "sequentialMixingStandardDeviation", \
-            "sampleRatioThreshold" and "sampleRatioMinimumDeviation". The output echoes the input, \
-            then the sample ratio check and, per metric and arm, the absolute and relative \
-            differences with intervals and p-values, the sequential interval, the Bayesian view and \
-            Benjamini–Hochberg adjusted p-values; arms without enough data are listed under \
+            "sampleRatioThreshold", "sampleRatioMinimumDeviation" and "correction": "bh" \
+            (Benjamini–Hochberg, the default), "holm" or "dunnett" (many arms against one control; \
+            the fixed-horizon test only, so the sequential p-values then get Holm). The output \
+            echoes the input, then the sample ratio check and, per metric and arm, the absolute and \
+            relative differences with intervals and p-values, the sequential interval, the Bayesian \
+            view and the adjusted p-values, with "correction" and "sequentialCorrection" naming the \
+            corrections used; arms without enough data are listed under \
             "notEnoughData" with the reason. Exit status: 0 analysed; 2 input that cannot be \
             analysed (the message names the field and its range).
             With --lines, each input line is one experiment and each output line its analysis \

@@ -79,6 +79,46 @@ public struct DunnettDistribution: Sendable, Hashable {
         }
     }
 
+    /// The normal (ν = ∞) distribution of max |Zᵢ| for k differences from one control whose means
+    /// have their own variances: Zᵢ = (dᵢ)/√(vᵢ + v₀) are correlated by ρᵢⱼ = λᵢλⱼ with
+    /// λᵢ = √(v₀/(v₀ + vᵢ)), the same product structure as equal variances (where vᵢ = σ²/nᵢ), so
+    /// unequal variances (Welch's standard errors) keep the exact reduction to one integral.
+    ///
+    /// - Parameters:
+    ///   - controlVariance: v₀, the variance of the control's mean (positive, finite).
+    ///   - treatmentVariances: v₁ … v_k, the variances of the treatments' means.
+    /// - Throws: ``StatisticsError`` naming the parameter out of range.
+    public init(controlVariance: Double, treatmentVariances: [Double]) throws(StatisticsError) {
+        guard controlVariance.isFinite, controlVariance > 0 else {
+            throw StatisticsError("controlVariance", "must be a positive finite number, not \(controlVariance)")
+        }
+        guard !treatmentVariances.isEmpty else {
+            throw StatisticsError("treatmentVariances", "at least one treatment arm is needed")
+        }
+        guard treatmentVariances.count <= Self.maximumTreatments else {
+            throw StatisticsError(
+                "treatmentVariances", "at most \(Self.maximumTreatments) treatment arms, not \(treatmentVariances.count)")
+        }
+        for (index, variance) in treatmentVariances.enumerated() {
+            guard variance.isFinite, variance > 0 else {
+                throw StatisticsError("treatmentVariances[\(index)]", "must be a positive finite number, not \(variance)")
+            }
+        }
+        degreesOfFreedom = .infinity
+        // λ² = v₀/(v₀ + v) and r² = v/(v₀ + v), each from shares so that neither overflows.
+        func factors(_ variance: Double) -> (lambda: Double, complement: Double) {
+            let share = variance / (variance + controlVariance)
+            return ((1 - share).squareRoot(), share.squareRoot())
+        }
+        correlationFactors = treatmentVariances.map { factors($0).lambda }
+        var counts: [Double: Double] = [:]
+        for variance in treatmentVariances { counts[variance, default: 0] += 1 }
+        groups = counts.keys.sorted().map { variance in
+            let pair = factors(variance)
+            return Group(lambda: pair.lambda, complement: pair.complement, count: counts[variance]!)
+        }
+    }
+
     /// The number of treatment arms k.
     public var treatments: Int { correlationFactors.count }
 

@@ -10,6 +10,12 @@ public struct ExperimentAnalysis: Sendable, Hashable, Codable {
     public var metrics: [MetricAnalysis]
     /// The methods and priors, in words (shown on results pages).
     public var methods: [String]
+    /// The correction of every ``Comparison/adjustedPValue`` (the fixed-horizon test's); absent in
+    /// analyses made before it could be chosen, which used Benjamini–Hochberg.
+    public var correction: MultipleComparisonCorrection?
+    /// The correction of every ``SequentialEstimate/adjustedPValue``: the chosen one, or Holm when
+    /// Dunnett was chosen (it holds for the fixed-horizon test only); absent as ``correction``.
+    public var sequentialCorrection: MultipleComparisonCorrection?
 }
 
 /// A chi-squared goodness-of-fit test of the observed units per arm against the allocation.
@@ -119,7 +125,8 @@ public struct SequentialEstimate: Sendable, Hashable, Codable {
     public var pValue: Double
     /// τ², the variance of the normal mixture over effects.
     public var mixingVariance: Double
-    /// `pValue`, adjusted across all comparisons of the experiment (Benjamini–Hochberg).
+    /// `pValue`, adjusted across all comparisons of the experiment by
+    /// ``ExperimentAnalysis/sequentialCorrection``.
     public var adjustedPValue: Double
 }
 
@@ -143,8 +150,8 @@ public struct Comparison: Sendable, Hashable, Codable {
     public var relative: Estimate?
     public var sequential: SequentialEstimate
     public var bayesian: BayesianEstimate
-    /// The absolute difference's p-value adjusted across all comparisons of the experiment
-    /// (Benjamini–Hochberg).
+    /// The absolute difference's p-value adjusted across all comparisons of the experiment by
+    /// ``ExperimentAnalysis/correction``.
     public var adjustedPValue: Double
 }
 

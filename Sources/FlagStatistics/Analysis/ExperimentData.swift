@@ -25,12 +25,15 @@ public struct ExperimentData: Sendable, Hashable, Codable {
     /// sample ratio check reports as a mismatch (0.01: 1 %); ``StatisticsEngine/defaultSampleRatioMinimumDeviation``
     /// when absent. 0 reports any significant deviation.
     public var sampleRatioMinimumDeviation: Double?
+    /// How p-values are adjusted for the number of comparisons: Benjamini–Hochberg (`bh`) when
+    /// absent, `holm`, or `dunnett` (fixed-horizon only: the sequential p-values then get Holm).
+    public var correction: MultipleComparisonCorrection?
     public var metrics: [MetricData]
 
     public init(
         control: String, allocation: [String: Double]? = nil, units: [String: Double]? = nil, alpha: Double? = nil,
         sampleRatioThreshold: Double? = nil, sequentialMixingStandardDeviation: Double? = nil, minimumUnitsPerArm: Double? = nil,
-        sampleRatioMinimumDeviation: Double? = nil, metrics: [MetricData]
+        sampleRatioMinimumDeviation: Double? = nil, correction: MultipleComparisonCorrection? = nil, metrics: [MetricData]
     ) {
         self.control = control
         self.allocation = allocation
@@ -40,6 +43,7 @@ public struct ExperimentData: Sendable, Hashable, Codable {
         self.sequentialMixingStandardDeviation = sequentialMixingStandardDeviation
         self.minimumUnitsPerArm = minimumUnitsPerArm
         self.sampleRatioMinimumDeviation = sampleRatioMinimumDeviation
+        self.correction = correction
         self.metrics = metrics
     }
 }

@@ -48,10 +48,12 @@ public enum StatisticsEngine {
                     metric, at: "metrics[\(index)]", control: data.control, alpha: alpha, tau: data.sequentialMixingStandardDeviation,
                     minimumUnits: minimumUnits))
         }
-        // Benjamini–Hochberg across every comparison of every metric, fixed-horizon and
+        // The chosen correction across every comparison of every metric, fixed-horizon and
         // sequential p-values separately.
-        let fixed = StatisticalTests.benjaminiHochberg(metrics.flatMap { $0.comparisons.map(\.absolute.pValue) })
-        let sequential = StatisticalTests.benjaminiHochberg(metrics.flatMap { $0.comparisons.map(\.sequential.pValue) })
+        let correction = data.correction ?? .bh
+        let sequentialCorrection: MultipleComparisonCorrection = correction.appliesToSequentialTest ? correction : .holm
+        let fixed = adjust(metrics, by: correction)
+        let sequential = adjust(metrics.flatMap { $0.comparisons.map(\.sequential.pValue) }, by: sequentialCorrection)
         var position = 0
         for m in metrics.indices {
             for c in metrics[m].comparisons.indices {
@@ -65,7 +67,48 @@ public enum StatisticsEngine {
             inputs: data, alpha: alpha, sampleRatio: sampleRatio, metrics: metrics,
             methods: methods(
                 alpha: alpha, threshold: threshold, tau: data.sequentialMixingStandardDeviation, minimumUnits: minimumUnits,
-                minimumDeviation: sampleRatio?.minimumDeviation ?? defaultSampleRatioMinimumDeviation))
+                minimumDeviation: sampleRatio?.minimumDeviation ?? defaultSampleRatioMinimumDeviation, correction: correction),
+            correction: correction, sequentialCorrection: sequentialCorrection)
+    }
+
+    /// `pValues` adjusted by `correction`, in order (Benjamini–Hochberg or Holm; never Dunnett,
+    /// which needs the comparisons' statistics). A value that is not a probability is adjusted to 1.
+    static func adjust(_ pValues: [Double], by correction: MultipleComparisonCorrection) -> [Double] {
+        switch correction {
+        case .bh, .dunnett: return StatisticalTests.benjaminiHochberg(pValues)
+        case .holm: return MultipleComparisons.holm(pValues).map { $0.isNaN ? 1 : $0 }
+        }
+    }
+
+    /// The fixed-horizon p-values of every comparison of every metric, in order, adjusted by
+    /// `correction`. Dunnett: within each metric, its arms against the shared control by the
+    /// normal (large-sample) many-to-one distribution with each arm's own variance of the mean
+    /// (``DunnettDistribution/init(controlVariance:treatmentVariances:)``); across the metrics
+    /// that have comparisons, Bonferroni (times their number), since the metrics' correlation
+    /// is unknown.
+    static func adjust(_ metrics: [MetricAnalysis], by correction: MultipleComparisonCorrection) -> [Double] {
+        guard correction == .dunnett else {
+            return adjust(metrics.flatMap { $0.comparisons.map(\.absolute.pValue) }, by: correction)
+        }
+        let family = Double(metrics.filter { !$0.comparisons.isEmpty }.count)
+        var adjusted: [Double] = []
+        for metric in metrics where !metric.comparisons.isEmpty {
+            let control = metric.arms[0]
+            let variances = metric.comparisons.map { comparison -> Double in
+                let arm = metric.arms.first { $0.arm == comparison.arm }!
+                return arm.variance / arm.units
+            }
+            let distribution = try? DunnettDistribution(
+                controlVariance: control.variance / control.units, treatmentVariances: variances)
+            for comparison in metric.comparisons {
+                let t = comparison.absolute.estimate / comparison.absolute.standardError
+                // Without a distribution (a variance the comparison did not need, such as a
+                // control whose own variance is zero), Bonferroni within the metric: still valid.
+                let p = distribution?.survival(abs(t)) ?? min(1, Double(metric.comparisons.count) * comparison.absolute.pValue)
+                adjusted.append(p.isNaN ? 1 : min(1, family * p))
+            }
+        }
+        return adjusted
     }
 
     /// `value` if it is a significance level the engine accepts (``significanceRange``).
@@ -315,7 +358,10 @@ public enum StatisticsEngine {
             mismatch: sequential < threshold && deviation >= minimumDeviation)
     }
 
-    private static func methods(alpha: Double, threshold: Double, tau: Double?, minimumUnits: Double, minimumDeviation: Double) -> [String] {
+    private static func methods(
+        alpha: Double, threshold: Double, tau: Double?, minimumUnits: Double, minimumDeviation: Double,
+        correction: MultipleComparisonCorrection
+    ) -> [String] {
         [
             "Absolute difference: Welch's t test and interval, two-sided at α = \(alpha), Welch–Satterthwaite degrees of freedom.",
             "Relative difference: Fieller's interval for (arm mean − control mean)/|control mean| with the Welch t critical value; none when the control mean is not distinguishable from 0.",
@@ -327,8 +373,19 @@ public enum StatisticsEngine {
             "CUPED (when covariates are given): θ = Cov(x, y)/Var(x) over all units; each arm adjusted to the pooled covariate mean.",
             "Minimum sample: an arm is compared once it and the control have \(ReportNumber(minimumUnits)) units (and, for a conversion, \(ReportNumber(minimumConversions)) converted and unconverted units); a variance of zero is reported as not enough data, never as certainty.",
             "Sample ratio: anytime-valid Dirichlet-multinomial test (Lindon & Malek 2022, K = \(ReportNumber(sampleRatioConcentration))) against the allocation; a p-value below \(threshold) with a share off by at least \(minimumDeviation * 100) % is a mismatch and blocks a decision (Pearson's chi-squared shown beside it).",
-            "Multiple comparisons: Benjamini–Hochberg adjusted p-values across every metric and arm (fixed-horizon and sequential separately).",
+            multipleComparisons(correction),
         ]
+    }
+
+    private static func multipleComparisons(_ correction: MultipleComparisonCorrection) -> String {
+        switch correction {
+        case .bh:
+            "Multiple comparisons: Benjamini–Hochberg adjusted p-values across every metric and arm (fixed-horizon and sequential separately), controlling the false discovery rate."
+        case .holm:
+            "Multiple comparisons: Holm's step-down adjusted p-values across every metric and arm (fixed-horizon and sequential separately), controlling the family-wise error rate under any dependence."
+        case .dunnett:
+            "Multiple comparisons: Dunnett's many-to-one adjusted p-values for the fixed-horizon test (the arms of each metric against the shared control, normal approximation with each arm's own variance; Bonferroni across metrics); Dunnett does not hold for the always-valid sequential p-values, which are adjusted by Holm."
+        }
     }
 }
 
