@@ -744,3 +744,42 @@ extension UIViewControllerRepresentable {
 @available(watchOS, unavailable)
 @MainActor @preconcurrency public struct UIViewControllerRepresentableContext<Representable: UIViewControllerRepresentable> {}
 #endif
+
+// MARK: Apps and scenes (the sample app, Examples/SampleApp)
+
+// scenebuilder — `@resultBuilder struct SceneBuilder`; buildBlock(_:) for one scene.
+@resultBuilder public struct SceneBuilder {
+    public static func buildBlock<Content: Scene>(_ content: Content) -> Content { content }
+}
+// scene — `@MainActor @preconcurrency protocol Scene`; `associatedtype Body: Scene`,
+// `@SceneBuilder @MainActor @preconcurrency var body: Self.Body { get }` — iOS 14, macOS 11, tvOS
+// 14, watchOS 7, visionOS 1
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
+@MainActor @preconcurrency public protocol Scene {
+    associatedtype Body: Scene
+    @SceneBuilder @MainActor @preconcurrency var body: Self.Body { get }
+}
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
+extension Never: Scene {}
+// app — `@MainActor @preconcurrency protocol App`; `associatedtype Body: Scene`, `init()`,
+// `@SceneBuilder @MainActor @preconcurrency var body: Self.Body { get }`; app/main() —
+// `@MainActor @preconcurrency static func main()` — iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
+@MainActor @preconcurrency public protocol App {
+    associatedtype Body: Scene
+    @MainActor @preconcurrency init()
+    @SceneBuilder @MainActor @preconcurrency var body: Self.Body { get }
+}
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
+extension App {
+    @MainActor @preconcurrency public static func main() {}
+}
+// windowgroup — `@MainActor @preconcurrency struct WindowGroup<Content> where Content : View`;
+// windowgroup/init(content:) — `nonisolated init(@ViewBuilder content: () -> Content)` — iOS 14,
+// macOS 11, tvOS 14, watchOS 7, visionOS 1
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
+@MainActor @preconcurrency public struct WindowGroup<Content: View>: Scene {
+    nonisolated public init(@ViewBuilder content: () -> Content) {}
+    public typealias Body = Never
+    public var body: Never { return stub() }
+}

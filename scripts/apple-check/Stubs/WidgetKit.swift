@@ -89,3 +89,25 @@ extension WidgetConfiguration {
     // LocalizedStringKey) -> some WidgetConfiguration`
     nonisolated public func description(_ description: LocalizedStringKey) -> some WidgetConfiguration { self }
 }
+
+// swiftui/widgetbundlebuilder — `@resultBuilder struct WidgetBundleBuilder`; buildBlock(_:) for
+// one widget — iOS 14, macOS 11, watchOS 9, visionOS 1
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 1.0, *)
+@resultBuilder public struct WidgetBundleBuilder {
+    public static func buildBlock<Content: Widget>(_ content: Content) -> Content { content }
+}
+// swiftui/widgetbundle — `@MainActor @preconcurrency protocol WidgetBundle`; `associatedtype Body:
+// Widget`, init() `@MainActor @preconcurrency init()`, body `@WidgetBundleBuilder @MainActor
+// @preconcurrency var body: Self.Body { get }` — iOS 14, macOS 11, watchOS 9, visionOS 1
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 1.0, *)
+@MainActor @preconcurrency public protocol WidgetBundle {
+    associatedtype Body: Widget
+    @MainActor @preconcurrency init()
+    @WidgetBundleBuilder @MainActor @preconcurrency var body: Self.Body { get }
+}
+// swiftui/widgetbundle/main() — `@MainActor @preconcurrency static func main()` — iOS 14, macOS
+// 11, watchOS 9, visionOS 26
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 26.0, *)
+extension WidgetBundle {
+    @MainActor @preconcurrency public static func main() {}
+}
