@@ -75,7 +75,7 @@ final class SampleServices {
 
         // Exposures (which variant this installation was served) and tracked events, sent to
         // the server's ingestion endpoint in batches.
-        let recorder = FlagEventRecorder(.init(source: FlagEventSource(buildConfiguration: .debug)))
+        let recorder = FlagEventRecorder(.init(source: FlagEventSource(buildConfiguration: Self.buildConfiguration)))
         delivery = FlagEventDelivery(
             configuration: .init(
                 endpoint: settings.baseURL.appendingPathComponent("ofrep/v1/ingestion"),
@@ -86,7 +86,7 @@ final class SampleServices {
 
         let flags = FeatureFlagManager<AppFlag>(
             FlagSetup(
-                buildConfiguration: .debug, overrideStore: UserDefaultsFlagStore(), remoteProvider: loader,
+                buildConfiguration: Self.buildConfiguration, overrideStore: UserDefaultsFlagStore(), remoteProvider: loader,
                 remoteApplyPolicy: .immediately, eventRecorder: recorder),
             registry: registry)
         self.flags = flags
@@ -106,6 +106,16 @@ final class SampleServices {
             tasks.append(Task { await publisher.run() })
             tasks.append(publisher.reloadWidgetTimelines(ofKinds: [sampleWidgetKind]))
         }
+    }
+
+    /// How this app was compiled: the library cannot know (its own `#if DEBUG` describes the
+    /// library's build), so the app says. Overrides and the debug menu work in debug builds.
+    static var buildConfiguration: BuildConfiguration {
+        #if DEBUG
+        .debug
+        #else
+        .release
+        #endif
     }
 
     /// A random identifier kept across launches: the unit percentage splits hash, so this
