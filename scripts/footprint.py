@@ -24,7 +24,9 @@ The objects come from the benchmarks' release build, which CI runs just before t
 import argparse
 import json
 import os
+import shutil
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -151,6 +153,15 @@ def self_test(measured, budget, build_dir):
     again = measure(build_dir, budget["module"])
     if again["total"] != measured["total"]:
         failures.append(f"two measurements of the same objects differ: {measured['total']} then {again['total']}")
+    # binutils' `size` (Berkeley format: text is every loaded read-only section, code included;
+    # data the writable ones), where installed, must agree with the section headers as read here.
+    if shutil.which("size"):
+        objects = [os.path.join(build_dir, f"{budget['module']}.build", name) for name in measured["files"]]
+        output = subprocess.run(["size", "-t", *objects], capture_output=True, text=True).stdout.splitlines()
+        totals = output[-1].split() if output else []
+        if len(totals) < 2 or (int(totals[0]), int(totals[1])) != (measured["code"] + measured["rodata"], measured["data"]):
+            failures.append(f"binutils' size disagrees: {' '.join(totals[:2])} against "
+                            f"{measured['code'] + measured['rodata']} {measured['data']}")
     try:
         load_budget_from_text('{"module": "FeatureFlags", "budgetBytes": 0}')
         failures.append("a budget of 0 bytes was accepted")
@@ -161,8 +172,8 @@ def self_test(measured, budget, build_dir):
         print(f"self-test FAILED: {failure}")
     if not failures:
         print(f"self-test passed: {measured['total']:,} bytes passes a budget of {measured['total']:,} and fails "
-              f"one of {measured['total'] - 1:,} ({sentence}); the same objects measure the same twice; a budget "
-              "of 0 is refused naming budgetBytes")
+              f"one of {measured['total'] - 1:,} ({sentence}); the same objects measure the same twice"
+              f"{'; binutils size agrees' if shutil.which('size') else ''}; a budget of 0 is refused naming budgetBytes")
     return not failures
 
 
