@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The simulated fleet (simulate_fleet.py) against the real `flag-server` binary, at a small scale.
+
+Starts `flag-server serve` (the browser tests' helper, no browser needed) with no client rate
+limit and runs two waves of rollouts of 200 phones each, the runs of a wave at once: the doubled
+crash rate (2 % -> 4 %) with seeds 1-3, then two A/A plans on a population where one app version
+crashes more in both arms and the one-version regression, each plan 20 % -> 50 % -> 100 % with a
+`crash_rate` guardrail that rolls back. It checks that
+
+- every seed of the doubled crash rate is rolled back before the new variant reaches 100 %, by the
+  guardrail (the finding's new rate above the old one), with the sessions and crashes per variant
+  the phones delivered showing it and most crashes arriving with their variant;
+- no A/A plan is rolled back: each finishes;
+- the one-version regression is rolled back, where the server evaluates guardrails per app version
+  (its GuardrailFinding names a version); a server without that is expected to miss it, and the
+  test is then skipped, its message saying what the server did.
+
+Run (after `swift build --package-path Server`; about 1.5 minutes):
+python3 -m unittest discover -s Server/scripts -p 'test_simulate_fleet.py' -v
+"""
+import json
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "browser-tests"))
+sys.path.insert(0, HERE)
+
+import simulate_fleet  # noqa: E402
+import test_console as console  # noqa: E402
+
+OPENAPI = os.path.join(os.path.dirname(HERE), "Sources", "FlagServer", "Resources", "openapi.json")
+
+
+def guardrails_by_app_version():
+    """Whether the server's GuardrailFinding names an app version (guardrails per version)."""
+    with open(OPENAPI, encoding="utf-8") as file:
+        finding = json.load(file)["components"]["schemas"]["GuardrailFinding"]
+    return any("version" in name.lower() for name in finding.get("properties", {}))
+
+
+class SimulatedFleetTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = console.Server(("--rate-limit-per-second", "0"))
+        try:
+            admin = simulate_fleet.Admin(cls.server.base, cls.server.admin_token)
+            token = simulate_fleet.client_token(admin, "simulated-fleet")
+            admin.close()
+            arguments = simulate_fleet.parser().parse_args([
+                "--server", cls.server.base, "--admin-token", cls.server.admin_token, "--phones", "200",
+                "--steps", "20:25,50:20,100", "--minimum-units", "20", "--session-seconds", "0.2",
+                "--gap-seconds", "0.2", "--flush-seconds", "4", "--refresh-seconds", "5", "--workers", "2",
+                "--max-seconds", "150"])
+            scenarios = simulate_fleet.SCENARIOS
+            double = [(scenarios["double"], seed) for seed in (1, 2, 3)]
+            rest = [(scenarios["aa"], 1), (scenarios["aa"], 2), (scenarios["one-version"], 1)]
+            results = []
+            for wave in (double, rest):
+                results += simulate_fleet.run_many(cls.server.base, cls.server.admin_token, token, wave, arguments,
+                                                   parallel=len(wave))
+            for result in results:
+                print(json.dumps(result, sort_keys=True), file=sys.stderr)
+            cls.results = {(result["scenario"], result["seed"]): result for result in results}
+        except BaseException:
+            cls.server.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def test_the_doubled_crash_rate_is_rolled_back_in_every_seed_before_100_percent(self):
+        for seed in (1, 2, 3):
+            result = self.results[("double", seed)]
+            with self.subTest(seed=seed):
+                self.assertEqual(result["outcome"], "rolled back", result)
+                # Steps 20 and 50 %: never served to everyone.
+                self.assertIn(result["step"], (1, 2), result)
+                finding = result["finding"]
+                self.assertGreater(finding["newRate"], finding["oldRate"], result)
+                self.assertGreater(finding["lower"], 0, result)
+                self.assertIn("crash rate", result["regression"])
+                # What the phones delivered shows the regression the guardrail saw.
+                received = result["received"]
+                self.assertGreater(received["on"]["crashRate"], received["off"]["crashRate"], result)
+                # Crashes reach the server with the crashed session's variant, except those before
+                # the session's first read (about a tenth of the baseline's, by the model).
+                self.assertGreater(result["crashShareWithVariant"], 0.75, result)
+                self.assertGreater(result["delivery"]["healthBatches"], 0, result)
+
+    def test_aa_plans_are_not_rolled_back(self):
+        for seed in (1, 2):
+            result = self.results[("aa", seed)]
+            with self.subTest(seed=seed):
+                self.assertEqual(result["outcome"], "finished", result)
+                self.assertNotIn("regression", result)
+                # The fleet took part: both variants' sessions and crashes arrived.
+                for variant in ("off", "on"):
+                    self.assertGreater(result["received"][variant]["sessions"], 100, result)
+                    self.assertGreater(result["received"][variant]["crashes"], 0, result)
+
+    def test_the_one_version_regression_is_caught(self):
+        result = self.results[("one-version", 1)]
+        if not guardrails_by_app_version():
+            self.skipTest("this server's guardrails do not evaluate per app version (GuardrailFinding names none); "
+                          "today the plan was %s%s" % (result["outcome"], " at step %s" % result["step"] if "step" in result else ""))
+        self.assertEqual(result["outcome"], "rolled back", result)
+        self.assertIn("5.1.0", json.dumps(result.get("finding", {})) + result.get("regression", ""), result)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
