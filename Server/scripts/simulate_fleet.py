@@ -83,6 +83,7 @@ OLD, NEW = "off", "on"
 HEALTH_EVENTS = ("$session", "$crash")
 BATCH_EVENTS = 500
 BATCHES_PER_FLUSH = 20
+SESSION_ACTIONS = ("launch", "end", "warm")
 
 
 class Scenario:
@@ -300,8 +301,13 @@ class Fleet:
                     with self.counts.lock:
                         self.counts.late_seconds = max(self.counts.late_seconds, -wait)
                 following = getattr(self, action)(phone, connection)
+                now = time.monotonic()
                 for next_action, delay in following:
-                    heapq.heappush(queue, (time.monotonic() + delay, sequence, next_action, phone))
+                    # A phone's sessions follow one another on the fleet's clock, so a worker held
+                    # up by a slow request catches up on them (at most 5 s behind) instead of
+                    # losing them; refreshes and flushes come a period after they were done.
+                    origin = max(at, now - 5) if next_action in SESSION_ACTIONS else now
+                    heapq.heappush(queue, (origin + delay, sequence, next_action, phone))
                     sequence += 1
         except BaseException as error:  # reported by stop()
             self.errors.append(repr(error))

@@ -51,7 +51,7 @@ class SimulatedFleetTests(unittest.TestCase):
             arguments = simulate_fleet.parser().parse_args([
                 "--server", cls.server.base, "--admin-token", cls.server.admin_token, "--phones", "200",
                 "--steps", "20:25,50:20,100", "--minimum-units", "20", "--session-seconds", "0.2",
-                "--gap-seconds", "0.2", "--flush-seconds", "4", "--refresh-seconds", "5", "--workers", "2",
+                "--gap-seconds", "0.2", "--flush-seconds", "4", "--refresh-seconds", "5", "--workers", "4",
                 "--max-seconds", "150"])
             scenarios = simulate_fleet.SCENARIOS
             double = [(scenarios["double"], seed) for seed in (1, 2, 3)]
