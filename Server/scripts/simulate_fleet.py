@@ -652,7 +652,8 @@ def parser():
 
 
 def run_many(base, admin_token, token, jobs, arguments, parallel=1, label="", printing=False):
-    """Runs (scenario, seed) jobs, `parallel` at once on the server; returns their reports in order."""
+    """Runs (scenario, seed) jobs, or (scenario, seed, arguments) to give a job settings of its own,
+    `parallel` at once on the server; returns their reports in order."""
     results = [None] * len(jobs)
     pending = list(range(len(jobs)))
     lock = threading.Lock()
@@ -664,10 +665,10 @@ def run_many(base, admin_token, token, jobs, arguments, parallel=1, label="", pr
                 if not pending or failures:
                     return
                 number = pending.pop(0)
-            scenario, seed = jobs[number]
+            scenario, seed, *own = jobs[number]
             admin = Admin(base, admin_token)
             try:
-                results[number] = run(admin, base, token, scenario, seed, arguments, label)
+                results[number] = run(admin, base, token, scenario, seed, own[0] if own else arguments, label)
             except BaseException as error:  # raised below, once every runner stopped
                 with lock:
                     failures.append(error)
