@@ -116,6 +116,8 @@ extension AdminRoutes {
         group.get("/environments/:environment/change-requests") { request, context in
             let environment = try context.parameters.require("environment")
             _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            // As every other list: an environment that does not exist is 404, not an empty list.
+            guard await admin.state.environments[environment] != nil else { throw Self.missing("environment \"\(environment)\"") }
             let approvals = try approvals(environment: environment)
             let limit = request.uri.queryParameters["limit"].flatMap { Int($0) } ?? 100
             let requests = try await Self.run { () async throws(AdminError) in try await approvals.changeRequests(environment: environment, limit: limit) }

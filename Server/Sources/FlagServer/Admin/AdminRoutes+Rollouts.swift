@@ -48,6 +48,8 @@ extension AdminRoutes {
         group.get("/environments/:environment/rollouts") { request, context in
             let environment = try context.parameters.require("environment")
             _ = try authenticator.authorize(request, role: .admin, environment: environment)
+            // As every other list: an environment that does not exist is 404, not an empty list.
+            guard await admin.state.environments[environment] != nil else { throw Self.missing("environment \"\(environment)\"") }
             let rollouts = try rollouts()
             let flag = request.uri.queryParameters["flag"].map(String.init)
             let limit = min(500, max(1, request.uri.queryParameters["limit"].flatMap { Int($0) } ?? 100))
