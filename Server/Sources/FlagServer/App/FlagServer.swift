@@ -406,7 +406,7 @@ public final class FlagServer: Sendable {
     /// The service acting on running rollout plans, where the store keeps plans and the server runs one.
     private var rolloutServices: [any Service] {
         guard let rollouts, let rolloutTickInterval else { return [] }
-        return [RolloutExecutorService(executor: RolloutExecutor(rollouts: rollouts, tickInterval: rolloutTickInterval, logger: logger))]
+        return [RolloutReplicaService(rollouts: rollouts, store: admin.store, tickInterval: rolloutTickInterval, logger: logger)]
     }
 
     /// The service counting running experiments' results in the background, where the event
