@@ -40,7 +40,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     private var checkpointRequested = false
     private let logger: Logger
 
-    /// The log's size past which a checkpoint waits for the writer and restarts it (`RESTART`):
+    /// The log's size past which a checkpoint waits for the writer and starts it over (`TRUNCATE`):
     /// ingests that follow one another so closely that a checkpoint never finds the log whole
     /// copied would otherwise let it grow without end. Also the size the log's file is cut back
     /// to when the log starts over (SQLite's `journal_size_limit`): a file grown in a burst does
@@ -49,6 +49,19 @@ public actor SQLiteFlagEventStore: FlagEventStore {
 
     /// The default of ``maximumLogBytes``: 64 MiB.
     public static let defaultMaximumLogBytes = 64 * 1024 * 1024
+
+    /// The log file's size past which a checkpoint starts at once (whatever the count of ingests
+    /// since the last) and, once it copied the log, truncates it (`TRUNCATE`). Under sustained
+    /// ingest the periodic checkpoint alone lets the file reach ``maximumLogBytes`` plus all
+    /// that ingests add while one checkpoint runs (147 MB seen); checked after every write, the
+    /// file stays near this size plus what one checkpoint lets in.
+    let truncateLogBytes: Int
+
+    /// The default of ``truncateLogBytes``: 16 MiB.
+    public static let defaultTruncateLogBytes = 16 * 1024 * 1024
+
+    /// The log's file (`<path>-wal`); `nil` for an in-memory database.
+    private let logFile: String?
 
     /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory database.
     ///
@@ -60,14 +73,19 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     ///     on a connection of their own while ingests go on, instead of in the commit that fills
     ///     the log (SQLite's automatic checkpoint), whose caller would wait for it.
     ///   - maximumLogBytes: the log's bound (``maximumLogBytes``).
+    ///   - truncateLogBytes: the log file's size that starts a checkpoint at once and has it
+    ///     truncate the log (``truncateLogBytes``).
     public init(
         path: String?, threadNiceness: Int32 = 0, checkpointInterval: Int = 64,
         maximumLogBytes: Int = SQLiteFlagEventStore.defaultMaximumLogBytes,
+        truncateLogBytes: Int = SQLiteFlagEventStore.defaultTruncateLogBytes,
         logger: Logger = Logger(label: "flag-server.sqlite-events")
     ) async throws(StoreError) {
         self.logger = logger
         self.checkpointInterval = max(1, checkpointInterval)
         self.maximumLogBytes = max(1, maximumLogBytes)
+        self.truncateLogBytes = max(1, truncateLogBytes)
+        logFile = path.map { $0 + "-wal" }
         // The connections' calls run on threads of the store's own, not NIO's shared pool: an
         // ingest's work then neither waits behind other blocking work nor (at a higher nice value)
         // takes the cores from the threads serving delivery.
@@ -148,6 +166,12 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         for pool in threadPools { try? await pool.shutdownGracefully() }
     }
 
+    /// The size of the log's file (0 without one).
+    private func logFileBytes() -> Int {
+        guard let logFile, let attributes = try? FileManager.default.attributesOfItem(atPath: logFile) else { return 0 }
+        return (attributes[.size] as? Int) ?? 0
+    }
+
     /// Returns once no checkpoint runs or is asked for (for tests, and ``close()``).
     func waitForCheckpoints() async {
         while let running = runningCheckpoint {
@@ -156,12 +180,12 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     }
 
     /// Counts a write (an ingest, a deletion), and starts a checkpoint (or asks for one after the
-    /// one running) every ``checkpointInterval`` writes. Not awaited: the writer's caller does not
-    /// wait for it.
+    /// one running) every ``checkpointInterval`` writes, or at once when the log's file has
+    /// reached ``truncateLogBytes``. Not awaited: the writer's caller does not wait for it.
     func wrote() {
         guard checkpointer != nil else { return }
         ingestsSinceCheckpoint += 1
-        guard ingestsSinceCheckpoint >= checkpointInterval else { return }
+        guard ingestsSinceCheckpoint >= checkpointInterval || logFileBytes() >= truncateLogBytes else { return }
         ingestsSinceCheckpoint = 0
         guard runningCheckpoint == nil else {
             checkpointRequested = true
@@ -180,18 +204,19 @@ public actor SQLiteFlagEventStore: FlagEventStore {
 
     /// Copies the log into the database on the checkpointer's connection (`PASSIVE`: ingests
     /// go on meanwhile; the frames they add wait for the next checkpoint). The next ingest after
-    /// a checkpoint that copied the whole log starts it again from its beginning; past
-    /// ``maximumLogBytes`` (a log never found whole copied) a `RESTART` checkpoint waits for the
-    /// writer so that it does. A failure is logged: the log keeps the data, and the next
-    /// checkpoint copies it.
+    /// a checkpoint that copied the whole log starts it again from its beginning. A log never
+    /// found whole copied (past ``maximumLogBytes``), or a log file past ``truncateLogBytes``, is
+    /// then finished by a `TRUNCATE` checkpoint: it waits for the writer only while it copies
+    /// what the ingests added during the `PASSIVE` one, and leaves the file empty. A failure is
+    /// logged: the log keeps the data, and the next checkpoint copies it.
     private func checkpoint() async {
         guard let checkpointer else { return }
         do {
             let row = try await checkpointer.query("PRAGMA wal_checkpoint(PASSIVE)").first
             let frames = row?.column("log")?.integer ?? 0
             let pageSize = try await checkpointer.query("PRAGMA page_size").first?.column("page_size")?.integer ?? 4096
-            if frames * pageSize > maximumLogBytes {
-                _ = try await checkpointer.query("PRAGMA wal_checkpoint(RESTART)")
+            if frames * pageSize > maximumLogBytes || logFileBytes() >= truncateLogBytes {
+                _ = try await checkpointer.query("PRAGMA wal_checkpoint(TRUNCATE)")
             }
         } catch {
             logger.warning("checkpointing the event database failed; the log keeps the events until the next checkpoint: \(error)")
