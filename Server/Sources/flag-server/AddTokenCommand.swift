@@ -11,7 +11,7 @@ struct AddTokenCommand: AsyncParsableCommand {
         discussion: """
             Needs access to the database, not to a running server: the way back in when the first \
             admin token is lost. Running servers pick the token up within their revision check \
-            (PostgreSQL: at once, by notification; SQLite: at their next write or restart).
+            (PostgreSQL: at once, by notification; SQLite: within a second).
             """
     )
 
