@@ -343,4 +343,12 @@ final class RecordingResultsCounter: RolloutEventCounting, ExperimentResultsStor
         rates.withLock { $0.append(name) }
         return [:]
     }
+
+    func guardrailMoments(
+        environment: String, name: String, sessions: [String], flag: String, variants: [String], stepStarts: [Int64],
+        capAtSessions: Bool
+    ) async throws(StoreError) -> [GuardrailMoments] {
+        rates.withLock { $0.append(name) }
+        return []
+    }
 }

@@ -132,4 +132,66 @@ struct RolloutStoreCompatibilityTests {
             #expect(uncapped["on"]?.events == 2)
         }
     }
+    @Test(arguments: FlagEventStoreCompatibilityTests.Kind.allCases)
+    func guardrailMomentsPairEachUnitsCellsByStepVariantAndSource(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
+        try await FlagEventStoreCompatibilityTests.with(kind) { store, _ in
+            let counting = try #require(store as? any RolloutEventCounting)
+            let t0 = FlagEventStoreCompatibilityTests.t0
+            func tracked(_ name: String, _ unit: String?, _ variant: String, at time: Int64) -> EventBatch.Tracked {
+                EventBatch.Tracked(name: name, unit: unit, variants: ["checkout": variant], time: time)
+            }
+            _ = try await store.ingest([
+                FlagEventStoreCompatibilityTests.batch("1", source: FlagEventStoreCompatibilityTests.ios, tracked: [
+                    // u1: "off" in the first step (a clean session, a crash), "on" in the second (one clean
+                    // session, two crashes).
+                    tracked("$session", "u1", "off", at: t0), tracked("$crash", "u1", "off", at: t0 + 10),
+                    tracked("$session", "u1", "on", at: t0 + 100), tracked("$crash", "u1", "on", at: t0 + 110),
+                    tracked("$crash", "u1", "on", at: t0 + 120),
+                    // u2: "off" in both steps; a unit-less session on "on" in the second.
+                    tracked("$session", "u2", "off", at: t0 + 5), tracked("$session", "u2", "off", at: t0 + 150),
+                    tracked("$session", nil, "on", at: t0 + 105),
+                    // Another variant, and a session before the run: not counted.
+                    tracked("$session", "u9", "other", at: t0 + 10), tracked("$session", "u8", "off", at: t0 - 1),
+                ]),
+                // u1 again, from another app version and platform: a unit of that stratum.
+                FlagEventStoreCompatibilityTests.batch(
+                    "2", source: FlagEventStoreCompatibilityTests.android, tracked: [tracked("$session", "u1", "off", at: t0 + 20)]),
+            ])
+            let rows = try await counting.guardrailMoments(
+                environment: "prod", name: "$crash", sessions: RolloutGuardrail.sessionEvents, flag: "checkout", variants: ["off", "on"],
+                stepStarts: [t0, t0 + 100], capAtSessions: true)
+            func row(
+                _ version: String, _ platform: String, _ k: Int, _ v: String, _ l: Int, _ w: String, _ units: Int,
+                _ s: Double, _ e: Double, _ ss: Double, _ se: Double, _ es: Double, _ ee: Double
+            ) -> GuardrailMoments {
+                GuardrailMoments(
+                    appVersion: version, platform: platform, first: .init(step: k, variant: v), second: .init(step: l, variant: w),
+                    units: units, sessions: s, events: e, sessionProducts: ss, sessionEventProducts: se, eventSessionProducts: es,
+                    eventProducts: ee)
+            }
+            let expected: Set<GuardrailMoments> = [
+                row("4.2", "iOS", 0, "off", 0, "off", 2, 3, 1, 5, 2, 2, 1),
+                row("4.2", "iOS", 0, "off", 1, "on", 1, 2, 1, 6, 4, 3, 2),
+                row("4.2", "iOS", 1, "on", 0, "off", 1, 3, 2, 6, 3, 4, 2),
+                row("4.2", "iOS", 1, "on", 1, "on", 2, 4, 2, 10, 6, 6, 4),
+                row("4.2", "iOS", 0, "off", 1, "off", 1, 1, 0, 1, 0, 0, 0),
+                row("4.2", "iOS", 1, "off", 0, "off", 1, 1, 0, 1, 0, 0, 0),
+                row("4.2", "iOS", 1, "off", 1, "off", 1, 1, 0, 1, 0, 0, 0),
+                row("4.2", "iOS", -1, "off", -1, "off", 2, 4, 1, 8, 2, 2, 1),
+                row("4.2", "iOS", -1, "on", -1, "on", 2, 4, 2, 10, 6, 6, 4),
+                row("4.3", "Android", 0, "off", 0, "off", 1, 1, 0, 1, 0, 0, 0),
+                row("4.3", "Android", -1, "off", -1, "off", 1, 1, 0, 1, 0, 0, 0),
+            ]
+            #expect(Set(rows) == expected)
+            #expect(rows.count == expected.count)
+            // The distinct units per variant, over both strata.
+            #expect(RolloutGuardrail.units(rows) == ["off": 3, "on": 2])
+            // One start: everything is the first step.
+            let single = try await counting.guardrailMoments(
+                environment: "prod", name: "$crash", sessions: RolloutGuardrail.sessionEvents, flag: "checkout", variants: ["off", "on"],
+                stepStarts: [t0], capAtSessions: false)
+            #expect(Set(single.map(\.first.step)) == [-1, 0])
+            #expect(single.first { $0.first == .init(step: 0, variant: "on") && $0.second == $0.first && $0.platform == "iOS" }?.events == 2)
+        }
+    }
 }

@@ -14,7 +14,7 @@ struct GuardrailChart: Sendable {
         self.guardrail = guardrail
         self.id = id
         points = evaluations.flatMap { evaluation in
-            evaluation.points.filter { $0.metric == guardrail.name }.map { (evaluation.time, evaluation.step, $0) }
+            evaluation.points.filter { $0.metric == guardrail.name && $0.appVersion == nil && $0.platform == nil }.map { (evaluation.time, evaluation.step, $0) }
         }
     }
 

@@ -18,6 +18,10 @@ public struct GuardrailEvaluation: Sendable, Hashable, Codable {
         public var oldTrials: Int
         public var newTrials: Int
         public var regression: Bool
+        /// ``GuardrailFinding/appVersion`` and ``GuardrailFinding/platform``: set for a stratum's
+        /// finding (kept only when it regressed), absent for the pooled one the chart draws.
+        public var appVersion: String?
+        public var platform: String?
 
         init(_ finding: GuardrailFinding) {
             metric = finding.metric
@@ -27,6 +31,8 @@ public struct GuardrailEvaluation: Sendable, Hashable, Codable {
             oldTrials = finding.oldTrials
             newTrials = finding.newTrials
             regression = finding.regression
+            appVersion = finding.appVersion
+            platform = finding.platform
         }
     }
 }
@@ -36,11 +42,14 @@ extension RolloutPlan {
     /// the plan's document, written at every evaluation, to a few kilobytes per guardrail.
     static let maximumEvaluations = 96
 
-    /// Records the guardrails' findings of the evaluation at `time` (none: nothing recorded).
+    /// Records the guardrails' findings of the evaluation at `time` (none: nothing recorded): the
+    /// pooled ones, and a stratum's (app version, platform) only when it regressed, so the plan's
+    /// document does not grow with the number of app versions.
     mutating func recordEvaluation(at time: Date, step: Int, findings: [GuardrailFinding]) {
-        guard !findings.isEmpty else { return }
+        let points = findings.filter { ($0.appVersion == nil && $0.platform == nil) || $0.regression }
+        guard !points.isEmpty else { return }
         var kept = evaluations ?? []
-        kept.append(GuardrailEvaluation(time: time, step: step, points: findings.map(GuardrailEvaluation.Point.init)))
+        kept.append(GuardrailEvaluation(time: time, step: step, points: points.map(GuardrailEvaluation.Point.init)))
         if kept.count > Self.maximumEvaluations { kept.removeFirst(kept.count - Self.maximumEvaluations) }
         evaluations = kept
     }

@@ -161,26 +161,24 @@ public struct RolloutExecutor: Sendable {
         }
     }
 
-    /// Each guardrail's finding from the events since `since`, summed per unit (none without an
-    /// event store or while a variant has too few units).
+    /// Each rate guardrail's findings from the events since `since`, step by step and stratum by
+    /// stratum (``RolloutGuardrail/findings(moments:oldVariant:newVariant:alpha:minimumUnits:)``):
+    /// the pooled look, then each platform and app version with enough units. None without an
+    /// event store or while a variant has too few units.
     func evaluate(_ plan: RolloutPlan, since: Date) async throws(AdminError) -> [GuardrailFinding] {
         let rates = plan.guardrails.filter { $0.metric != .experimentMetric }
         guard let events = rollouts.events, !rates.isEmpty else { return [] }
-        let from = Int64((since.timeIntervalSince1970 * 1000).rounded(.down))
-        let empty = UnitRateSums(units: 0, sessions: 0, sessionSquares: 0, events: 0, eventSquares: 0, products: 0)
+        let starts = plan.stepStarts(since: since).map(RolloutPlan.milliseconds)
         do {
             var findings: [GuardrailFinding] = []
             for guardrail in rates {
-                let sums = try await events.unitRatesByVariant(
+                let moments = try await events.guardrailMoments(
                     environment: plan.environment, name: guardrail.numeratorEvent, sessions: RolloutGuardrail.sessionEvents,
-                    flag: plan.flag, since: from, capAtSessions: guardrail.metric == .crashRate)
-                if let finding = guardrail.evaluate(
-                    old: sums[plan.oldVariant] ?? empty, new: sums[plan.newVariant] ?? empty,
-                    oldVariant: plan.oldVariant, newVariant: plan.newVariant, alpha: plan.alpha,
+                    flag: plan.flag, variants: [plan.oldVariant, plan.newVariant], stepStarts: starts,
+                    capAtSessions: guardrail.metric == .crashRate)
+                findings += guardrail.findings(
+                    moments: moments, oldVariant: plan.oldVariant, newVariant: plan.newVariant, alpha: plan.alpha,
                     minimumUnits: plan.minimumUnits ?? RolloutGuardrail.defaultMinimumUnits)
-                {
-                    findings.append(finding)
-                }
             }
             return findings
         } catch {

@@ -34,13 +34,29 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
     /// For an experiment-metric guardrail, the metric's kind (`conversion`, `mean`, `count`): its
     /// trials are units and its events the sum per variant; `nil` for the rate guardrails.
     public var kind: String? = nil
+    /// The stratum the finding judged, when it is not the pooled look: the event source's app
+    /// version (with its platform), or a platform alone (`Server/Docs/Rollouts.md`).
+    public var appVersion: String? = nil
+    public var platform: String? = nil
+
+    /// How the summary names the stratum: ` in appVersion 2.3.0 (iOS)`, ` on Android`; empty
+    /// for the pooled look.
+    public var scope: String {
+        switch (appVersion, platform) {
+        case let (version?, platform?): " in appVersion \(version) (\(platform))"
+        case let (version?, nil): " in appVersion \(version)"
+        case let (nil, platform?): " on \(platform)"
+        case (nil, nil): ""
+        }
+    }
 
     /// The bound that crossed (or would cross) the tolerance: the lower bound for an increase,
     /// the upper one for a decrease.
     public var bound: Double { direction == .increase ? lower : upper }
 
     /// One sentence: "crash rate 4.10 % (new) vs 2.02 % (old): +2.08 points, 95 % interval
-    /// [+0.61, +3.55], lower bound above the tolerance +0.00". For a `decrease` guardrail it is
+    /// [+0.61, +3.55], lower bound above the tolerance +0.00"; a stratum's names it after the
+    /// metric ("crash rate in appVersion 2.3.0 (iOS) 4.10 % …"). For a `decrease` guardrail it is
     /// the upper bound against the tolerance below zero: "upper bound below the tolerance -0.50"
     /// (a tolerance of 0 reads +0.00 in both directions).
     public var summary: String {
@@ -51,11 +67,11 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
         let tolerated = direction == .increase ? tolerance : -tolerance
         if kind == "mean" || kind == "count" {
             func plain(_ x: Double, signed: Bool = false) -> String { signed ? Self.signed(x, format: "%.4g") : String(format: "%.4g", x) }
-            return "\(metric) \(kind ?? "") \(plain(newRate)) per unit (\(newVariant), \(newTrials) units) vs \(plain(oldRate)) "
+            return "\(metric)\(scope) \(kind ?? "") \(plain(newRate)) per unit (\(newVariant), \(newTrials) units) vs \(plain(oldRate)) "
                 + "(\(oldVariant), \(oldTrials) units): \(plain(difference, signed: true)), \(level) % always-valid interval "
                 + "[\(plain(lower, signed: true)), \(plain(upper, signed: true))], \(side) \(relation) the tolerance \(plain(tolerated, signed: true))"
         }
-        return "\(metric) \(String(format: "%.2f", newRate * 100)) % (\(newVariant), \(newEvents)/\(newTrials)) vs "
+        return "\(metric)\(scope) \(String(format: "%.2f", newRate * 100)) % (\(newVariant), \(newEvents)/\(newTrials)) vs "
             + "\(String(format: "%.2f", oldRate * 100)) % (\(oldVariant), \(oldEvents)/\(oldTrials)): \(points(difference)) points, "
             + "\(level) % always-valid interval [\(points(lower)), \(points(upper))], \(side) \(relation) the tolerance \(points(tolerated))"
     }

@@ -88,6 +88,78 @@ public protocol RolloutEventCounting: Sendable {
     func unitRatesByVariant(
         environment: String, name: String, sessions: [String], flag: String, since: Int64, capAtSessions: Bool
     ) async throws(StoreError) -> [String: UnitRateSums]
+
+    /// The evidence a rate guardrail is judged on, in one query: over the tracked events of
+    /// `environment` with `time >= stepStarts[0]` attributed to one of `variants` of `flag`, each
+    /// unit's sessions (events named in `sessions`) and events named `name` per step (the last of
+    /// `stepStarts`, ascending milliseconds since 1970, at or before the event's time) and variant,
+    /// with the event source's app version and platform, summed per stratum and pair of cells as
+    /// ``GuardrailMoments``. An event without a unit is a unit of its own. With `capAtSessions`, a
+    /// unit's events in a cell count at most its sessions there (a crash ends a session).
+    func guardrailMoments(
+        environment: String, name: String, sessions: [String], flag: String, variants: [String], stepStarts: [Int64],
+        capAtSessions: Bool
+    ) async throws(StoreError) -> [GuardrailMoments]
+}
+
+/// One row of a rate guardrail's evidence by step and stratum (``RolloutEventCounting/guardrailMoments(environment:name:sessions:flag:variants:stepStarts:capAtSessions:)``):
+/// over the units of one app version and platform that have events in two cells (a cell is a step
+/// and a variant), the sums of each unit's sessions and events in the first cell and of their
+/// products with the second cell's. A unit is an event's `unit` seen from one app version and
+/// platform; the step of an event is the last step that started at or before its time. The cell
+/// of step ``wholeRun`` sums a unit's cells of every step: its rows pair a variant with itself and
+/// count the distinct units of the variant.
+///
+/// The rows with both cells equal give each cell's units, Σs, Σe, Σs², Σs·e and Σe²; the others
+/// give the cross products that make the variance of a combination of steps robust to a unit
+/// being in several steps (`Server/Docs/Rollouts.md`).
+public struct GuardrailMoments: Sendable, Hashable, Codable {
+    /// The step index standing for the whole run.
+    public static let wholeRun = -1
+
+    /// A step index (or ``wholeRun``) and a variant.
+    public struct Cell: Sendable, Hashable, Codable {
+        public var step: Int
+        public var variant: String
+
+        public init(step: Int, variant: String) {
+            self.step = step
+            self.variant = variant
+        }
+    }
+
+    /// The stratum: the event source's app version and platform.
+    public var appVersion: String
+    public var platform: String
+    public var first: Cell
+    public var second: Cell
+    /// Units with events in both cells.
+    public var units: Int
+    /// Σ s₁ and Σ e₁: those units' sessions and events in the first cell.
+    public var sessions: Double
+    public var events: Double
+    /// Σ s₁·s₂, Σ s₁·e₂, Σ e₁·s₂ and Σ e₁·e₂.
+    public var sessionProducts: Double
+    public var sessionEventProducts: Double
+    public var eventSessionProducts: Double
+    public var eventProducts: Double
+
+    public init(
+        appVersion: String, platform: String, first: Cell, second: Cell, units: Int, sessions: Double, events: Double,
+        sessionProducts: Double, sessionEventProducts: Double, eventSessionProducts: Double, eventProducts: Double
+    ) {
+        self.appVersion = appVersion
+        self.platform = platform
+        self.first = first
+        self.second = second
+        self.units = units
+        self.sessions = sessions
+        self.events = events
+        self.sessionProducts = sessionProducts
+        self.sessionEventProducts = sessionEventProducts
+        self.eventSessionProducts = eventSessionProducts
+        self.eventProducts = eventProducts
+    }
 }
 
 extension RolloutPlan {
