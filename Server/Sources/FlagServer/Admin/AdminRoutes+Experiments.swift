@@ -44,6 +44,9 @@ enum ExperimentRequests {
         var hypothesis: String?
         var metrics: [String]
         var alpha: Double?
+        /// `bh` (the default) or `holm`; `dunnett` is refused (422): it holds for a fixed-horizon
+        /// test, not for the sequential test experiments are decided by.
+        var correction: MultipleComparisonCorrection?
         /// RFC 3339.
         var plannedEnd: String?
 
@@ -62,6 +65,7 @@ enum ExperimentRequests {
             experiment.hypothesis = hypothesis ?? ""
             experiment.metrics = metrics
             experiment.alpha = alpha ?? 0.05
+            experiment.correction = correction
             experiment.plannedEnd = plannedEnd
         }
     }

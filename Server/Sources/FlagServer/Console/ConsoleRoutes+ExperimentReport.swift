@@ -31,7 +31,7 @@ extension ConsoleRoutes {
             "alpha": ReportFormat.number(report.alpha),
             "unitsChart": AllocationChart(report: report, id: "units-chart").svg,
             "exportJSON": exportBase + ".json", "exportCSV": exportBase + ".csv",
-            "bhStatement": bhStatement(report),
+            "bhStatement": bhStatement(report), "correctionName": (report.correction ?? .bh).name,
             "methods": report.analysis?.methods ?? [], "hasMethods": report.analysis != nil,
         ]
         if !report.hypothesis.isEmpty { context["hypothesis"] = report.hypothesis }
@@ -73,8 +73,16 @@ extension ConsoleRoutes {
 
     static func bhStatement(_ report: ExperimentReport) -> String {
         let count = report.comparisons
+        let correction = report.correction ?? .bh
+        let controls =
+            switch correction {
+            case .bh, .dunnett:
+                "which keeps the expected share of false discoveries among the significant results at or below α = \(ReportFormat.number(report.alpha))"
+            case .holm:
+                "which keeps the chance of any false finding among them at or below α = \(ReportFormat.number(report.alpha)), whatever their dependence"
+            }
         return "\(count) comparison\(count == 1 ? "" : "s") (\(report.metrics.count) metric\(report.metrics.count == 1 ? "" : "s") × \(max(0, report.arms.count - 1)) arm\(report.arms.count == 2 ? "" : "s") against \(report.control)) "
-            + "are judged together: every p-value is adjusted by Benjamini–Hochberg across all \(count), which keeps the expected share of false discoveries among the significant results at or below α = \(ReportFormat.number(report.alpha)). "
+            + "are judged together: every p-value is adjusted by \(correction.name) across all \(count), \(controls) (the experiment's correction). "
             + "A result is significant when its adjusted always-valid p-value is at most α; the fixed-horizon p-values are shown, adjusted the same way, for those who analyse once at a planned end."
     }
 

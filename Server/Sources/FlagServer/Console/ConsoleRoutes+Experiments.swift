@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagStatistics
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -113,6 +114,7 @@ extension ConsoleRoutes {
             [
                 "id": experiment.id, "flag": experiment.flag, "control": experiment.control,
                 "arms": experiment.arms.joined(separator: ", "), "armList": experiment.arms, "status": experiment.status.rawValue,
+                "correction": (experiment.correction ?? .bh).name,
                 "started": experiment.startedAt.map(Self.shortTime) ?? "—", "base": listBase + "/" + Self.escaped(experiment.id),
                 "draft": experiment.status == .draft, "running": experiment.status == .running,
                 "shippable": experiment.status == .running || experiment.status == .stopped,
@@ -131,11 +133,18 @@ extension ConsoleRoutes {
         guard let alpha = alphaText.isEmpty ? 0.05 : Double(alphaText), alpha.isFinite else {
             return try await experimentsPage(visitor, environment: environment, problems: ["α: expected a number, got \"\(alphaText)\""], status: .badRequest)
         }
+        let correctionText = (form["correction"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard let correction = correctionText.isEmpty ? .bh : MultipleComparisonCorrection(rawValue: correctionText) else {
+            return try await experimentsPage(
+                visitor, environment: environment,
+                problems: ["Multiple-comparison correction: expected bh or holm, got \"\(correctionText)\""], status: .badRequest)
+        }
         var experiment = Experiment(
             id: form["id"] ?? "", environment: environment, flag: form["flag"] ?? "", control: form["control"] ?? "", arms: list("arms"),
             metrics: list("metrics"), createdAt: now(), createdBy: "user \(visitor.user.name)")
         experiment.hypothesis = form["hypothesis"] ?? ""
         experiment.alpha = alpha
+        experiment.correction = correction == .bh ? nil : correction
         do {
             _ = try await experiments.create(experiment)
         } catch {

@@ -1,3 +1,4 @@
+public import FlagStatistics
 public import Foundation
 
 /// An experiment on a flag in one environment: which of the flag's variants are arms (one the
@@ -40,6 +41,10 @@ public struct Experiment: Sendable, Hashable, Codable {
     public var metrics: [String]
     /// The significance level, 0.001–0.2.
     public var alpha: Double
+    /// How the decision adjusts for the number of comparisons (metrics × arms besides the
+    /// control): Benjamini–Hochberg when `nil`, or Holm. Dunnett is refused: it holds for a
+    /// fixed-horizon test, and the server decides with the always-valid sequential test.
+    public var correction: MultipleComparisonCorrection?
     public var plannedEnd: Date?
     public var status: Status
     public var startedAt: Date?
@@ -106,6 +111,11 @@ public struct Experiment: Sendable, Hashable, Codable {
         if Set(metrics).count != metrics.count { report("metrics", "a metric is named twice") }
         for key in metrics where known[key] == nil { report("metrics", "metric \"\(key)\" does not exist") }
         if !Self.alphaRange.contains(alpha) || !alpha.isFinite { report("alpha", "must be 0.001–0.2, got \(alpha)") }
+        if let correction, !correction.appliesToSequentialTest {
+            report(
+                "correction",
+                "\"\(correction.rawValue)\" adjusts a fixed-horizon test read once; experiments are decided by the always-valid sequential test, which it does not hold for: choose \"holm\" (family-wise error) or \"bh\" (false discovery rate)")
+        }
         return problems
     }
 
@@ -193,6 +203,6 @@ public struct Experiment: Sendable, Hashable, Codable {
         }
         return ExperimentReport.Settings(
             control: control, allocation: shares.isEmpty ? Dictionary(uniqueKeysWithValues: arms.map { ($0, 1.0) }) : shares,
-            alpha: alpha, status: words, hypothesis: hypothesis, metrics: settings)
+            alpha: alpha, status: words, hypothesis: hypothesis, metrics: settings, correction: correction ?? .bh)
     }
 }

@@ -10,9 +10,9 @@ public import FlagStatistics
 /// 1. **Sample ratio mismatch — no decision.** When the units per arm fail the sample ratio check
 ///    against the planned allocation (Pearson's χ², p below the threshold, 0.001 unless set), every
 ///    decision of the experiment, its metrics and arms is this one, whatever the metrics say.
-/// 2. Otherwise an arm is **significant** on a metric when the Benjamini–Hochberg adjusted
-///    always-valid (sequential) p-value of its difference from the control, adjusted across every
-///    metric and arm of the experiment, is at most α. Unadjusted, that p-value is at most α exactly
+/// 2. Otherwise an arm is **significant** on a metric when the always-valid (sequential) p-value
+///    of its difference from the control, adjusted across every metric and arm of the experiment
+///    by the experiment's correction (Benjamini–Hochberg unless it chose Holm), is at most α. Unadjusted, that p-value is at most α exactly
 ///    when the always-valid interval excludes 0; the adjustment asks more as the comparisons grow.
 ///    It is **better** when the difference is in the metric's good direction, else **worse**.
 /// 3. An arm significantly worse on a guardrail metric is **guardrail harmed**.
@@ -50,8 +50,11 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
     /// The analysis at the end of each day, oldest first: the sequential bound over time.
     public var days: [DayReport]
     public var decision: Decision
-    /// The number of comparisons (metrics × arms besides the control) Benjamini–Hochberg adjusts across.
+    /// The number of comparisons (metrics × arms besides the control) the correction adjusts across.
     public var comparisons: Int
+    /// The correction the decision's p-values were adjusted by; `nil` in reports made before it
+    /// could be chosen (Benjamini–Hochberg).
+    public var correction: MultipleComparisonCorrection?
 
     /// How an experiment is shown and judged: everything besides the totals.
     public struct Settings: Sendable, Hashable, Codable {
@@ -65,10 +68,13 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         public var hypothesis: String
         /// Per metric key; a metric without an entry shows its key, higher is better, no guardrail.
         public var metrics: [String: MetricSettings]
+        /// The multiple-comparison correction the decision uses (its sequential p-values): `bh`
+        /// or `holm`. Dunnett holds for the fixed-horizon test only; given, the decision is Holm's.
+        public var correction: MultipleComparisonCorrection
 
         public init(
             control: String, allocation: [String: Double], alpha: Double = 0.05, sampleRatioThreshold: Double? = nil,
-            status: String, hypothesis: String, metrics: [String: MetricSettings] = [:]
+            status: String, hypothesis: String, metrics: [String: MetricSettings] = [:], correction: MultipleComparisonCorrection = .bh
         ) {
             self.control = control
             self.allocation = allocation
@@ -77,6 +83,7 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
             self.status = status
             self.hypothesis = hypothesis
             self.metrics = metrics
+            self.correction = correction
         }
     }
 
@@ -209,6 +216,9 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         countedThrough = totals.countedThrough
         let comparisons = query.metrics.count * (arms.count - 1)
         self.comparisons = comparisons
+        // The decision reads the sequential p-values: their correction is the chosen one, Holm for Dunnett.
+        let correction: MultipleComparisonCorrection = settings.correction.appliesToSequentialTest ? settings.correction : .holm
+        self.correction = correction
 
         let data = Self.data(query: query, arms: arms, units: totals.units, metrics: totals.metrics, settings: settings)
         self.data = data
@@ -265,12 +275,12 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         let metrics = zip(query.metrics, data.metrics).enumerated().map { index, pair in
             Self.metricReport(
                 pair.0, input: pair.1, result: analysis?.metrics[index], arms: arms, settings: settings, mismatch: mismatch,
-                problem: problem, comparisons: comparisons, lowest: lowest)
+                problem: problem, comparisons: comparisons, lowest: lowest, correction: correction)
         }
         self.metrics = metrics
         decision = Self.experimentDecision(
             metrics: metrics, sampleRatio: sampleRatio, problem: problem, alpha: settings.alpha, comparisons: comparisons,
-            units: units)
+            units: units, correction: correction)
     }
 
     // MARK: - Inputs
@@ -286,7 +296,7 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         return ExperimentData(
             control: settings.control, allocation: settings.allocation.isEmpty ? nil : settings.allocation,
             units: Dictionary(uniqueKeysWithValues: counted.map { ($0, Double(units[$0] ?? 0)) }), alpha: settings.alpha,
-            sampleRatioThreshold: settings.sampleRatioThreshold,
+            sampleRatioThreshold: settings.sampleRatioThreshold, correction: settings.correction == .bh ? nil : settings.correction,
             metrics: query.metrics.map { metric in
                 let presentation = settings.metrics[metric.key]
                 let stored = metrics[metric.key] ?? [:]
@@ -337,7 +347,8 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
 
     static func metricReport(
         _ metric: ExperimentResultsQuery.Metric, input: MetricData, result: MetricAnalysis?, arms: [String], settings: Settings,
-        mismatch: Bool, problem: String?, comparisons: Int, lowest: [String: Double] = [:]
+        mismatch: Bool, problem: String?, comparisons: Int, lowest: [String: Double] = [:],
+        correction: MultipleComparisonCorrection = .bh
     ) -> MetricReport {
         let name = settings.metrics[metric.key]?.name ?? metric.key
         let higherIsBetter = input.higherIsBetter ?? true
@@ -349,7 +360,7 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
                 decision = armDecision(
                     arm: arm, control: settings.control, metric: name, comparison: comparison, guardrail: guardrail,
                     higherIsBetter: higherIsBetter, alpha: settings.alpha, mismatch: mismatch, problem: problem,
-                    comparisons: comparisons, lowestEarlier: lowest[lowestKey(metric.key, arm)])
+                    comparisons: comparisons, lowestEarlier: lowest[lowestKey(metric.key, arm)], correction: correction)
             }
             return ArmResult(
                 arm: arm, statistics: input.arms[arm]!, mean: result?.arms.first { $0.arm == arm }?.mean, comparison: comparison,
@@ -372,7 +383,8 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
 
     static func armDecision(
         arm: String, control: String, metric: String, comparison: Comparison?, guardrail: Bool, higherIsBetter: Bool, alpha: Double,
-        mismatch: Bool, problem: String?, comparisons: Int, lowestEarlier: Double? = nil
+        mismatch: Bool, problem: String?, comparisons: Int, lowestEarlier: Double? = nil,
+        correction: MultipleComparisonCorrection = .bh
     ) -> Decision {
         if mismatch {
             return Decision(
@@ -391,13 +403,13 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
             let excludesZero = comparison.sequential.lower > 0 || comparison.sequential.upper < 0
             let why =
                 excludesZero
-                ? "its always-valid interval excludes 0, but not after Benjamini–Hochberg\(across) (adjusted p = \(p) > \(ReportFormat.number(alpha)))"
+                ? "its always-valid interval excludes 0, but not after \(correction.name)\(across) (adjusted p = \(p) > \(ReportFormat.number(alpha)))"
                 : "its always-valid interval includes 0 (adjusted p = \(p) > \(ReportFormat.number(alpha)))"
             return Decision(state: .keepCollecting, direction: nil, text: "Keep collecting on \(metric) for \(arm): \(why).")
         }
         let good = higherIsBetter ? comparison.absolute.estimate > 0 : comparison.absolute.estimate < 0
         let direction: Direction = good ? .better : .worse
-        let evidence = "always-valid p = \(p) ≤ \(ReportFormat.number(alpha)) after Benjamini–Hochberg\(across)"
+        let evidence = "always-valid p = \(p) ≤ \(ReportFormat.number(alpha)) after \(correction.name)\(across)"
         if guardrail, direction == .worse {
             return Decision(
                 state: .guardrailHarmed, direction: .worse,
@@ -409,7 +421,8 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
     }
 
     static func experimentDecision(
-        metrics: [MetricReport], sampleRatio: SampleRatioCheck?, problem: String?, alpha: Double, comparisons: Int, units: [ArmUnits]
+        metrics: [MetricReport], sampleRatio: SampleRatioCheck?, problem: String?, alpha: Double, comparisons: Int, units: [ArmUnits],
+        correction: MultipleComparisonCorrection = .bh
     ) -> Decision {
         if let sampleRatio, sampleRatio.mismatch {
             let split = units.map { "\($0.arm) \(ReportFormat.integer($0.units)) (planned \(ReportFormat.percent($0.plannedShare)))" }
@@ -434,7 +447,7 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
             if let problem {
                 return Decision(state: .keepCollecting, direction: nil, text: "Keep collecting. \(problem)")
             }
-            let across = comparisons == 1 ? "" : " with Benjamini–Hochberg across \(comparisons) comparisons"
+            let across = comparisons == 1 ? "" : " with \(correction.name) across \(comparisons) comparisons"
             return Decision(
                 state: .keepCollecting, direction: nil,
                 text: "Keep collecting: no difference is significant yet on its always-valid interval at α = \(ReportFormat.number(alpha))\(across).")
