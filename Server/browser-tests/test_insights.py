@@ -8,7 +8,9 @@ Two real `flag-server serve` processes:
 - one on its default event store, to which the test sends a batch of summaries and exposures
   through `POST /ofrep/v1/ingestion` with a client token, as an app's delivery does: the page then
   charts them (a line per variant, the settings change marked on the time axis), with the units
-  per variant, the app version and platform tables and the last evaluation (flag-insights-*.png).
+  per variant, the app version and platform tables, the sessions and crashes per app version,
+  platform and variant (from `$session` and `$crash` events in the same batches) and the last
+  evaluation (flag-insights-*.png).
 
 Every page passes axe-core in both themes at laptop and phone widths, with a screenshot of each
 (Server/.build/console-screenshots).
@@ -113,11 +115,11 @@ class InsightsBrowserTests(InsightsBrowserTestCase):
                        "end": now - hour}] if off else []),
                 "exposures": [{"flag": FLAG, "variant": "on", "reason": "STATIC", "unit": "user-%s-%d" % (version, index),
                                "time": now - hour} for index in range(3)],
-                "events": [],
+                "events": self.session_health(version, now - hour),
             }
             status, answer = self.ingest(token, batch)
             self.assertEqual(status, 202, answer)
-            self.assertEqual(answer["accepted"], 6 if off else 5)
+            self.assertEqual(answer["accepted"], 10 if off else 7)
             # The same batch again (a retry) is counted once.
             status, answer = self.ingest(token, batch)
             self.assertEqual(status, 202, answer)
@@ -136,7 +138,27 @@ class InsightsBrowserTests(InsightsBrowserTestCase):
         platforms = [row.text for row in self.find_all("#insights-platforms tbody tr")]
         self.assertEqual(sorted(row.split()[0] for row in platforms), ["Android", "iOS"])
         self.assertTrue(self.find("#last-evaluated").text)
+        # Sessions and crashes per app version, platform and variant: newest version first, the
+        # sessions without a variant of the flag last and muted.
+        health = [row.text for row in self.find_all("#insights-session-health-table tbody tr")]
+        self.assertEqual([" ".join(row.split()[:5]) for row in health], [
+            "4.2 iOS off 1 0", "4.2 iOS on 3 1", "4.1 Android on 1 0", "4.1 Android (no variant) 1 1"])
+        self.assertEqual(len(self.find_all("#insights-session-health-table tr.without-variant")), 1)
+        self.assertIn("6 sessions", self.find("#insights-session-health .totals").text)
+        self.assertIn("1 of the sessions and 1 of the crashes named no variant", self.find("#insights-session-health-without").text)
         self.check_page("flag-insights")
+
+    @staticmethod
+    def session_health(version, time):
+        """The session-health events an app's monitor sends: on 4.2 two clean sessions and a crash on
+        "on", one clean session on "off"; on 4.1 a clean session on "on" and a crash that read no
+        variant of the flag."""
+        def event(name, variant):
+            return {"name": name, "unit": "user-%s-0" % version, "time": time,
+                    "variants": {FLAG: variant} if variant else None}
+        if version == "4.2":
+            return [event("$session", "on"), event("$session", "on"), event("$crash", "on"), event("$session", "off")]
+        return [event("$session", "on"), event("$crash", None)]
 
 
 if __name__ == "__main__":

@@ -64,6 +64,7 @@ struct AdminRoutes: Sendable {
         registerWebhookRoutes(on: group)
         registerScheduleRoutes(on: group)
         registerRolloutRoutes(on: group)
+        registerRolloutAttributionRoutes(on: group)
         group.put("/flags/:key") { request, context in
             let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

@@ -1,8 +1,9 @@
 import Foundation
 
 /// The flag page's "Insights" section: evaluations per variant over time with the flag's changes
-/// marked, units per variant, the split by app version and platform, and when the flag was last
-/// evaluated, for the environment the page shows.
+/// marked, units per variant, the split by app version and platform, sessions and crashes per
+/// app version, platform and variant, and when the flag was last evaluated, for the environment
+/// the page shows.
 extension ConsoleRoutes {
     /// The ranges the section offers (`?insights=`), each ending now: its buckets and their count.
     static let insightsWindows: [(key: String, label: String, granularity: RollupGranularity, buckets: Int)] = [
@@ -59,6 +60,9 @@ extension ConsoleRoutes {
         }
         context["hasRevisions"] = !insights.revisions.isEmpty
         context["revisionsIncomplete"] = !insights.revisionsComplete
+        if let health = insights.sessionHealth, health.rows.contains(where: { !$0.variant.isEmpty }) {
+            context["sessionHealth"] = Self.sessionHealthContext(health)
+        }
         if insights.isEmpty {
             context["empty"] = "No evaluations of \(flag.key) in \(environment) were received in the last \(label)."
             return context
@@ -98,6 +102,33 @@ extension ConsoleRoutes {
         context["unitDayCount"] = insights.units.days.count
         context["appVersions"] = Self.splitRows(insights.appVersions, total: insights.totalEvaluations, none: "(not sent)")
         context["platforms"] = Self.splitRows(insights.platforms, total: insights.totalEvaluations, none: "(not sent)")
+        return context
+    }
+
+    /// The table of sessions and crashes per app version, platform and variant, with its totals.
+    static func sessionHealthContext(_ health: FlagInsights.SessionHealth) -> [String: Any] {
+        func rate(_ crashes: Int, _ sessions: Int) -> String {
+            // A no-break space keeps "1.25 %" on one line.
+            sessions > 0 ? String(format: "%.2f\u{00A0}%%", Double(crashes) * 100 / Double(sessions)) : "—"
+        }
+        var context: [String: Any] = [
+            "rows": health.rows.map { row -> [String: Any] in
+                [
+                    "appVersion": row.appVersion.isEmpty ? "(not sent)" : row.appVersion,
+                    "platform": row.platform.isEmpty ? "(not sent)" : row.platform,
+                    "variant": row.variant.isEmpty ? "(no variant)" : row.variant, "withoutVariant": row.variant.isEmpty,
+                    "sessions": InsightsChart.number(row.sessions), "crashes": InsightsChart.number(row.crashes),
+                    "rate": rate(row.crashes, row.sessions),
+                ]
+            },
+            "sessions": InsightsChart.number(health.sessions), "crashes": InsightsChart.number(health.crashes),
+            "rate": rate(health.crashes, health.sessions), "incomplete": !health.complete,
+            "limit": FlagInsights.sessionHealthLimit,
+        ]
+        if health.sessionsWithoutVariant > 0 {
+            context["without"] =
+                "\(InsightsChart.number(health.sessionsWithoutVariant)) of the sessions and \(InsightsChart.number(health.crashesWithoutVariant)) of the crashes named no variant of this flag."
+        }
         return context
     }
 

@@ -182,6 +182,7 @@ extension ConsoleRoutes {
             ], ["finding", "chart"])
         }
         context["noGuardrails"] = plan.guardrails.isEmpty
+        if let evidence = await evidenceText(plan) { context["evidence"] = evidence }
         context["history"] = plan.history.reversed().map { entry -> [String: Any] in
             Self.omittingEmpty([
                 "action": entry.action.rawValue.replacingOccurrences(of: "_", with: " "), "actor": entry.actor,
@@ -192,6 +193,33 @@ extension ConsoleRoutes {
             ], ["comment", "revision", "revisionLink"])
         }
         return renderer.page("rollout", context, status: status)
+    }
+
+    /// The plan's evidence in a sentence (``RolloutAttribution``): the sessions and crashes
+    /// received since its run started and those without a variant of its flag; `nil` before its
+    /// first start or on a server that keeps no events.
+    func evidenceText(_ plan: RolloutPlan) async -> String? {
+        guard plan.runStartedAt != nil, let events = eventStore as? any RolloutAttributionCounting else { return nil }
+        do {
+            return Self.evidenceText(try await RolloutAttribution.read(plan, from: events))
+        } catch {
+            return "Evidence: the sessions and crashes could not be counted (\(error))."
+        }
+    }
+
+    /// "Evidence: 3,120 sessions and 61 crashes since the run started; 12 sessions and 4 crashes
+    /// came without a variant of this flag (not counted)."
+    static func evidenceText(_ attribution: RolloutAttribution) -> String {
+        func count(_ value: Int, _ noun: String) -> String {
+            InsightsChart.number(value) + " " + noun + (value == 1 ? "" : (noun.hasSuffix("sh") ? "es" : "s"))
+        }
+        let total = "Evidence: \(count(attribution.sessions, "session")) and \(count(attribution.crashes, "crash")) since the run started"
+        if attribution.sessions == 0 && attribution.crashes == 0 { return total + "." }
+        if attribution.sessionsWithoutVariant == 0 && attribution.crashesWithoutVariant == 0 {
+            return total + "; every one came with a variant of this flag."
+        }
+        return total + "; \(count(attribution.sessionsWithoutVariant, "session")) and \(count(attribution.crashesWithoutVariant, "crash"))"
+            + " came without a variant of this flag (not counted)."
     }
 
     /// A rate difference in percentage points: "+0.50".

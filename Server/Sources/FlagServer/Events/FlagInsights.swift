@@ -39,6 +39,10 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
     /// False when the audit read stopped (at its limit) before reaching the range's start: older
     /// changes in the range may be missing from ``revisions``.
     public var revisionsComplete: Bool
+    /// Sessions and crashes per app version, platform and variant over the range, from the
+    /// session-health events apps sent (`$session`, `$crash`); absent when the event store does not
+    /// count them.
+    public var sessionHealth: SessionHealth?
 
     /// Evaluations and exposures of one variant, per bucket (parallel to ``FlagInsights/buckets``).
     public struct VariantSeries: Sendable, Hashable, Encodable {
@@ -85,6 +89,41 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
         public var variants: [String: Int]
     }
 
+    /// Sessions and crashes by app version, platform and variant: what a crash regression
+    /// confined to one app version looks like. Read from the raw events, so only the part of the
+    /// range within their retention (30 days by default) counts.
+    public struct SessionHealth: Sendable, Hashable, Encodable {
+        /// Newest app version first (numbers compared as numbers: 4.10 after 4.9), then platform,
+        /// then the flag's variants as ``FlagInsights/variants`` orders them, "" (no variant) last.
+        public var rows: [SessionHealthRow]
+        /// The sums over ``rows``.
+        public var sessions: Int
+        public var crashes: Int
+        /// Of ``sessions`` and ``crashes``, those that named no variant of the flag.
+        public var sessionsWithoutVariant: Int
+        public var crashesWithoutVariant: Int
+        /// False when there were more groups than ``FlagInsights/sessionHealthLimit``: only those
+        /// with the most sessions are listed (and summed).
+        public var complete: Bool
+    }
+
+    public struct SessionHealthRow: Sendable, Hashable, Encodable {
+        /// "" when apps sent none.
+        public var appVersion: String
+        public var platform: String
+        /// The flag's variant the sessions named; "" for sessions without a variant of the flag.
+        public var variant: String
+        /// Sessions: `$session` (a clean end) and `$crash` (a crashed session) events, as the
+        /// rollout guardrails count them.
+        public var sessions: Int
+        public var crashes: Int
+        /// `crashes / sessions`; absent without sessions.
+        public var crashRate: Double?
+    }
+
+    /// The most (app version, platform, variant) groups of ``SessionHealth`` read.
+    public static let sessionHealthLimit = 200
+
     /// A change of the flag in the environment.
     public struct Revision: Sendable, Hashable, Encodable {
         public var time: Date
@@ -116,7 +155,7 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
     public init(
         environment: String, flag: String, variants: some Sequence<String>, range: InsightsRange,
         rollups: [EvaluationRollup], unitCounts: [UnitCount], lastEvaluated: Int64?, audit: [AuditEntry],
-        auditComplete: Bool = true, splitLimit: Int = Self.defaultSplitLimit
+        auditComplete: Bool = true, splitLimit: Int = Self.defaultSplitLimit, sessionHealth: [SessionHealthCount]? = nil
     ) {
         let length = range.granularity.milliseconds
         let bucketStarts = range.buckets
@@ -175,6 +214,7 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
                     summary: Changelog.summary(of: [entry], environments: [environment]), revert: entry.revertedTo != nil)
             }
         revisionsComplete = auditComplete
+        self.sessionHealth = sessionHealth.map { Self.sessionHealth($0, variants: names) }
 
         self.environment = environment
         self.flag = flag
@@ -189,6 +229,38 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
 
     /// Whether any evaluation or exposure of the flag falls in the range.
     public var isEmpty: Bool { totalEvaluations == 0 && totalExposures == 0 }
+
+    /// The session-health table of `counts` (at most ``sessionHealthLimit`` of them; one more
+    /// marks it incomplete), `variants` giving the order of a version's and platform's rows.
+    static func sessionHealth(_ counts: [SessionHealthCount], variants: [String]) -> SessionHealth {
+        let complete = counts.count <= sessionHealthLimit
+        let counts = counts.sorted { ($1.sessions, $0.appVersion, $0.platform, $0.variant) < ($0.sessions, $1.appVersion, $1.platform, $1.variant) }
+            .prefix(sessionHealthLimit)
+        let order = Dictionary(variants.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        func rank(_ variant: String) -> (Int, String) {
+            variant.isEmpty ? (Int.max, "") : (order[variant] ?? variants.count, variant)
+        }
+        let rows = counts.sorted { left, right in
+            if left.appVersion != right.appVersion {
+                // Newest first; "" (not sent) last.
+                if left.appVersion.isEmpty || right.appVersion.isEmpty { return right.appVersion.isEmpty }
+                let order = left.appVersion.compare(right.appVersion, options: .numeric)
+                if order != .orderedSame { return order == .orderedDescending }
+                return left.appVersion > right.appVersion
+            }
+            if left.platform != right.platform { return left.platform < right.platform }
+            return rank(left.variant) < rank(right.variant)
+        }.map { count in
+            SessionHealthRow(
+                appVersion: count.appVersion, platform: count.platform, variant: count.variant, sessions: count.sessions,
+                crashes: count.crashes, crashRate: count.sessions > 0 ? Double(count.crashes) / Double(count.sessions) : nil)
+        }
+        let without = rows.filter { $0.variant.isEmpty }
+        return SessionHealth(
+            rows: rows, sessions: rows.reduce(0) { $0 + $1.sessions }, crashes: rows.reduce(0) { $0 + $1.crashes },
+            sessionsWithoutVariant: without.reduce(0) { $0 + $1.sessions }, crashesWithoutVariant: without.reduce(0) { $0 + $1.crashes },
+            complete: complete)
+    }
 
     static func split(_ rows: [EvaluationRollup], by dimension: KeyPath<EvaluationRollup, String>, limit: Int) -> Split {
         var byValue: [String: SplitRow] = [:]

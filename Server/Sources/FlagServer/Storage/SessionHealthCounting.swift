@@ -1,0 +1,35 @@
+import Foundation
+
+/// Session-health events per variant of a flag, app version and platform, for insights (issue 39:
+/// "insights show sessions and crashes per variant per version"). Both event stores implement it
+/// from the raw tracked events (`…+SessionHealth.swift`), so it reaches back only as far as raw
+/// events are kept (``EventRetention/rawDays``).
+public protocol SessionHealthCounting: Sendable {
+    /// Over the tracked events of `environment` with `time` in `from ..< to` (milliseconds since
+    /// 1970): per variant of `flag` (read from each event's `variants`; "" for an event without
+    /// one) and the app version and platform of the batch that carried it, how many are named in
+    /// `sessions` and how many are named `crash`. At most `limit` groups, those with the most
+    /// sessions first (ties by app version, platform and variant in byte order).
+    func sessionHealth(
+        environment: String, flag: String, sessions: [String], crash: String, from: Int64, to: Int64, limit: Int
+    ) async throws(StoreError) -> [SessionHealthCount]
+}
+
+/// Sessions and crashes of one variant of a flag from one app version and platform.
+public struct SessionHealthCount: Sendable, Hashable {
+    /// The flag's variant the events named; "" when they named none.
+    public var variant: String
+    /// The app version the batches' source named ("" when apps sent none).
+    public var appVersion: String
+    public var platform: String
+    public var sessions: Int
+    public var crashes: Int
+
+    public init(variant: String, appVersion: String, platform: String, sessions: Int, crashes: Int) {
+        self.variant = variant
+        self.appVersion = appVersion
+        self.platform = platform
+        self.sessions = sessions
+        self.crashes = crashes
+    }
+}
