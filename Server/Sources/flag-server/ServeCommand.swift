@@ -19,6 +19,8 @@ struct ServeCommand: AsyncParsableCommand {
     var databaseURL: String?
     @Option(help: "Seconds between a replica's revision checks (FLAG_SERVER_REVISION_CHECK_SECONDS, default 30).")
     var revisionCheckSeconds: Int?
+    @Option(help: "Seconds between the rollout executor's looks at running plans (FLAG_SERVER_ROLLOUT_TICK_SECONDS, default 10).")
+    var rolloutTickSeconds: Int?
     @Option(help: "Requests per second per client of a delivery token, and per admin token; 0 for no limit (FLAG_SERVER_RATE_LIMIT_PER_SECOND, default 50).")
     var rateLimitPerSecond: Int?
     @Option(help: "Comma-separated proxy addresses and ranges (10.0.0.0/8) whose Forwarded / X-Forwarded-For name the client (FLAG_SERVER_TRUSTED_PROXIES, default none).")
@@ -65,7 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             configuration = try ServerConfiguration(
                 host: host, port: port, dataDirectory: dataDirectory, databaseURL: databaseURL, logLevel: logLevel,
-                ttlSeconds: ttlSeconds, revisionCheckSeconds: revisionCheckSeconds,
+                ttlSeconds: ttlSeconds, revisionCheckSeconds: revisionCheckSeconds, rolloutTickSeconds: rolloutTickSeconds,
                 rateLimitPerSecond: rateLimitPerSecond, secureCookies: secureCookies,
                 eventStreamKeepAliveSeconds: eventStreamKeepAliveSeconds, fractionalBucketing: fractionalBucketing,
                 writeTimeoutSeconds: writeTimeoutSeconds, idleTimeoutSeconds: idleTimeoutSeconds,
@@ -118,7 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
             eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds), delivery: configuration.delivery,
             eventStore: eventStore, eventIngestion: eventStorage.ingestion, eventRetention: eventStorage.retention,
             webhooks: webhookOptions.options(),
-            scheduleGrace: try scheduleGrace()
+            scheduleGrace: try scheduleGrace(), rolloutTickInterval: .seconds(configuration.rolloutTickSeconds)
         ) { bootstrap in
             // Shown once, before the server listens: the first start counts as finished only once
             // this returns, so a start killed before that shows a new first token next time.

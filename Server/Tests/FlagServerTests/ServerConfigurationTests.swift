@@ -69,6 +69,19 @@ struct ServerConfigurationTests {
     }
 
     @Test
+    func theRolloutTickIsConfigurable() throws {
+        #expect(try ServerConfiguration(environment: [:]).rolloutTickSeconds == 10)
+        let environment = ["FLAG_SERVER_ROLLOUT_TICK_SECONDS": "2"]
+        #expect(try ServerConfiguration(environment: environment).rolloutTickSeconds == 2)
+        #expect(try ServerConfiguration(rolloutTickSeconds: 1, environment: environment).rolloutTickSeconds == 1)
+        #expect {
+            try ServerConfiguration(environment: ["FLAG_SERVER_ROLLOUT_TICK_SECONDS": "601"])
+        } throws: { error in
+            (error as? ConfigurationError)?.description.contains("FLAG_SERVER_ROLLOUT_TICK_SECONDS") == true
+        }
+    }
+
+    @Test
     func theFractionalBucketingIsChosenByOptionOrVariable() throws {
         #expect(try ServerConfiguration(environment: [:]).fractionalBucketing == .current)
         let environment = ["FLAG_SERVER_FRACTIONAL_BUCKETING": "legacy"]

@@ -399,8 +399,15 @@ public final class FlagServer: Sendable {
                     eventRetention.map { [EventRetentionService(retention: $0, store: store, now: now, logger: logger)] }
                 } ?? [])
                 + experimentResultsServices + (webhooks.map { [$0] } ?? []) + (scheduler.map { [$0] } ?? [])
-                + rolloutServices,
+                + rolloutServices + externalWriteServices,
             onServerRunning: onServerRunning)
+    }
+
+    /// On SQLite, the service that serves what another process committed to the file (a token
+    /// from `flag-server add-token`); replicas on PostgreSQL have the synchronizer instead.
+    private var externalWriteServices: [any Service] {
+        guard let store = admin.store as? SQLiteFlagStore else { return [] }
+        return [ExternalWriteWatcher(admin: admin, store: store, logger: logger)]
     }
 
     /// The service acting on running rollout plans, where the store keeps plans and the server runs one.

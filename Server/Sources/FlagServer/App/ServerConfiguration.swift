@@ -12,6 +12,7 @@ public import Logging
 /// | `--data-directory` | `FLAG_SERVER_DATA_DIRECTORY` | `./flag-server-data` |
 /// | `--database-url` | `FLAG_SERVER_DATABASE_URL` | none (SQLite in the data directory) |
 /// | `--revision-check-seconds` | `FLAG_SERVER_REVISION_CHECK_SECONDS` | `30` (PostgreSQL replicas) |
+/// | `--rollout-tick-seconds` | `FLAG_SERVER_ROLLOUT_TICK_SECONDS` | `10`: how often running rollout plans are looked at |
 /// | `--rate-limit-per-second` | `FLAG_SERVER_RATE_LIMIT_PER_SECOND` | `50` per client of a delivery token (per admin token), burst twice that; `0` turns it off |
 /// | `--trusted-proxies` | `FLAG_SERVER_TRUSTED_PROXIES` | none: comma-separated addresses and ranges (`10.0.0.0/8`) whose `Forwarded` / `X-Forwarded-For` name the client |
 /// | `--refetches-per-second` | `FLAG_SERVER_REFETCHES_PER_SECOND` | `5000`: events ask clients to spread refetches over open streams ÷ this (at most 60 s); `0` for no spread |
@@ -39,6 +40,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// How often a PostgreSQL replica compares its revisions with the database's (a safety net
     /// for a lost notification).
     public var revisionCheckSeconds: Int
+    /// How often the rollout executor looks at the running plans: a step is held its duration
+    /// plus up to one tick, and an evaluation interval shorter than a tick waits for the tick.
+    public var rolloutTickSeconds: Int
     /// Requests per second per client of a delivery token, and per admin token (burst twice
     /// that); 0 turns the limit off (benchmarks).
     public var rateLimitPerSecond: Int
@@ -69,7 +73,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` naming the option or variable and the bad value.
     public init(
         host: String? = nil, port: Int? = nil, dataDirectory: String? = nil, databaseURL: String? = nil,
-        logLevel: String? = nil, ttlSeconds: Int? = nil, revisionCheckSeconds: Int? = nil,
+        logLevel: String? = nil, ttlSeconds: Int? = nil, revisionCheckSeconds: Int? = nil, rolloutTickSeconds: Int? = nil,
         rateLimitPerSecond: Int? = nil, secureCookies: Bool? = nil, eventStreamKeepAliveSeconds: Int? = nil,
         fractionalBucketing: String? = nil, writeTimeoutSeconds: Int? = nil, idleTimeoutSeconds: Int? = nil,
         bodyTimeoutSeconds: Int? = nil, maximumHeaderBytes: Int? = nil, maximumConnections: Int? = nil,
@@ -105,6 +109,8 @@ public struct ServerConfiguration: Sendable, Hashable {
         }
         self.revisionCheckSeconds = try integer(
             revisionCheckSeconds, "FLAG_SERVER_REVISION_CHECK_SECONDS", default: 30, range: 1...3600)
+        self.rolloutTickSeconds = try integer(
+            rolloutTickSeconds, "FLAG_SERVER_ROLLOUT_TICK_SECONDS", default: 10, range: 1...600)
         self.rateLimitPerSecond = try integer(
             rateLimitPerSecond, "FLAG_SERVER_RATE_LIMIT_PER_SECOND", default: 50, range: 0...1_000_000)
         self.eventStreamKeepAliveSeconds = try integer(
