@@ -13,7 +13,9 @@ import ServiceLifecycle
 /// **Several replicas.** A replica acts on a plan only under a lease it took by compare-and-set
 /// on the plan's version (``RolloutPlan/lease``): two replicas ticking at once leave one acting
 /// and the other skipping the plan. A replica that dies holding a lease leaves it to expire
-/// (``leaseDuration``); the next holder repeats the last action, which writes the same settings
+/// (``leaseDuration``), unless it restarts on the same SQLite data directory, whose replica name is
+/// kept beside the database (``ReplicaNameClaim``) so that the restart holds the lease as its own;
+/// the next holder repeats the last action, which writes the same settings
 /// (no new revision) if it had been committed.
 public struct RolloutExecutor: Sendable {
     public let rollouts: Rollouts
