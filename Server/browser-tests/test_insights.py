@@ -140,8 +140,10 @@ class InsightsBrowserTests(InsightsBrowserTestCase):
         self.assertTrue(self.find("#last-evaluated").text)
         # Sessions and crashes per app version, platform and variant: newest version first, the
         # sessions without a variant of the flag last and muted.
-        health = [row.text for row in self.find_all("#insights-session-health-table tbody tr")]
-        self.assertEqual([" ".join(row.split()[:5]) for row in health], [
+        # (Cell by cell: "(no variant)" is two words.)
+        health = [" ".join(cell.text for cell in row.find_elements("css selector", "th, td")[:5])
+                  for row in self.find_all("#insights-session-health-table tbody tr")]
+        self.assertEqual(health, [
             "4.2 iOS off 1 0", "4.2 iOS on 3 1", "4.1 Android on 1 0", "4.1 Android (no variant) 1 1"])
         self.assertEqual(len(self.find_all("#insights-session-health-table tr.without-variant")), 1)
         self.assertIn("6 sessions", self.find("#insights-session-health .totals").text)
