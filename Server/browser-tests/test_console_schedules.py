@@ -28,6 +28,8 @@ class ScheduleBrowserTests(console.BrowserSuite, unittest.TestCase):
         self.open("/console/flags/%s?environment=production" % FLAG)
         self.navigate(self.find("#schedule-change-link"))
         self.assertEqual(self.find("h1").text, "Scheduled changes in production")
+        # The calendar is an environment's page: the navigation says so.
+        self.assertEqual(self.find('nav a[aria-current="page"]').text, "Environments")
         self.assertEqual(self.find("#schedule-flag").get_attribute("value"), FLAG)
         Select(self.find("#schedule-change")).select_by_value("off")
         # A datetime-local field is typed differently by locale: set its value as the browser would send it.

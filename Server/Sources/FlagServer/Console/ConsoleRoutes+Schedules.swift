@@ -48,7 +48,7 @@ extension ConsoleRoutes {
         let schedules = try consoleSchedules()
         let found: [ScheduledChange]
         do { found = try await schedules.list(environment: environment, limit: Schedules.maximumListLimit) } catch { throw APIError(error) }
-        var context = layout(visitor, title: "Scheduled changes in \(environment)", section: "flags")
+        var context = layout(visitor, title: "Scheduled changes in \(environment)", section: "environments")
         context["environment"] = environment
         context["notice"] = notice
         context["action"] = "/console/environments/\(Self.escaped(environment))/schedules"
