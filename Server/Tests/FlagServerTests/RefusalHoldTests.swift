@@ -65,15 +65,13 @@ struct RefusalHoldTests {
         var options = EventIngestionOptions()
         options.maximumBatchBytes = 16_000
         options.maximumQueuedBytes = 64_000
-        // Room for two declared 16,000-byte uploads while the first holds 15,000 (admission
-        // counts what a token holds plus what the new request declares), none for a third.
-        options.maximumQueuedBytesPerToken = 32_000
+        options.maximumQueuedBytesPerToken = 30_000
         options.retryAfterSeconds = 1
         try await TestServer.with(eventStore: RecordingEventStore(), eventIngestion: options) { server in
             let token = try await server.token(.client, environment: "production")
             var connections: [RawConnection] = []
             defer { for connection in connections { connection.disconnect() } }
-            // Two uploads that stall holding 15,000 bytes each: too much for a third's 16,000.
+            // Two uploads that stall holding 15,000 bytes each: the token's whole budget.
             for index in 0..<2 {
                 let connection = try RawConnection(port: server.port)
                 connections.append(connection)
