@@ -19,7 +19,7 @@ extension FlagInsights {
             to: (days.last ?? range.from) + RollupGranularity.day.milliseconds)
         let lastEvaluated = try await events.lastEvaluated(environment: environment)[flag.key]
         let health = try await (events as? any SessionHealthCounting)?.sessionHealth(
-            environment: environment, flag: flag.key, sessions: RolloutGuardrail.sessionEvents, crash: RolloutAttribution.crashEvent,
+            environment: environment, flag: flag.key, sessions: RolloutGuardrail.sessionEvents, crash: RolloutGuardrail.crashEvent,
             from: range.from, to: range.to, limit: sessionHealthLimit + 1)
         let audit = try await store.audit(environment: environment, key: flag.key, limit: auditLimit)
         // Newest first: complete unless the read stopped at its limit while still inside the range.

@@ -92,7 +92,10 @@ extension RolloutGuardrail {
 
     /// Sessions per unit are counted from these events: a session that ended cleanly sends
     /// `$session`, one that crashed `$crash` at the next launch (`FeatureFlagsRemote`).
-    public static let sessionEvents = ["$session", "$crash"]
+    public static let sessionEvents = ["$session", crashEvent]
+
+    /// The event a crashed session sends at the next launch: the crash rate's numerator.
+    public static let crashEvent = "$crash"
 
     /// Compares the new variant's rate with the old one's by the mixture sequential probability
     /// ratio test (``StatisticalTests/mixtureSequential(difference:variance:mixingVariance:alpha:)``),

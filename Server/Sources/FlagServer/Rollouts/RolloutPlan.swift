@@ -270,7 +270,7 @@ public struct RolloutGuardrail: Sendable, Hashable, Codable {
     /// The tracked event counted per trial.
     public var numeratorEvent: String {
         switch metric {
-        case .crashRate: "$crash"
+        case .crashRate: RolloutGuardrail.crashEvent
         case .errorRate: "$error"
         case .eventRate: event ?? ""
         case .experimentMetric: ""

@@ -47,10 +47,6 @@ public struct RolloutAttribution: Sendable, Hashable, Encodable {
     public var sessionsWithoutVariant: Int
     public var crashesWithoutVariant: Int
 
-    /// The crash event the counts read, and the events counted as sessions (as the guardrails
-    /// count them, ``RolloutGuardrail/sessionEvents``).
-    public static let crashEvent = "$crash"
-
     public init(plan: RolloutPlan, counts: RolloutAttributionCounts) {
         self.plan = plan.id
         flag = plan.flag
@@ -66,7 +62,7 @@ public struct RolloutAttribution: Sendable, Hashable, Encodable {
     public static func read(_ plan: RolloutPlan, from events: any RolloutAttributionCounting) async throws(StoreError) -> RolloutAttribution {
         guard let started = plan.runStartedAt else { return RolloutAttribution(plan: plan, counts: .zero) }
         let counts = try await events.attributionCounts(
-            environment: plan.environment, flag: plan.flag, sessions: RolloutGuardrail.sessionEvents, crash: crashEvent,
+            environment: plan.environment, flag: plan.flag, sessions: RolloutGuardrail.sessionEvents, crash: RolloutGuardrail.crashEvent,
             since: Int64((started.timeIntervalSince1970 * 1000).rounded(.down)))
         return RolloutAttribution(plan: plan, counts: counts)
     }
