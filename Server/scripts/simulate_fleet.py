@@ -31,8 +31,9 @@ Each phone is modelled on the library's event path (FeatureFlagsRemote: `FlagEve
 Time is compressed: sessions last `--session-seconds` on average with `--gap-seconds` between them
 (fractions of a second, not minutes), while refreshes and flushes come every few seconds, so that a
 fleet of a few thousand phones gives a rollout step tens of thousands of sessions within its
-half-minute. The server's executor ticks every 10 seconds (`serve` has no option to shorten it),
-so steps last tens of seconds and the evaluation interval is in effect 10 s.
+half-minute. The server's executor looks at plans every 10 seconds by default, so a step lasts up
+to 10 s more than its duration and an evaluation interval under 10 s is in effect 10 s;
+`--tick-seconds` starts the server with `--rollout-tick-seconds` to shorten that.
 
 Scenarios (probabilities are per session; the population's app versions are 5.2.0 for 50 % of the
 phones, 5.1.0 for 30 %, 5.0.1 for 20 %):
@@ -51,14 +52,23 @@ until it is rolled back, paused or finished (or `--max-seconds`). It prints one 
 the outcome, the step (1-based) and its share, seconds from the step's start and from the plan's
 start to the rollback, the finding, and per variant the sessions and crashes the server accepted,
 the crashes that arrived without a variant, the share of crashes that arrived with one, and the
-batches, sheds and requests.
+delivery: batches sent and answered 429/503, health and other batches apart, events accepted and
+OFREP evaluations per second, and how late evidence arrived (seconds from a crash, and from its
+`$crash` being written at the next launch, to the server's 202: median, 95th percentile, largest).
+
+`--flood-processes N` adds a flood from the plan's start: N processes of `--flood-connections`
+connections each send batches of 450 exposures and 50 summaries (of a flag of their own) as fast
+as they can, each with a new batch id, ignoring `Retry-After`, with the fleet's client token (it
+ships in every copy of the app) or, with `--flood-token own`, a client token of their own. The run
+then reports the flood's answers by status, to set beside the fleet's health batches.
 
 Against a server it starts (a fresh data directory, no client rate limit):
 
     python3 Server/scripts/simulate_fleet.py --binary Server/.build-release/release/flag-server \\
         --scenario double --scenario aa --scenario one-version --seeds 1-5 --phones 2000
 
-or against a running server with an admin token (`--server URL --admin-token TOKEN`).
+or against a running server with an admin token (`--server URL --admin-token TOKEN`). The commands
+and figures are in `Server/Docs/RolloutFleet.md`.
 """
 import argparse
 import calendar
@@ -66,6 +76,7 @@ import hashlib
 import heapq
 import http.client
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -191,7 +202,15 @@ class Counts:
         self.sessions_without_variant = 0
         self.batches = 0
         self.health_batches = 0
+        self.events = 0
         self.shed = {}
+        # Answers other than 202 by kind of batch: {"health": {"503": n}, "other": {...}}.
+        self.shed_by_kind = {"health": {}, "other": {}}
+        self.sent_by_kind = {"health": 0, "other": 0}
+        # Seconds from a crash (the process dying) to the server's 202 for its `$crash`, and from
+        # the `$crash` being written (the next launch) to that 202.
+        self.crash_delays = []
+        self.report_delays = []
         self.refused = 0
         self.evaluations = 0
         self.not_modified = 0
@@ -199,10 +218,17 @@ class Counts:
         self.simulated_crashes = 0
         self.late_seconds = 0.0
 
-    def accepted(self, batch, flag, health):
+    def accepted(self, batch, flag, health, crashes=()):
+        """A batch answered 202; `crashes` holds (crashed, written) monotonic times of its `$crash`
+        events."""
+        now = time.monotonic()
         with self.lock:
             self.batches += 1
             self.health_batches += 1 if health else 0
+            self.events += len(batch["exposures"]) + len(batch["summaries"]) + len(batch["events"])
+            for crashed, written in crashes:
+                self.crash_delays.append(now - crashed)
+                self.report_delays.append(now - written)
             for event in batch["events"]:
                 variant = event.get("variants", {}).get(flag)
                 if variant is None:
@@ -214,9 +240,18 @@ class Counts:
                 entry = self.variants.setdefault(variant, {"$session": 0, "$crash": 0})
                 entry[event["name"]] += 1
 
-    def answered(self, status):
+    def answered(self, status, health=None):
+        """A request answered 429 or 503; `health`: whether it was a health batch (None: an
+        evaluation)."""
         with self.lock:
             self.shed[str(status)] = self.shed.get(str(status), 0) + 1
+            if health is not None:
+                kind = self.shed_by_kind["health" if health else "other"]
+                kind[str(status)] = kind.get(str(status), 0) + 1
+
+    def sent(self, health):
+        with self.lock:
+            self.sent_by_kind["health" if health else "other"] += 1
 
 
 class Phone:
@@ -235,8 +270,8 @@ class Phone:
         self.etag = None
         self.marker = None  # the running session's, or a crashed one's until the next launch
         self.session_number = 0
-        self.pending = []  # (is health, kind, event)
-        self.batches = []  # formed, not yet accepted: (is health, batch)
+        self.pending = []  # (is health, kind, event, crash times: (crashed, written) or None)
+        self.batches = []  # formed, not yet accepted: (is health, batch, crash times)
         self.batch_number = 0
         self.not_before = 0.0
         self.reads = {}  # (variant, reason) -> [count, start]
@@ -262,6 +297,7 @@ class Fleet:
     # The workers.
 
     def start(self):
+        self.started = time.monotonic()
         workers = max(1, min(self.arguments.workers, len(self.phones)))
         for number in range(workers):
             phones = self.phones[number::workers]
@@ -271,6 +307,7 @@ class Fleet:
 
     def stop(self):
         self.stopping.set()
+        self.stopped = time.monotonic()
         for thread in self.threads:
             thread.join(timeout=60)
         if self.errors:
@@ -361,7 +398,7 @@ class Fleet:
                         "reason": phone.reason, "unit": phone.key, "time": now_ms()}
             if phone.etag:
                 exposure["revision"] = phone.etag
-            phone.pending.append((False, "exposures", exposure))
+            phone.pending.append((False, "exposures", exposure, None))
 
     def end(self, phone, connection):
         marker = phone.marker
@@ -384,6 +421,7 @@ class Fleet:
     def crash(self, phone, after):
         """The process dies: the marker stays for the next launch."""
         phone.marker["open"] = False
+        phone.marker["crashed"] = time.monotonic() + after
         with self.counts.lock:
             self.counts.simulated_crashes += 1
         return [("launch", after + phone.random.expovariate(1 / self.arguments.gap_seconds))]
@@ -393,12 +431,14 @@ class Fleet:
         and variants when the session read none."""
         attributes = dict(attributes, session=marker["id"])
         value = round(max(0, now_ms() - marker["start"]) / 1000, 3)
+        times = (marker["crashed"], time.monotonic()) if name == "$crash" else None
         if not marker["variants"]:
             phone.pending.append((True, "events", {"name": name, "value": value, "attributes": attributes,
-                                                   "variants": {}, "time": now_ms()}))
+                                                   "variants": {}, "time": now_ms()}, times))
         for variant in marker["variants"]:
             phone.pending.append((True, "events", {"name": name, "value": value, "attributes": attributes,
-                                                   "unit": phone.key, "variants": {self.flag: variant}, "time": now_ms()}))
+                                                   "unit": phone.key, "variants": {self.flag: variant}, "time": now_ms()},
+                                  times))
 
     def refresh(self, phone, connection):
         self.evaluate(phone, connection)
@@ -439,25 +479,26 @@ class Fleet:
             end = now_ms()
             for (variant, reason), (count, start) in phone.reads.items():
                 phone.pending.append((False, "summaries", {"flag": self.flag, "variant": variant, "reason": reason,
-                                                           "count": count, "start": start, "end": end}))
+                                                           "count": count, "start": start, "end": end}, None))
             phone.reads = {}
         if time.monotonic() < phone.not_before:
             return following
         for _ in range(BATCHES_PER_FLUSH):
             if not phone.batches and not self.form(phone):
                 break
-            health, batch = phone.batches[0]
+            health, batch, crashes = phone.batches[0]
             headers = {"Authorization": "Bearer " + self.token, "Content-Type": "application/json",
                        "Idempotency-Key": batch["batchId"]}
             if health:
                 headers["Flag-Event-Priority"] = "health"
             body = json.dumps(batch, separators=(",", ":"), sort_keys=True).encode()
+            self.counts.sent(health)
             status, answer_headers, answer = connection.request("POST", "/ofrep/v1/ingestion", headers, body)
             if 200 <= status < 300:
                 phone.batches.pop(0)
-                self.counts.accepted(batch, self.flag, health)
+                self.counts.accepted(batch, self.flag, health, crashes)
             elif status in (429, 503):
-                self.counts.answered(status)
+                self.counts.answered(status, health)
                 phone.not_before = time.monotonic() + min(60.0, float(answer_headers.get("Retry-After") or 10))
                 break
             else:
@@ -480,10 +521,91 @@ class Fleet:
         digest = hashlib.sha256(("%s|%s|%d" % (self.flag, phone.key, phone.batch_number)).encode()).hexdigest()
         batch = {"version": 1, "batchId": "fleet-" + digest[:32], "source": phone.source,
                  "exposures": [], "summaries": [], "events": []}
-        for _, kind, event in taken:
+        for _, kind, event, _ in taken:
             batch[kind].append(event)
-        phone.batches.append((health, batch))
+        phone.batches.append((health, batch, [item[3] for item in taken if item[3] is not None]))
         return True
+
+
+class Flood:
+    """Clients that send batches of exposures and summaries as fast as they can and ignore
+    `Retry-After` (a misbehaving app build, or anyone holding a client token): `processes` processes
+    of `connections` keep-alive connections each, every batch a new batch id. Health batches of the
+    fleet must still be accepted while these are shed."""
+
+    def __init__(self, base, token, flag, processes, connections):
+        self.started = None
+        context = multiprocessing.get_context("spawn")
+        self.stopping = context.Event()
+        self.results = context.Queue()
+        self.processes = [context.Process(target=flood_process, daemon=True,
+                                          args=(base, token, flag, number, connections, self.stopping, self.results))
+                          for number in range(processes)]
+
+    def start(self):
+        self.started = time.monotonic()
+        for process in self.processes:
+            process.start()
+
+    def stop(self):
+        """Stops the processes; their answers by status, summed (None when it never started)."""
+        if self.started is None:
+            return None
+        self.stopping.set()
+        elapsed = time.monotonic() - self.started
+        answers = {}
+        for _ in self.processes:
+            for status, count in self.results.get(timeout=120).items():
+                answers[status] = answers.get(status, 0) + count
+        for process in self.processes:
+            process.join(timeout=30)
+        requests = sum(answers.values())
+        return {"answers": answers, "requestsPerSecond": round(requests / elapsed, 1),
+                "eventsAcceptedPerSecond": round(answers.get("202", 0) * FLOOD_EVENTS / elapsed, 1),
+                "seconds": round(elapsed, 1)}
+
+
+FLOOD_EVENTS = 500
+
+
+def flood_process(base, token, flag, number, connections, stopping, results):
+    """One process of a flood: `connections` threads sending batches without pause."""
+    answers = {}
+    lock = threading.Lock()
+    at = now_ms()
+    exposures = [{"flag": flag, "variant": NEW, "value": True, "reason": "SPLIT", "unit": "flood-%d-%d" % (number, unit),
+                  "time": at} for unit in range(FLOOD_EVENTS - 50)]
+    summaries = [{"flag": flag, "variant": NEW, "reason": "SPLIT", "count": 3, "start": at - 1000 - unit, "end": at}
+                 for unit in range(50)]
+    template = json.dumps({"version": 1, "batchId": "@ID@", "source": {"appVersion": "5.2.0", "platform": "iOS",
+                                                                         "buildConfiguration": "release"},
+                           "exposures": exposures, "summaries": summaries, "events": []},
+                          separators=(",", ":")).encode()
+    before, _, after = template.partition(b"@ID@")
+
+    def send(thread):
+        connection = Connection(base)
+        sequence = 0
+        while not stopping.is_set():
+            sequence += 1
+            batch_id = "flood-%d-%d-%d-%d" % (os.getpid(), number, thread, sequence)
+            body = before + batch_id.encode() + after
+            try:
+                status, _, _ = connection.request("POST", "/ofrep/v1/ingestion", {
+                    "Authorization": "Bearer " + token, "Content-Type": "application/json",
+                    "Idempotency-Key": batch_id}, body)
+            except (OSError, http.client.HTTPException):
+                status = "error"
+            with lock:
+                answers[str(status)] = answers.get(str(status), 0) + 1
+        connection.close()
+
+    threads = [threading.Thread(target=send, args=(thread,), daemon=True) for thread in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    results.put(answers)
 
 
 def parse_steps(text):
@@ -519,18 +641,24 @@ def iso_seconds(text):
     return calendar.timegm(values) + float(match.group(7) or 0)
 
 
-def run(admin, base, client_token, scenario, seed, arguments, label=""):
+def run(admin, base, fleet_token, scenario, seed, arguments, label=""):
     """One rollout with one fleet; returns its report."""
     flag = "fleet-%s-%d%s" % (scenario.name, seed, label)
     admin.call("PUT", "/admin/v1/flags/" + flag, {
         "type": "boolean", "variants": {OLD: False, NEW: True}, "defaultVariant": OLD})
     admin.call("PUT", "/admin/v1/environments/production/flags/%s/settings" % flag, {
         "enabled": True, "defaultVariant": OLD, "targeting": None, "reason": "simulated fleet: %s" % scenario.name})
-    fleet = Fleet(base, client_token, flag, scenario, seed, arguments)
+    fleet = Fleet(base, fleet_token, flag, scenario, seed, arguments)
+    flood = None
+    if arguments.flood_processes:
+        token = fleet_token if arguments.flood_token == "same" else client_token(admin, "flood-" + flag)
+        flood = Flood(base, token, "flood-" + flag, arguments.flood_processes, arguments.flood_connections)
     fleet.start()
     try:
         # On purpose: the fleet's first launches and evaluations before the plan starts.
         time.sleep(arguments.warmup_seconds)
+        if flood is not None:
+            flood.start()
         plan = admin.call("POST", "/admin/v1/environments/production/rollouts", {
             "flag": flag, "oldVariant": OLD, "newVariant": NEW, "steps": parse_steps(arguments.steps),
             "guardrails": [{"metric": "crash_rate", "tolerance": 0, "direction": "increase"}],
@@ -547,7 +675,13 @@ def run(admin, base, client_token, scenario, seed, arguments, label=""):
             plan = admin.call("GET", path)
     finally:
         fleet.stop()
-    return report(plan, fleet, scenario, seed, arguments)
+        flooded = flood.stop() if flood is not None else None
+    result = report(plan, fleet, scenario, seed, arguments)
+    if flooded is not None:
+        flooded.update(processes=arguments.flood_processes, connections=arguments.flood_connections,
+                       token=arguments.flood_token)
+        result["flood"] = flooded
+    return result
 
 
 def report(plan, fleet, scenario, seed, arguments):
@@ -590,11 +724,26 @@ def report(plan, fleet, scenario, seed, arguments):
     result["crashesWithoutVariant"] = counts.crashes_without_variant
     result["crashShareWithVariant"] = round(crashes_with / all_crashes, 4) if all_crashes else None
     result["simulated"] = {"sessions": counts.simulated_sessions, "crashes": counts.simulated_crashes}
+    elapsed = max(1e-9, fleet.stopped - fleet.started)
     result["delivery"] = {"batches": counts.batches, "healthBatches": counts.health_batches, "shed": counts.shed,
+                          "sent": counts.sent_by_kind, "shedByKind": counts.shed_by_kind,
                           "evaluations": counts.evaluations, "notModified": counts.not_modified,
-                          "latestActionLateSeconds": round(counts.late_seconds, 2)}
+                          "latestActionLateSeconds": round(counts.late_seconds, 2), "seconds": round(elapsed, 1),
+                          "eventsAcceptedPerSecond": round(counts.events / elapsed, 1),
+                          "evaluationsPerSecond": round(counts.evaluations / elapsed, 1),
+                          "crashToAcceptedSeconds": percentiles(counts.crash_delays),
+                          "crashReportToAcceptedSeconds": percentiles(counts.report_delays)}
     result["asExpected"] = (outcome == "rolled back") == (scenario.must == "roll back")
     return result
+
+
+def percentiles(values):
+    """The median, 95th percentile and largest of `values` (seconds), and how many."""
+    if not values:
+        return {"count": 0}
+    ordered = sorted(values)
+    at = lambda share: ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+    return {"count": len(ordered), "p50": round(at(0.5), 2), "p95": round(at(0.95), 2), "max": round(ordered[-1], 2)}
 
 
 def start_server(binary, extra=()):
@@ -648,6 +797,16 @@ def parser():
     command.add_argument("--max-seconds", type=float, default=300, help="longest a plan is followed; default 300")
     command.add_argument("--workers", type=int, default=4, help="threads driving a run's phones; default 4")
     command.add_argument("--prefix", default="phone-", help="prefix of the targeting keys")
+    command.add_argument("--tick-seconds", type=float,
+                         help="with --binary: serve --rollout-tick-seconds (how often plans are looked at); "
+                              "default the server's, 10")
+    command.add_argument("--flood-processes", type=int, default=0,
+                         help="processes flooding ingestion with exposure and summary batches from the plan's "
+                              "start, ignoring Retry-After; default 0 (none)")
+    command.add_argument("--flood-connections", type=int, default=8, help="connections per flood process; default 8")
+    command.add_argument("--flood-token", choices=("same", "own"), default="same",
+                         help="the flood sends with the fleet's client token (same, the default: it ships in every "
+                              "copy of the app) or a client token of its own")
     return command
 
 
@@ -711,11 +870,17 @@ def main(argv=None):
         raise SystemExit("--server needs --admin-token")
     if arguments.phones < 1 or arguments.workers < 1 or arguments.parallel < 1:
         raise SystemExit("--phones, --workers and --parallel must be at least 1")
+    if arguments.flood_processes < 0 or arguments.flood_connections < 1:
+        raise SystemExit("--flood-processes must be at least 0 and --flood-connections at least 1")
+    if arguments.tick_seconds is not None and arguments.server:
+        raise SystemExit("--tick-seconds is the tick of a server the script starts (--binary); start yours with "
+                         "--rollout-tick-seconds")
     scenarios = [SCENARIOS[name] for name in (arguments.scenario or ("double", "one-version", "aa"))]
     jobs = [(scenario, seed) for scenario in scenarios for seed in parse_seeds(arguments.seeds)]
     process = data = None
     if arguments.binary:
-        process, data, base, admin_token = start_server(arguments.binary)
+        extra = () if arguments.tick_seconds is None else ("--rollout-tick-seconds", "%g" % arguments.tick_seconds)
+        process, data, base, admin_token = start_server(arguments.binary, extra)
     else:
         base, admin_token = arguments.server.rstrip("/"), arguments.admin_token
     try:

@@ -2,10 +2,12 @@
 """The simulated fleet (simulate_fleet.py) against the real `flag-server` binary, at a small scale.
 
 Starts `flag-server serve` (the browser tests' helper, no browser needed) with no client rate
-limit and runs two waves of rollouts, the runs of a wave at once: the doubled crash rate (2 % ->
-4 %) with seeds 1-3, then two A/A plans on a population where one app version crashes more in both
-arms and the one-version regression; 200 phones a plan (300 for the one-version one), each plan
-20 % -> 50 % -> 100 % with a `crash_rate` guardrail that rolls back. It checks that
+limit and the rollout executor looking at plans every 2 s (`--rollout-tick-seconds 2`, instead of
+10), and runs six rollouts, four at a time: the one-version regression and the doubled crash rate
+(2 % -> 4 %) with seeds 1-3 first, then, as the doubled ones end, two A/A plans on a population
+where one app version crashes more in both arms. 200 phones a plan (300 for the one-version one),
+each plan 20 % -> 50 % -> 100 % (steps of 10 s; 15 s and 45 s for the one-version one) with a
+`crash_rate` guardrail evaluated every 2 s that rolls back. It checks that
 
 - every seed of the doubled crash rate is rolled back before the new variant reaches 100 %, by the
   guardrail (the finding's new rate above the old one), with the sessions and crashes per variant
@@ -14,7 +16,7 @@ arms and the one-version regression; 200 phones a plan (300 for the one-version 
 - the one-version regression is rolled back (a finding that names an app version names 5.1.0):
   the server judges each guardrail per app version and platform as well as pooled.
 
-Run (after `swift build --package-path Server`; under 2 minutes):
+Run (after `swift build --package-path Server`; about a minute):
 python3 -m unittest discover -s Server/scripts -p 'test_simulate_fleet.py' -v
 """
 import json
@@ -33,27 +35,27 @@ import test_console as console  # noqa: E402
 class SimulatedFleetTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = console.Server(("--rate-limit-per-second", "0"))
+        cls.server = console.Server(("--rate-limit-per-second", "0", "--rollout-tick-seconds", "2"))
         try:
             admin = simulate_fleet.Admin(cls.server.base, cls.server.admin_token)
             token = simulate_fleet.client_token(admin, "simulated-fleet")
             admin.close()
             common = ["--server", cls.server.base, "--admin-token", cls.server.admin_token, "--session-seconds", "0.2",
                       "--gap-seconds", "0.2", "--flush-seconds", "4", "--refresh-seconds", "5", "--workers", "4",
-                      "--max-seconds", "150"]
+                      "--evaluation-interval", "2", "--max-seconds", "150"]
             arguments = simulate_fleet.parser().parse_args(
-                common + ["--phones", "200", "--steps", "20:25,50:20,100", "--minimum-units", "20"])
+                common + ["--phones", "200", "--steps", "20:10,50:10,100", "--minimum-units", "20"])
             # 5.1.0 on iOS is a quarter of the phones: enough units and sessions in its stratum
             # for a look per app version to see the regression at 50 %.
             one_version = simulate_fleet.parser().parse_args(
-                common + ["--phones", "300", "--steps", "20:25,50:40,100", "--minimum-units", "10"])
+                common + ["--phones", "300", "--steps", "20:15,50:45,100", "--minimum-units", "10"])
             scenarios = simulate_fleet.SCENARIOS
-            double = [(scenarios["double"], seed) for seed in (1, 2, 3)]
-            rest = [(scenarios["aa"], 1), (scenarios["aa"], 2), (scenarios["one-version"], 1, one_version)]
-            results = []
-            for wave in (double, rest):
-                results += simulate_fleet.run_many(cls.server.base, cls.server.admin_token, token, wave, arguments,
-                                                   parallel=len(wave))
+            # The longest run first, so that it overlaps the others; each A/A plan starts when a
+            # doubled one ends.
+            jobs = [(scenarios["one-version"], 1, one_version)] + [(scenarios["double"], seed) for seed in (1, 2, 3)]
+            jobs += [(scenarios["aa"], 1), (scenarios["aa"], 2)]
+            results = simulate_fleet.run_many(cls.server.base, cls.server.admin_token, token, jobs, arguments,
+                                              parallel=4)
             for result in results:
                 print(json.dumps(result, sort_keys=True), file=sys.stderr)
             cls.results = {(result["scenario"], result["seed"]): result for result in results}
