@@ -56,11 +56,13 @@ delivery: batches sent and answered 429/503, health and other batches apart, eve
 OFREP evaluations per second, and how late evidence arrived (seconds from a crash, and from its
 `$crash` being written at the next launch, to the server's 202: median, 95th percentile, largest).
 
-`--flood-processes N` adds a flood from the plan's start: N processes of `--flood-connections`
-connections each send batches of 450 exposures and 50 summaries (of a flag of their own) as fast
-as they can, each with a new batch id, ignoring `Retry-After`, with the fleet's client token (it
-ships in every copy of the app) or, with `--flood-token own`, a client token of their own. The run
-then reports the flood's answers by status, to set beside the fleet's health batches.
+`--flood-processes N` adds a flood from the plan's start: N processes (at nice 10, so that the
+phones keep their times) of `--flood-connections` connections each send batches of
+`--flood-events` events (2,000 by default, the server's largest batch: nine tenths exposures, one
+tenth summaries, of a flag of their own) as fast as they can, each with a new batch id, ignoring
+`Retry-After`, with the fleet's client token (it ships in every copy of the app) or, with
+`--flood-token own`, a client token of their own. The run then reports the flood's answers by
+status, to set beside the fleet's health batches.
 
 Against a server it starts (a fresh data directory, no client rate limit):
 
@@ -533,13 +535,14 @@ class Flood:
     of `connections` keep-alive connections each, every batch a new batch id. Health batches of the
     fleet must still be accepted while these are shed."""
 
-    def __init__(self, base, token, flag, processes, connections):
+    def __init__(self, base, token, flag, processes, connections, events):
         self.started = None
+        self.events = events
         context = multiprocessing.get_context("spawn")
         self.stopping = context.Event()
         self.results = context.Queue()
         self.processes = [context.Process(target=flood_process, daemon=True,
-                                          args=(base, token, flag, number, connections, self.stopping, self.results))
+                                          args=(base, token, flag, number, connections, events, self.stopping, self.results))
                           for number in range(processes)]
 
     def start(self):
@@ -561,22 +564,23 @@ class Flood:
             process.join(timeout=30)
         requests = sum(answers.values())
         return {"answers": answers, "requestsPerSecond": round(requests / elapsed, 1),
-                "eventsAcceptedPerSecond": round(answers.get("202", 0) * FLOOD_EVENTS / elapsed, 1),
+                "eventsAcceptedPerSecond": round(answers.get("202", 0) * self.events / elapsed, 1),
                 "seconds": round(elapsed, 1)}
 
 
-FLOOD_EVENTS = 500
-
-
-def flood_process(base, token, flag, number, connections, stopping, results):
-    """One process of a flood: `connections` threads sending batches without pause."""
+def flood_process(base, token, flag, number, connections, events, stopping, results):
+    """One process of a flood: `connections` threads sending batches of `events` (nine tenths
+    exposures, one tenth summaries) without pause. The process runs at nice 10: the fleet and the
+    flood share the machine with the server, and the fleet's phones must keep their times for the
+    evidence's delays to be the server's."""
+    os.nice(10)
     answers = {}
     lock = threading.Lock()
     at = now_ms()
     exposures = [{"flag": flag, "variant": NEW, "value": True, "reason": "SPLIT", "unit": "flood-%d-%d" % (number, unit),
-                  "time": at} for unit in range(FLOOD_EVENTS - 50)]
+                  "time": at} for unit in range(events - events // 10)]
     summaries = [{"flag": flag, "variant": NEW, "reason": "SPLIT", "count": 3, "start": at - 1000 - unit, "end": at}
-                 for unit in range(50)]
+                 for unit in range(events // 10)]
     template = json.dumps({"version": 1, "batchId": "@ID@", "source": {"appVersion": "5.2.0", "platform": "iOS",
                                                                          "buildConfiguration": "release"},
                            "exposures": exposures, "summaries": summaries, "events": []},
@@ -652,7 +656,8 @@ def run(admin, base, fleet_token, scenario, seed, arguments, label=""):
     flood = None
     if arguments.flood_processes:
         token = fleet_token if arguments.flood_token == "same" else client_token(admin, "flood-" + flag)
-        flood = Flood(base, token, "flood-" + flag, arguments.flood_processes, arguments.flood_connections)
+        flood = Flood(base, token, "flood-" + flag, arguments.flood_processes, arguments.flood_connections,
+                      arguments.flood_events)
     fleet.start()
     try:
         # On purpose: the fleet's first launches and evaluations before the plan starts.
@@ -679,7 +684,7 @@ def run(admin, base, fleet_token, scenario, seed, arguments, label=""):
     result = report(plan, fleet, scenario, seed, arguments)
     if flooded is not None:
         flooded.update(processes=arguments.flood_processes, connections=arguments.flood_connections,
-                       token=arguments.flood_token)
+                       events=arguments.flood_events, token=arguments.flood_token)
         result["flood"] = flooded
     return result
 
@@ -804,6 +809,8 @@ def parser():
                          help="processes flooding ingestion with exposure and summary batches from the plan's "
                               "start, ignoring Retry-After; default 0 (none)")
     command.add_argument("--flood-connections", type=int, default=8, help="connections per flood process; default 8")
+    command.add_argument("--flood-events", type=int, default=2000,
+                         help="events per flood batch (the server's largest batch by default: 2000)")
     command.add_argument("--flood-token", choices=("same", "own"), default="same",
                          help="the flood sends with the fleet's client token (same, the default: it ships in every "
                               "copy of the app) or a client token of its own")
@@ -870,8 +877,9 @@ def main(argv=None):
         raise SystemExit("--server needs --admin-token")
     if arguments.phones < 1 or arguments.workers < 1 or arguments.parallel < 1:
         raise SystemExit("--phones, --workers and --parallel must be at least 1")
-    if arguments.flood_processes < 0 or arguments.flood_connections < 1:
-        raise SystemExit("--flood-processes must be at least 0 and --flood-connections at least 1")
+    if arguments.flood_processes < 0 or arguments.flood_connections < 1 or arguments.flood_events < 10:
+        raise SystemExit("--flood-processes must be at least 0, --flood-connections at least 1 and --flood-events "
+                         "at least 10")
     if arguments.tick_seconds is not None and arguments.server:
         raise SystemExit("--tick-seconds is the tick of a server the script starts (--binary); start yours with "
                          "--rollout-tick-seconds")
