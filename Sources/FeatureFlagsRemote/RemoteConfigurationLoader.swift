@@ -32,20 +32,20 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     public var cacheFile: RemoteCacheFile? { cache.file }
 
     private let fetcher: RemoteFetcher
-    private let clock: any RefreshClock
-    private let logger: Logger
-    private let cache: RemoteCacheStore
-    private let state = Locked(State())
-    private let publisher = RemoteSnapshotPublisher()
+    let clock: any RefreshClock
+    let logger: Logger
+    let cache: RemoteCacheStore
+    let state = Locked(State())
+    let publisher = RemoteSnapshotPublisher()
     /// Tells Observation of snapshot changes, for the debug menu (see `debugRemoteStatus`).
     let debugStatusObservation = ObservationRegistrar()
-    private let scheduler: RefreshScheduler
+    let scheduler: RefreshScheduler
     /// The server's change-notification stream, when a bulk response advertises one.
     let eventStream: EventStreamFollower
     /// Held while the cache file is read once, so that concurrent first reads wait for it.
     private let cacheReadGate = Locked(false)
 
-    private struct State {
+    struct State {
         var entry: RemoteCacheEntry?
         var snapshot = RemoteConfigurationSnapshot()
         var failures = 0
@@ -65,7 +65,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         var hasPersistedNotBefore = false
     }
 
-    private enum FetchOutcome: Sendable {
+    enum FetchOutcome: Sendable {
         case updated(RemoteFlagValues)
         case notModified(RemoteFlagValues)
         case failed(RemoteLoadError, hasValues: Bool, values: RemoteFlagValues)
@@ -369,7 +369,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         }
     }
 
-    private func followEventStreams(_ streams: [RemoteEventStream], refetchOnConnect: Bool) {
+    func followEventStreams(_ streams: [RemoteEventStream], refetchOnConnect: Bool) {
         guard configuration.followsEventStreams else { return }
         eventStream.follow(streams, baseURL: configuration.environment.baseURL, refetchOnConnect: refetchOnConnect)
     }
@@ -457,188 +457,11 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
         return try RemotePayloadDecoder.decode(data, format: configuration.source.format, registry: registry)
     }
 
-    // MARK: - Outcomes
-
-    /// The unit the values are evaluated for: the OFREP context's targeting key (the cache is
-    /// keyed by the context, so cached values were served to it too).
-    private var servedUnit: String? {
-        if case .ofrep(let context) = configuration.source { context.targetingKey } else { nil }
-    }
-
-    /// New values: from a response (with its `ETag`, which is also the values' revision), or an
-    /// event's changes applied to the cached payload (no `ETag`: the next request is
-    /// unconditional; the revision is the version the event announced).
-    private func updated(
-        _ decoded: DecodedRemotePayload, payload: Data, etag: String?, revision: String?, trigger: RefreshTrigger
-    )
-        -> FetchOutcome
-    {
-        let now = clock.now
-        clearPersistedNotBefore()
-        let entry = RemoteCacheEntry(
-            payload: payload, format: configuration.source.format, etag: etag,
-            writtenAt: now,
-            ttl: RemoteDurationLimits.clamp(decoded.ttl ?? configuration.defaultTTL, to: RemoteDurationLimits.timeToLive),
-            cacheKey: cache.key)
-        cache.save(entry)
-        logIgnored(decoded.ignored)
-        let values = RemoteFlagValues(
-            decoded.values, source: configuration.source.format.rawValue, unit: servedUnit, revision: revision)
-        logger.info(
-            "Remote configuration updated",
-            metadata: [
-                "environment": "\(configuration.environment)", "trigger": "\(trigger.rawValue)",
-                "values": "\(values.values.count)", "ignored": "\(decoded.ignored.count)",
-            ])
-        mutate { state in
-            state.entry = entry
-            state.failures = 0
-            state.notBefore = nil
-            state.retryAt = nil
-            state.userSkippedWait = false
-            let connected = state.snapshot.isEventStreamConnected
-            state.snapshot = RemoteConfigurationSnapshot(
-                values: values, status: .ready, ignored: decoded.ignored, cacheProblem: state.snapshot.cacheProblem,
-                fetchedAt: now, expiresAt: entry.expiresAt, nextRefreshAt: entry.expiresAt)
-            state.snapshot.isEventStreamConnected = connected
-            state.cachedEventStreams = decoded.eventStreams
-            if trigger.isBackground { publisher.publish(values) } else { publisher.discardUndelivered() }
-        }
-        schedule(at: entry.expiresAt)
-        followEventStreams(decoded.eventStreams, refetchOnConnect: false)
-        return .updated(values)
-    }
-
-    /// Removes the kept `Retry-After` moment once a request went through.
-    private func clearPersistedNotBefore() {
-        let persisted = state.withLock { state in
-            defer { state.hasPersistedNotBefore = false }
-            return state.hasPersistedNotBefore
-        }
-        if persisted { cache.removeNotBefore() }
-    }
-
-    /// The most ignored keys one log line names.
-    static let ignoredKeysLogged = 5
-
-    /// One warning per payload, however many values it had left out: their count and the
-    /// first few keys with their reasons (never values). Values for keys the registry does not
-    /// declare are normal on a server shared with other apps: each such key is reported once per
-    /// process, at debug level, and never warned about.
-    private func logIgnored(_ ignored: [IgnoredRemoteValue]) {
-        let problems = ignored.filter { $0.reason != .unknownKey }
-        if !problems.isEmpty {
-            var first = problems.prefix(Self.ignoredKeysLogged).map(\.description).joined(separator: ", ")
-            if problems.count > Self.ignoredKeysLogged { first += ", …" }
-            logger.warning(
-                "Ignored remote values that don't fit the registry",
-                metadata: ["count": "\(problems.count)", "first": "\(first)"])
-        }
-        let unknown = ignored.lazy.filter { $0.reason == .unknownKey }.map(\.key)
-        guard logger.logLevel <= .debug, !unknown.isEmpty else { return }
-        let new = UnknownRemoteKeys.shared.firstSightings(of: unknown)
-        guard !new.isEmpty else { return }
-        var first = new.prefix(Self.ignoredKeysLogged).joined(separator: ", ")
-        if new.count > Self.ignoredKeysLogged { first += ", …" }
-        logger.debug(
-            "Ignored remote values for keys the registry does not declare (each key reported once)",
-            metadata: ["count": "\(new.count)", "first": "\(first)"])
-    }
-
-    /// A 304: the cached payload is confirmed and its age reset. Nothing is decoded.
-    private func notModified(_ cached: RemoteCacheEntry, trigger: RefreshTrigger) -> FetchOutcome {
-        let now = clock.now
-        var entry = cached
-        entry.writtenAt = now
-        entry.notBefore = nil
-        cache.save(entry)
-        clearPersistedNotBefore()
-        logger.debug("Remote configuration not modified", metadata: ["trigger": "\(trigger.rawValue)"])
-        let values = mutate { state -> RemoteFlagValues in
-            state.entry = entry
-            state.failures = 0
-            state.notBefore = nil
-            state.retryAt = nil
-            state.userSkippedWait = false
-            var values = state.snapshot.values
-            if values.values.values.contains(where: { $0.reason == .stale }) {
-                values.values = values.values.mapValues { value in
-                    var value = value
-                    if value.reason == .stale { value.reason = .cached }
-                    return value
-                }
-                state.snapshot.values = values
-                if trigger.isBackground { publisher.publish(values) }
-            }
-            state.snapshot.status = .ready
-            state.snapshot.notice = nil
-            state.snapshot.lastError = nil
-            state.snapshot.fetchedAt = now
-            state.snapshot.expiresAt = entry.expiresAt
-            state.snapshot.nextRefreshAt = entry.expiresAt
-            return values
-        }
-        schedule(at: entry.expiresAt)
-        return .notModified(values)
-    }
-
-    private func failed(_ error: RemoteLoadError, trigger: RefreshTrigger, retryAt: Date? = nil) -> FetchOutcome {
-        let now = clock.now
-        let (next, outcome, persisted) = mutate { state -> (Date, FetchOutcome, Date?) in
-            state.failures += 1
-            let next = retryAt ?? now.addingTimeInterval(configuration.retryPolicy.delay(afterFailures: state.failures))
-            var persisted: Date?
-            if error.code == .rateLimited {
-                state.notBefore = next
-                state.hasPersistedNotBefore = true
-                persisted = next
-            } else {
-                state.retryAt = next
-            }
-            let hasValues = state.entry != nil
-            state.snapshot.status = hasValues ? .stale : .error(error)
-            state.snapshot.notice = hasValues ? nil : RemoteNotice(kind: .usingDefaults)
-            state.snapshot.lastError = error
-            state.snapshot.nextRefreshAt = next
-            return (next, .failed(error, hasValues: hasValues, values: state.snapshot.values), persisted)
-        }
-        // Kept beside the cache, so that a relaunch before it sends nothing either, even when
-        // nothing was ever cached.
-        if let persisted { cache.saveNotBefore(persisted) }
-        logger.warning(
-            "Remote configuration refresh failed",
-            metadata: [
-                "environment": "\(configuration.environment)", "trigger": "\(trigger.rawValue)",
-                "error": "\(error.code)", "status": "\(error.statusCode.map(String.init) ?? "-")",
-                "retryInSeconds": "\(Int(next.timeIntervalSince(now).rounded(.up)))",
-            ])
-        schedule(at: next)
-        return outcome
-    }
-
-    private func stop(_ error: RemoteLoadError) -> FetchOutcome {
-        let outcome = mutate { state -> FetchOutcome in
-            state.stopped = true
-            scheduler.cancel()
-            let hasValues = state.entry != nil
-            state.snapshot.status = .fatal(error)
-            state.snapshot.notice = RemoteNotice(kind: hasValues ? .updatesStopped : .usingDefaults)
-            state.snapshot.lastError = error
-            state.snapshot.nextRefreshAt = nil
-            return .failed(error, hasValues: hasValues, values: state.snapshot.values)
-        }
-        eventStream.disconnect()
-        logger.error(
-            "The server refused the app; remote configuration refresh stopped",
-            metadata: ["environment": "\(configuration.environment)", "status": "\(error.statusCode ?? 0)"])
-        return outcome
-    }
-
     // MARK: - Scheduling
 
     /// Replaces the pending timer with one that refreshes at `date` (TTL expiry or a retry),
     /// unless refreshing has stopped.
-    private func schedule(at date: Date) {
+    func schedule(at date: Date) {
         mutate { state in
             guard !state.stopped else { return }
             state.snapshot.nextRefreshAt = date
@@ -654,7 +477,7 @@ public final class RemoteConfigurationLoader: RemoteFlagProvider {
     // MARK: - Publishing
 
     /// Mutates the state and tells snapshot and status subscribers about any change.
-    private func mutate<Result>(_ body: (inout State) -> Result) -> Result {
+    func mutate<Result>(_ body: (inout State) -> Result) -> Result {
         let (result, change, changed) = state.withLock { state -> (Result, (RemoteStatus, RemoteStatus)?, Bool) in
             let before = state.snapshot
             let result = body(&state)

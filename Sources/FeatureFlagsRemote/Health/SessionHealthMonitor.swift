@@ -419,133 +419,7 @@ public final class SessionHealthMonitor: FlagEventHook {
         return previous
     }
 
-    /// The marker in `file` (its snapshot and the lines appended after it), or why it cannot be
-    /// read: a file larger than `SessionMarker.maximumBytes` is not read past that.
-    static func readMarker(_ file: URL) -> (SessionMarker?, String?) {
-        let data: Data
-        do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: SessionMarker.maximumBytes + 1) ?? Data()
-        } catch {
-            return (nil, "\(error)")
-        }
-        guard data.count <= SessionMarker.maximumBytes else {
-            return (nil, "larger than \(SessionMarker.maximumBytes) bytes")
-        }
-        return SessionMarker.parse(data)
-    }
-
-    /// One event per unit (one without a unit when none read a variant), each with its
-    /// variants; a unit that read several variants of a flag has one event more per further
-    /// variant (``SessionMarker/UnitVariants/layers``), so that the server, which reads one
-    /// variant per flag from an event, counts the session for each.
-    static func events(
-        named name: String, session: String, units: [SessionMarker.UnitVariants], omitted: Int, duration: TimeInterval,
-        attributes: [String: FlagValue], time: Date, source: FlagEventSource
-    ) -> [FlagEvent] {
-        var attributes = attributes
-        attributes["session"] = .string(session)
-        if omitted > 0 { attributes["omitted"] = .int(omitted) }
-        let value = duration.isFinite ? max(0, duration) : nil
-        guard !units.isEmpty else {
-            return [
-                .tracked(
-                    TrackedFlagEvent(
-                        name: name, value: value, attributes: attributes, unit: nil, variants: [:], time: time, source: source))
-            ]
-        }
-        return units.flatMap { entry in
-            entry.layers.map { variants in
-                .tracked(
-                    TrackedFlagEvent(
-                        name: name, value: value, attributes: attributes, unit: entry.unit, variants: variants, time: time,
-                        source: source))
-            }
-        }
-    }
-
-    // MARK: - Crash diagnostics (MetricKit)
-
-    /// Reports crash diagnostics from the system (MetricKit's, through
-    /// `SessionHealthMetricKitSubscriber`) as `$crash` with `detection: "metrickit"` and its
-    /// `signal` and `exceptionType`, without unit or variants (the diagnostic does not say which
-    /// session it came from).
-    ///
-    /// A diagnostic whose interval overlaps a session reported as crashed from its marker at this
-    /// launch is that crash, already counted with its variants: it is not reported again (one
-    /// diagnostic per such session, oldest first). The others are crashes the markers did not
-    /// see (in the background, or before ``start(delivering:)``). Each is queued once under a key
-    /// of its interval, signal and exception type, so a payload handed over twice counts once.
-    /// Diagnostics received before ``start(delivering:)`` wait for it (the first 64). Returns how
-    /// many were queued.
-    @discardableResult
-    public func reportCrashDiagnostics(_ diagnostics: [CrashDiagnostic]) async -> Int {
-        await serially {
-            let delivery = self.state.withLock { state -> FlagEventDelivery? in
-                if state.delivery == nil {
-                    // Bounded while they wait: the first 64.
-                    state.pendingDiagnostics = Array((state.pendingDiagnostics + diagnostics).prefix(64))
-                }
-                return state.delivery
-            }
-            guard let delivery else { return 0 }
-            return await self.reportDiagnosticsNow(diagnostics, delivery: delivery)
-        }
-    }
-
-    private func reportDiagnosticsNow(_ diagnostics: [CrashDiagnostic], delivery: FlagEventDelivery) async -> Int {
-        var queued = 0
-        var seen: [String: Int] = [:]
-        for diagnostic in diagnostics {
-            let identity =
-                "\(Self.milliseconds(diagnostic.begin))-\(Self.milliseconds(diagnostic.end))-\(diagnostic.signal ?? -1)-\(diagnostic.exceptionType ?? -1)"
-            let occurrence = seen[identity, default: 0]
-            seen[identity] = occurrence + 1
-            let key = "metrickit:\(identity)-\(occurrence)"
-            let absorbed = state.withLock { state -> Bool in
-                if state.absorbedDiagnostics.contains(key) { return true }
-                guard
-                    let index = state.reportedCrashes.firstIndex(where: {
-                        !$0.matched && diagnostic.begin <= $0.reportedAt && diagnostic.end >= $0.start
-                    })
-                else { return false }
-                state.reportedCrashes[index].matched = true
-                state.absorbedDiagnostics.insert(key)
-                return true
-            }
-            if absorbed { continue }
-            var attributes: [String: FlagValue] = ["detection": "metrickit"]
-            if let signal = diagnostic.signal { attributes["signal"] = .int(signal) }
-            if let exceptionType = diagnostic.exceptionType { attributes["exceptionType"] = .int(exceptionType) }
-            let event = FlagEvent.tracked(
-                TrackedFlagEvent(
-                    name: Self.crashEventName, value: nil, attributes: attributes, unit: nil, variants: [:],
-                    time: configuration.now(), source: configuration.source))
-            do {
-                if try await delivery.enqueue([event], once: key) { queued += 1 }
-            } catch {
-                configuration.logger.warning("Could not queue a crash diagnostic: \(error).")
-            }
-        }
-        return queued
-    }
-
     // MARK: - Files
-
-    static func markerName(_ id: String) -> String {
-        markerPrefix + id + markerSuffix
-    }
-
-    static func sessionID(fromMarkerName name: String) -> String? {
-        guard name.hasPrefix(markerPrefix), name.hasSuffix(markerSuffix) else { return nil }
-        let id = String(name.dropFirst(markerPrefix.count).dropLast(markerSuffix.count))
-        return SessionMarker.isValidID(id) ? id : nil
-    }
-
-    static func reportKey(_ id: String) -> String {
-        "session:" + id
-    }
 
     /// The markers in the directory, sorted by name; temporary files of a write a killed
     /// process left are deleted.
@@ -589,7 +463,7 @@ public final class SessionHealthMonitor: FlagEventHook {
 
     /// Runs `work` after every operation begun before it: a start, an end and a begin called
     /// in a row (from lifecycle callbacks) happen in that order.
-    private func serially<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T {
+    func serially<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T {
         await enqueueSerially(work).value
     }
 
