@@ -6,8 +6,9 @@ limit and the rollout executor looking at plans every 2 s (`--rollout-tick-secon
 10), and runs six rollouts, four at a time: the one-version regression and the doubled crash rate
 (2 % -> 4 %) with seeds 1-3 first, then, as the doubled ones end, two A/A plans on a population
 where one app version crashes more in both arms. 200 phones a plan (300 for the one-version one),
-each plan 20 % -> 50 % -> 100 % (steps of 10 s; 15 s and 45 s for the one-version one) with a
-`crash_rate` guardrail evaluated every 2 s that rolls back. It checks that
+each plan 20 % -> 50 % -> 100 % with a `crash_rate` guardrail evaluated every 2 s that rolls back
+(steps of 20 s and 20 s for the doubled crash rate, 10 s and 10 s for A/A, 15 s and 45 s for the
+one-version regression). It checks that
 
 - every seed of the doubled crash rate is rolled back before the new variant reaches 100 %, by the
   guardrail (the finding's new rate above the old one), with the sessions and crashes per variant
@@ -43,7 +44,11 @@ class SimulatedFleetTests(unittest.TestCase):
             common = ["--server", cls.server.base, "--admin-token", cls.server.admin_token, "--session-seconds", "0.2",
                       "--gap-seconds", "0.2", "--flush-seconds", "4", "--refresh-seconds", "5", "--workers", "4",
                       "--evaluation-interval", "2", "--max-seconds", "150"]
-            arguments = simulate_fleet.parser().parse_args(
+            # The doubled crash rate needs about 20 s of a step to be seen with 200 phones (the
+            # evidence waits for the next launch and a flush); an A/A plan only has to finish.
+            double = simulate_fleet.parser().parse_args(
+                common + ["--phones", "200", "--steps", "20:20,50:20,100", "--minimum-units", "20"])
+            aa = simulate_fleet.parser().parse_args(
                 common + ["--phones", "200", "--steps", "20:10,50:10,100", "--minimum-units", "20"])
             # 5.1.0 on iOS is a quarter of the phones: enough units and sessions in its stratum
             # for a look per app version to see the regression at 50 %.
@@ -52,10 +57,9 @@ class SimulatedFleetTests(unittest.TestCase):
             scenarios = simulate_fleet.SCENARIOS
             # The longest run first, so that it overlaps the others; each A/A plan starts when a
             # doubled one ends.
-            jobs = [(scenarios["one-version"], 1, one_version)] + [(scenarios["double"], seed) for seed in (1, 2, 3)]
-            jobs += [(scenarios["aa"], 1), (scenarios["aa"], 2)]
-            results = simulate_fleet.run_many(cls.server.base, cls.server.admin_token, token, jobs, arguments,
-                                              parallel=4)
+            jobs = [(scenarios["one-version"], 1, one_version)] + [(scenarios["double"], seed, double) for seed in (1, 2, 3)]
+            jobs += [(scenarios["aa"], 1, aa), (scenarios["aa"], 2, aa)]
+            results = simulate_fleet.run_many(cls.server.base, cls.server.admin_token, token, jobs, aa, parallel=4)
             for result in results:
                 print(json.dumps(result, sort_keys=True), file=sys.stderr)
             cls.results = {(result["scenario"], result["seed"]): result for result in results}
