@@ -100,6 +100,31 @@ def axe_script():
 VIEWPORTS = (("laptop", 1366, 900, False), ("phone", 390, 844, True))
 THEMES = ("light", "dark")
 
+# On a phone nothing may run off the page's right edge (content inside a box that scrolls sideways,
+# such as a wide table, may): answers the outermost such elements as "tag#id.class: N px", or [] when
+# the page is no wider than the screen.
+WIDER_THAN_SCREEN = """
+const limit = document.documentElement.clientWidth;
+if (document.documentElement.scrollWidth <= limit) { return []; }
+const clipped = (element) => {
+  for (let box = element.parentElement; box && box !== document.body; box = box.parentElement) {
+    if (getComputedStyle(box).overflowX !== 'visible') { return true; }
+  }
+  return false;
+};
+const found = [];
+for (const element of document.body.querySelectorAll('*')) {
+  const right = element.getBoundingClientRect().right;
+  if (right <= limit + 1 || clipped(element)) { continue; }
+  if (found.some((outer) => outer.contains(element))) { continue; }
+  found.push(element);
+}
+return found.slice(0, 8).map((element) =>
+  element.tagName.toLowerCase() + (element.id ? '#' + element.id : '')
+  + (element.className && typeof element.className === 'string' ? '.' + element.className.trim().split(/\\s+/).join('.') : '')
+  + ': right edge at ' + Math.round(element.getBoundingClientRect().right) + ' px of ' + limit);
+"""
+
 
 class Server:
     """The real binary on a free port (port 0, read back from its log) with its own data."""
@@ -271,6 +296,10 @@ class BrowserSuite:
                                                     ", ".join(str(node["target"]) + " " + node.get("failureSummary", "")
                                                               for node in violation["nodes"][:5]))
                             for violation in bad)))
+                    if mobile:
+                        self.assertEqual(self.browser.execute_script(WIDER_THAN_SCREEN), [],
+                                         "%s (%s, %s): the page is wider than the screen; these run off its right edge"
+                                         % (name, theme, label))
                     page_height = self.browser.execute_script(
                         "return Math.max(document.documentElement.scrollHeight, document.body.scrollHeight)")
                     shot = self.browser.execute_cdp_cmd("Page.captureScreenshot", {
