@@ -53,16 +53,19 @@ the outcome, the step (1-based) and its share, seconds from the step's start and
 start to the rollback, the finding, and per variant the sessions and crashes the server accepted,
 the crashes that arrived without a variant, the share of crashes that arrived with one, and the
 delivery: batches sent and answered 429/503, health and other batches apart, events accepted and
-OFREP evaluations per second, and how late evidence arrived (seconds from a crash, and from its
-`$crash` being written at the next launch, to the server's 202: median, 95th percentile, largest).
+OFREP evaluations per second, how long the server took to answer (evaluations, health batches and
+other batches apart), and how late evidence arrived (seconds from a crash, and from its `$crash`
+being written at the next launch, to the server's 202: median, 95th percentile, largest).
 
 `--flood-processes N` adds a flood from the plan's start: N processes (at nice 10, so that the
 phones keep their times) of `--flood-connections` connections each send batches of
 `--flood-events` events (2,000 by default, the server's largest batch: nine tenths exposures, one
 tenth summaries, of a flag of their own) as fast as they can, each with a new batch id, ignoring
-`Retry-After`, with the fleet's client token (it ships in every copy of the app) or, with
-`--flood-token own`, a client token of their own. The run then reports the flood's answers by
-status, to set beside the fleet's health batches.
+`Retry-After`, with the fleet's client token (it ships in every copy of the app), with
+`--flood-token own` a client token of their own, or with `--flood-token each` one client token per
+process (one token's uploads are capped, `maximumQueuedBytesPerToken`: several tokens reach the
+server's own bounds). The run then reports the flood's answers by status, to set beside the fleet's
+health batches.
 
 Against a server it starts (a fresh data directory, no client rate limit):
 
@@ -213,6 +216,8 @@ class Counts:
         # the `$crash` being written (the next launch) to that 202.
         self.crash_delays = []
         self.report_delays = []
+        # Seconds from sending a request to its answer, by kind: "evaluation", "health", "other".
+        self.answer_seconds = {"evaluation": [], "health": [], "other": []}
         self.refused = 0
         self.evaluations = 0
         self.not_modified = 0
@@ -452,8 +457,10 @@ class Fleet:
         if phone.etag:
             headers["If-None-Match"] = phone.etag
         body = json.dumps({"context": phone.context}, separators=(",", ":"), sort_keys=True).encode()
+        sent = time.monotonic()
         status, answer_headers, answer = connection.request("POST", "/ofrep/v1/evaluate/flags", headers, body)
         with self.counts.lock:
+            self.counts.answer_seconds["evaluation"].append(time.monotonic() - sent)
             self.counts.evaluations += 1
             self.counts.not_modified += 1 if status == 304 else 0
         if status == 304:
@@ -495,7 +502,10 @@ class Fleet:
                 headers["Flag-Event-Priority"] = "health"
             body = json.dumps(batch, separators=(",", ":"), sort_keys=True).encode()
             self.counts.sent(health)
+            sent = time.monotonic()
             status, answer_headers, answer = connection.request("POST", "/ofrep/v1/ingestion", headers, body)
+            with self.counts.lock:
+                self.counts.answer_seconds["health" if health else "other"].append(time.monotonic() - sent)
             if 200 <= status < 300:
                 phone.batches.pop(0)
                 self.counts.accepted(batch, self.flag, health, crashes)
@@ -535,14 +545,16 @@ class Flood:
     of `connections` keep-alive connections each, every batch a new batch id. Health batches of the
     fleet must still be accepted while these are shed."""
 
-    def __init__(self, base, token, flag, processes, connections, events):
+    def __init__(self, base, tokens, flag, processes, connections, events):
+        """`tokens`: the client token of each process, in turn."""
         self.started = None
         self.events = events
         context = multiprocessing.get_context("spawn")
         self.stopping = context.Event()
         self.results = context.Queue()
         self.processes = [context.Process(target=flood_process, daemon=True,
-                                          args=(base, token, flag, number, connections, events, self.stopping, self.results))
+                                          args=(base, tokens[number % len(tokens)], flag, number, connections, events,
+                                                self.stopping, self.results))
                           for number in range(processes)]
 
     def start(self):
@@ -655,8 +667,13 @@ def run(admin, base, fleet_token, scenario, seed, arguments, label=""):
     fleet = Fleet(base, fleet_token, flag, scenario, seed, arguments)
     flood = None
     if arguments.flood_processes:
-        token = fleet_token if arguments.flood_token == "same" else client_token(admin, "flood-" + flag)
-        flood = Flood(base, token, "flood-" + flag, arguments.flood_processes, arguments.flood_connections,
+        if arguments.flood_token == "same":
+            tokens = [fleet_token]
+        elif arguments.flood_token == "own":
+            tokens = [client_token(admin, "flood-" + flag)]
+        else:
+            tokens = [client_token(admin, "flood-%s-%d" % (flag, number)) for number in range(arguments.flood_processes)]
+        flood = Flood(base, tokens, "flood-" + flag, arguments.flood_processes, arguments.flood_connections,
                       arguments.flood_events)
     fleet.start()
     try:
@@ -737,18 +754,21 @@ def report(plan, fleet, scenario, seed, arguments):
                           "eventsAcceptedPerSecond": round(counts.events / elapsed, 1),
                           "evaluationsPerSecond": round(counts.evaluations / elapsed, 1),
                           "crashToAcceptedSeconds": percentiles(counts.crash_delays),
-                          "crashReportToAcceptedSeconds": percentiles(counts.report_delays)}
+                          "crashReportToAcceptedSeconds": percentiles(counts.report_delays),
+                          "answerSeconds": {kind: percentiles(values, 3) for kind, values in counts.answer_seconds.items()}}
     result["asExpected"] = (outcome == "rolled back") == (scenario.must == "roll back")
     return result
 
 
-def percentiles(values):
-    """The median, 95th percentile and largest of `values` (seconds), and how many."""
+def percentiles(values, digits=2):
+    """The median, 95th percentile and largest of `values` (seconds, to `digits` decimals), and how
+    many."""
     if not values:
         return {"count": 0}
     ordered = sorted(values)
     at = lambda share: ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-    return {"count": len(ordered), "p50": round(at(0.5), 2), "p95": round(at(0.95), 2), "max": round(ordered[-1], 2)}
+    return {"count": len(ordered), "p50": round(at(0.5), digits), "p95": round(at(0.95), digits),
+            "max": round(ordered[-1], digits)}
 
 
 def start_server(binary, extra=()):
@@ -811,9 +831,9 @@ def parser():
     command.add_argument("--flood-connections", type=int, default=8, help="connections per flood process; default 8")
     command.add_argument("--flood-events", type=int, default=2000,
                          help="events per flood batch (the server's largest batch by default: 2000)")
-    command.add_argument("--flood-token", choices=("same", "own"), default="same",
+    command.add_argument("--flood-token", choices=("same", "own", "each"), default="same",
                          help="the flood sends with the fleet's client token (same, the default: it ships in every "
-                              "copy of the app) or a client token of its own")
+                              "copy of the app), a client token of its own (own), or one per process (each)")
     return command
 
 
