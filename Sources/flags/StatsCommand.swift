@@ -9,7 +9,9 @@ struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Analyse an experiment from its sufficient statistics, or plan its sample size.",
-        subcommands: [StatsAnalyzeCommand.self, StatsPlanCommand.self, StatsAdjustCommand.self, StatsQuantileCommand.self]
+        subcommands: [
+            StatsAnalyzeCommand.self, StatsPlanCommand.self, StatsAdjustCommand.self, StatsQuantileCommand.self, StatsWinsorizeCommand.self,
+        ]
     )
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compares `flags stats adjust` and `flags stats quantile` with independent implementations
+"""Compares `flags stats adjust`, `flags stats quantile` and `flags stats winsorize` with independent implementations
 (statsmodels, scipy) on seeded random cases.
 
     python3 scripts/statistics/compare_methods.py [--flags PATH] [--cases N] [--seed S]
@@ -17,7 +17,11 @@ Checks:
   - the percentile metric: each arm's quantile (numpy's default definition), order-statistic
     ranks, binomial coverage (scipy.stats.binom), standard errors, the interval and p-value of
     the difference (scipy.stats.norm), computed here from the raw values, to 1e-9; and the cases
-    the method refuses (too few values for the quantile's ranks) refused by both.
+    the method refuses (too few values for the quantile's ranks) refused by both;
+  - capping (winsorization from above): the pooled percentile threshold against np.percentile
+    (its default linear method) and the capped values and their count against np.clip, on
+    heavy-tailed, tied and small samples (to 1e-12 relative); a fixed cap against np.clip exactly;
+    percentiles outside (0.5, 1) refused.
 Prints "N passed, N failed" and exits non-zero on any failure.
 
 --coverage instead simulates the percentile interval (this file's formula, which the checks above
@@ -261,6 +265,41 @@ def coverage_table(rng, replications):
     print(f"\nEach cell's binomial standard error is about {100 * math.sqrt(0.05 * 0.95 / replications):.2f} points at 5 %.")
 
 
+# Capping (winsorization from above).
+
+def compare_winsorization(flags, rng, cases, checker):
+    for number in range(cases):
+        n = int(rng.choice([1, 2, 7, 50, 999, 5000]))
+        shape = number % 3
+        if shape == 0:
+            values = rng.lognormal(2, 1.5, n)
+        elif shape == 1:
+            values = rng.integers(0, 6, n).astype(float)  # ties at the threshold
+        else:
+            values = np.where(rng.random(n) < 0.8, 0.0, rng.pareto(1.2, n) * 40)
+        values = [float(v) for v in values]
+        percentile = float(rng.choice([0.9, 0.95, 0.99, 0.999, float(rng.uniform(0.5001, 0.9999))]))
+        run = run_flags(flags, ["winsorize"], {"percentile": percentile, "values": values})
+        where = f"winsorize #{number} (n = {n}, p = {percentile})"
+        if run.returncode != 0:
+            checker.failures.append(f"{where}: flags failed: {run.stderr.decode()}")
+            continue
+        ours = json.loads(run.stdout)
+        threshold = float(np.percentile(values, 100 * percentile))
+        clipped = np.clip(values, None, threshold)
+        checker.check(f"{where} threshold", ours["threshold"], threshold, relative=1e-12, absolute=1e-12)
+        checker.check(f"{where} capped", ours["capped"], int((np.array(values) > threshold).sum()), relative=0)
+        worst = max(abs(o - t) / max(abs(t), 1e-300) for o, t in zip(ours["values"], clipped)) if n else 0
+        checker.check(f"{where} values (largest relative difference)", worst, 0.0, absolute=1e-12)
+        cap = float(rng.uniform(0.5, 50))
+        run = run_flags(flags, ["winsorize"], {"value": cap, "values": values})
+        fixed = json.loads(run.stdout) if run.returncode == 0 else None
+        checker.check(f"winsorize #{number} fixed cap {cap}", None if fixed is None else float(fixed["values"] == [float(v) for v in np.clip(values, None, cap)]), 1.0, relative=0)
+    for percentile in (0.5, 0.3, 1.0):
+        run = run_flags(flags, ["winsorize"], {"percentile": percentile, "values": [1.0, 2.0]})
+        checker.check(f"winsorize refuses percentile {percentile}", float(run.returncode), 2.0, relative=0)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--flags", default=".build/debug/flags")
@@ -277,7 +316,8 @@ def main():
     compare_adjustments(args.flags, rng, args.cases, checker)
     compare_dunnett(args.flags, rng, args.cases, checker)
     compare_quantiles(args.flags, rng, 2 * args.cases, checker)
-    print(f"{checker.passed} passed, {len(checker.failures)} failed (Holm, Benjamini–Hochberg, Dunnett and percentiles against statsmodels/scipy)")
+    compare_winsorization(args.flags, rng, args.cases, checker)
+    print(f"{checker.passed} passed, {len(checker.failures)} failed (Holm, Benjamini–Hochberg, Dunnett, percentiles and capping against statsmodels/scipy/numpy)")
     for failure in checker.failures[:50]:
         print("  FAILED", failure)
     sys.exit(1 if checker.failures else 0)

@@ -22,7 +22,9 @@ per scenario; the figures in the docs come from the default sizes.
 Populations: normal; lognormal revenue (σ = 1.5); Pareto-like revenue (tail index 2.5); small n
 (100 units per arm, the default minimum); rare conversion (1 %); clustered by user (sessions per
 user and an error propensity per user), analysed per user as a ratio metric and, to show why the
-unit matters, naively per session.
+unit matters, naively per session; revenue capped at its pooled 99th percentile (`flags stats
+winsorize`'s definition, np.percentile and np.clip, which compare_methods.py holds equal) and then
+compared by Welch; the 90th percentile of lognormal revenue by `flags stats quantile`.
 """
 import argparse
 import json
@@ -49,6 +51,8 @@ PAGES = {
     "RatioMetrics.md": lambda r: "clustered" in r.population,
     "SampleRatioCheck.md": lambda r: r.method.startswith("Sample ratio"),
     "MinimumSample.md": lambda r: ("small n" in r.population or "rare" in r.population) and not r.method.startswith("Bayesian"),
+    "Capping.md": lambda r: "capped" in r.method,
+    "MultipleArmsAndPercentiles.md": lambda r: r.method.startswith("Percentile"),
     "SimulationResults.md": lambda r: True,
 }
 POWER_PAGES = ("SampleSizePlanning.md", "SimulationResults.md")
@@ -402,6 +406,65 @@ def planned_power(flags, rng, runs):
     return lines + ["| " + " | ".join(r) + " |" for r in results], any(r[-1] for r in results)
 
 
+def capped(flags, rng, runs, rows):
+    """Capping: each unit's value winsorized at the pooled 99th percentile of both arms (np.percentile's
+    linear definition and np.clip, as the server does), then Welch on the capped sums. The A/B
+    interval's target is the difference of the capped population means at the population's pooled
+    99th percentile (a 50/50 mixture of the two arms), computed by quadrature."""
+    from scipy import integrate, optimize, stats
+    percentile, n, lift = 0.99, 1000, 0.05
+    populations = [
+        ("lognormal revenue", lognormal, lambda t: stats.lognorm.cdf(t, 1.5, scale=math.exp(1.0))),
+        ("Pareto-like revenue", pareto, lambda t: 1 - (1 + t / 20.0) ** -2.5),
+    ]
+    for name, draw, cdf in populations:
+        row = Row("Welch t on values capped at the pooled p99", name, str(n), "unit")
+
+        def treated(t):
+            return cdf(t / (1 + lift))
+
+        def capped_sums(a, b):
+            threshold = np.percentile(np.concatenate([a, b]), 100 * percentile)
+            return {"a": arm_sums(np.clip(a, None, threshold)), "b": arm_sums(np.clip(b, None, threshold))}
+        aa = [experiment("mean", capped_sums(draw(rng, n), draw(rng, n))) for _ in range(runs)]
+        ab = [experiment("mean", capped_sums(draw(rng, n), draw(rng, n, lift))) for _ in range(runs)]
+        threshold = optimize.brentq(lambda t: (cdf(t) + treated(t)) / 2 - percentile, 1e-9, 1e7, xtol=1e-12)
+        # E[min(Y, t)] = ∫₀ᵗ (1 − F(y)) dy.
+        true_difference = (integrate.quad(lambda y: 1 - treated(y), 0, threshold, limit=200)[0]
+                           - integrate.quad(lambda y: 1 - cdf(y), 0, threshold, limit=200)[0])
+        for analysis in analyse(flags, aa):
+            c = comparison(analysis)
+            row.false_positive(c and c["absolute"]["pValue"] < ALPHA, c is None)
+        for analysis in analyse(flags, ab):
+            c = comparison(analysis)
+            row.coverage(c and c["absolute"]["lower"] <= true_difference <= c["absolute"]["upper"], c is None)
+        rows.append(row)
+
+
+def percentiles(flags, rng, runs, rows):
+    """The 90th percentile of lognormal revenue (QuantileDifference, `flags stats quantile`), A/A
+    and A/B with the treatment scaled by 1.05 (its true p90 difference is 0.05 times the p90)."""
+    from scipy import stats
+    p, n, lift = 0.9, 1000, 0.05
+    row = Row("Percentile difference (p90)", "lognormal revenue", str(n), "unit")
+    true_difference = lift * float(stats.lognorm.ppf(p, 1.5, scale=math.exp(1.0)))
+
+    def compare(pairs):
+        answers = []
+        for start in range(0, len(pairs), 100):
+            payload = [{"probability": p, "alpha": ALPHA, "control": a.tolist(), "treatment": b.tolist()} for a, b in pairs[start:start + 100]]
+            run = subprocess.run([flags, "stats", "quantile"], input=json.dumps(payload).encode(), capture_output=True)
+            if run.returncode != 0:
+                sys.exit(f"flags stats quantile refused a simulated experiment: {run.stderr.decode()[:500]}")
+            answers += json.loads(run.stdout)
+        return answers
+    for answer in compare([(lognormal(rng, n), lognormal(rng, n)) for _ in range(runs)]):
+        row.false_positive(answer["pValue"] < ALPHA)
+    for answer in compare([(lognormal(rng, n), lognormal(rng, n, lift)) for _ in range(runs)]):
+        row.coverage(answer["lower"] <= true_difference <= answer["upper"])
+    rows.append(row)
+
+
 def table(rows, args, seconds):
     header = ["Method", "Population", "Unit", "Units per arm", "Runs", "Not enough data", "A/A false positives among compared (95 % CI)",
               "A/B coverage (95 % CI)", "Flag"]
@@ -434,6 +497,9 @@ def main():
     sample_ratio(args.flags, rng, max(100, runs // 4), rows, days=30)
     many_arms(args.flags, rng, runs, rows)
     power_lines, power_short = planned_power(args.flags, rng, max(100, runs // 2))
+    # Drawn after every other row, so that adding them left the figures above unchanged.
+    capped(args.flags, rng, runs, rows)
+    percentiles(args.flags, rng, runs, rows)
     text = table(rows, args, time.time() - started)
     print(text)
     print()
