@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FlagManifest", targets: ["FlagManifest"]),
         .library(name: "FeatureFlagsUI", targets: ["FeatureFlagsUI"]),
         .library(name: "FeatureFlagsRemote", targets: ["FeatureFlagsRemote"]),
+        .library(name: "FeatureFlagsEvents", targets: ["FeatureFlagsEvents"]),
         .library(name: "FlagEvaluation", targets: ["FlagEvaluation"]),
         .library(name: "FeatureFlagsTargeting", targets: ["FeatureFlagsTargeting"]),
         .library(name: "FeatureFlagsSharing", targets: ["FeatureFlagsSharing"]),
@@ -67,7 +68,16 @@ let package = Package(
         .target(
             name: "FeatureFlagsRemote",
             dependencies: ["FeatureFlags", .product(name: "Logging", package: "swift-log")],
-            // Apple's privacy manifest (file attributes; the data events send).
+            // Apple's privacy manifest (file attributes; the targeting key OFREP evaluations send).
+            resources: [.copy("PrivacyInfo.xcprivacy")]
+        ),
+        // Delivery of exposures, evaluation summaries and tracked events to the flag server, and
+        // session health ($session, $crash, $error). Uses FeatureFlagsRemote's HTTP transport; an
+        // app that only loads remote values does not link it.
+        .target(
+            name: "FeatureFlagsEvents",
+            dependencies: ["FeatureFlags", "FeatureFlagsRemote", .product(name: "Logging", package: "swift-log")],
+            // Apple's privacy manifest (the data events send).
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         // The resolved flags an app publishes to its App Group, read by its extensions and widgets.
@@ -111,8 +121,8 @@ let package = Package(
         .executableTarget(
             name: "ReadmeSnippets",
             dependencies: [
-                "FeatureFlags", "FeatureFlagsRemote", "FeatureFlagsTesting", "FeatureFlagsTargeting", "FlagEvaluation",
-                "FeatureFlagsSharing",
+                "FeatureFlags", "FeatureFlagsRemote", "FeatureFlagsEvents", "FeatureFlagsTesting", "FeatureFlagsTargeting",
+                "FlagEvaluation", "FeatureFlagsSharing",
             ],
             path: "Examples/ReadmeSnippets"
         ),
@@ -139,19 +149,33 @@ let package = Package(
         // A stand-in app the event queue's crash tests run and kill with SIGKILL. Not a product.
         .executableTarget(
             name: "flag-event-queue-crash-helper",
-            dependencies: ["FeatureFlags", "FeatureFlagsRemote", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "FeatureFlags", "FeatureFlagsEvents", "FeatureFlagsRemote", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/FlagEventQueueCrashHelper"
         ),
-        .testTarget(
-            name: "FeatureFlagsRemoteTests",
+        // What the remote and events tests share: a manual clock, a real HTTP server on loopback (so
+        // tests control the raw bytes on the wire) and a gate. Not a product.
+        .target(
+            name: "RemoteTestSupport",
             dependencies: [
-                "FeatureFlagsRemote", "FeatureFlagsTesting",
-                // Built before the tests, which run it.
-                "flag-event-queue-crash-helper",
-                // A real HTTP server on loopback, so tests control the raw bytes on the wire.
+                "FeatureFlagsRemote",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/RemoteTestSupport"
+        ),
+        .testTarget(
+            name: "FeatureFlagsRemoteTests",
+            dependencies: ["FeatureFlagsRemote", "FeatureFlagsTesting", "RemoteTestSupport"]
+        ),
+        .testTarget(
+            name: "FeatureFlagsEventsTests",
+            dependencies: [
+                "FeatureFlagsEvents", "FeatureFlagsRemote", "FeatureFlagsTesting", "RemoteTestSupport",
+                // Built before the tests, which run it.
+                "flag-event-queue-crash-helper",
             ]
         ),
         .testTarget(

@@ -103,6 +103,8 @@ package.targets = [
             // The library's loader, driven against this server (ClientStreamTests).
             .product(name: "FeatureFlags", package: rootPackage),
             .product(name: "FeatureFlagsRemote", package: rootPackage),
+            // The library's event delivery, against this server's ingestion (EventIngestionClientTests).
+            .product(name: "FeatureFlagsEvents", package: rootPackage),
             .product(name: "FlagStatistics", package: rootPackage),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,6 +1,7 @@
 import FeatureFlags
 import FeatureFlagsTesting
 import Foundation
+import RemoteTestSupport
 import Testing
 
 @testable import FeatureFlagsRemote

@@ -2,6 +2,7 @@ import FeatureFlags
 import FeatureFlagsTesting
 import Foundation
 import Logging
+import RemoteTestSupport
 import Testing
 
 @testable import FeatureFlagsRemote

@@ -1,5 +1,6 @@
 import FeatureFlags
 import Foundation
+import RemoteTestSupport
 import Testing
 
 @testable import FeatureFlagsRemote

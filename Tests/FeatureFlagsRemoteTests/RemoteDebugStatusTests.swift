@@ -2,6 +2,7 @@ import FeatureFlags
 import FeatureFlagsRemote
 import Foundation
 import Observation
+import RemoteTestSupport
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@ import FeatureFlagsRemote
 import FeatureFlagsTesting
 import Foundation
 import Logging
+import RemoteTestSupport
 import Testing
 
 /// An app's own runtime configuration reaching features through `FeatureFlagManager` and the

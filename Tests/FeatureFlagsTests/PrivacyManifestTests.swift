@@ -7,7 +7,9 @@ import Testing
 struct PrivacyManifestTests {
     @Test func everyTargetAnAppLinksDeclaresTheRequiredReasonAPIsItUses() throws {
         let targets = try PrivacyManifestChecker.appTargets(in: Self.packageRoot)
-        #expect(targets.contains("FeatureFlags") && targets.contains("FeatureFlagsRemote"))
+        #expect(
+            targets.contains("FeatureFlags") && targets.contains("FeatureFlagsRemote")
+                && targets.contains("FeatureFlagsEvents"))
         for target in targets {
             let folder = Self.packageRoot.appendingPathComponent("Sources/\(target)")
             let problems = try PrivacyManifestChecker.problems(
@@ -22,6 +24,7 @@ struct PrivacyManifestTests {
         let expected: [String: Set<String>] = [
             "FeatureFlags": [RequiredReasonCategory.userDefaults.name],
             "FeatureFlagsRemote": [RequiredReasonCategory.fileTimestamp.name],
+            "FeatureFlagsEvents": [],
             "FeatureFlagsSharing": [RequiredReasonCategory.fileTimestamp.name],
         ]
         for (target, categories) in expected {
@@ -52,15 +55,13 @@ struct PrivacyManifestTests {
                 PrivacyManifestChecker.declaresResource(target: target, packageManifest: manifestText),
                 "\(target): Package.swift does not declare \(PrivacyManifestChecker.fileName) as a resource")
         }
-        #expect(found == ["FeatureFlags", "FeatureFlagsRemote", "FeatureFlagsSharing"])
+        #expect(found == ["FeatureFlags", "FeatureFlagsEvents", "FeatureFlagsRemote", "FeatureFlagsSharing"])
     }
 
-    /// The events FeatureFlagsRemote delivers: the targeting key, what the app did, crashes.
-    @Test func theRemoteManifestDeclaresWhatEventsCollect() throws {
-        let url = Self.packageRoot.appendingPathComponent("Sources/FeatureFlagsRemote/\(PrivacyManifestChecker.fileName)")
-        let manifest = try #require(
-            PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil) as? [String: Any])
-        let collected = try #require(manifest["NSPrivacyCollectedDataTypes"] as? [[String: Any]])
+    /// The events FeatureFlagsEvents delivers: the targeting key as their unit, what the app did,
+    /// crashes.
+    @Test func theEventsManifestDeclaresWhatEventsCollect() throws {
+        let collected = try Self.collectedData(of: "FeatureFlagsEvents")
         let types = collected.compactMap { $0["NSPrivacyCollectedDataType"] as? String }
         #expect(
             Set(types) == [
@@ -68,6 +69,24 @@ struct PrivacyManifestTests {
                 "NSPrivacyCollectedDataTypeCrashData",
             ])
         #expect(PrivacyManifestChecker.collectedDataProblems(collected).isEmpty)
+    }
+
+    /// FeatureFlagsRemote sends the targeting key with OFREP evaluations, and no events: an app
+    /// that loads remote values without linking FeatureFlagsEvents declares only that.
+    @Test func theRemoteManifestDeclaresOnlyTheTargetingKey() throws {
+        let collected = try Self.collectedData(of: "FeatureFlagsRemote")
+        #expect(collected.compactMap { $0["NSPrivacyCollectedDataType"] as? String } == ["NSPrivacyCollectedDataTypeUserID"])
+        #expect(
+            collected.first?["NSPrivacyCollectedDataTypePurposes"] as? [String]
+                == ["NSPrivacyCollectedDataTypePurposeAppFunctionality"])
+        #expect(PrivacyManifestChecker.collectedDataProblems(collected).isEmpty)
+    }
+
+    static func collectedData(of target: String) throws -> [[String: Any]] {
+        let url = packageRoot.appendingPathComponent("Sources/\(target)/\(PrivacyManifestChecker.fileName)")
+        let manifest = try #require(
+            PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil) as? [String: Any])
+        return try #require(manifest["NSPrivacyCollectedDataTypes"] as? [[String: Any]])
     }
 
     // MARK: - The checker itself

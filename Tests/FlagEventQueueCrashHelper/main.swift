@@ -38,6 +38,7 @@
 // run it.
 
 import FeatureFlags
+import FeatureFlagsEvents
 import FeatureFlagsRemote
 import Foundation
 import Logging

@@ -4,6 +4,7 @@
 #if os(iOS)
 import ExampleFlags
 import FeatureFlags
+import FeatureFlagsEvents
 import FeatureFlagsRemote
 import FeatureFlagsSharing
 import Foundation

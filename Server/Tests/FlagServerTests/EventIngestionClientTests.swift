@@ -1,4 +1,5 @@
 import FeatureFlags
+import FeatureFlagsEvents
 import FeatureFlagsRemote
 import enum FlagEvaluation.JSONValue
 import struct FlagServer.EventBatch

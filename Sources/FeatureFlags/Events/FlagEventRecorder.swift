@@ -3,7 +3,7 @@ import Logging
 
 /// Records what the app's flags did: exposures (the first read of a flag's remote value by each
 /// unit in a session), counts of every read (evaluation summaries) and the events the app tracks.
-/// Delivery (`FlagEventDelivery` in FeatureFlagsRemote) drains it on an interval into a queue on
+/// Delivery (`FlagEventDelivery` in FeatureFlagsEvents) drains it on an interval into a queue on
 /// disk; hooks see each event as it is recorded.
 ///
 /// ```swift
@@ -137,7 +137,7 @@ public final class FlagEventRecorder: Sendable {
     /// to in this session. Attributes not in ``Configuration/allowedAttributes`` are left out, and
     /// so are values longer than ``maximumAttributeLength``; a name that is empty, longer than
     /// ``maximumNameLength`` or beginning with `$` (reserved for the library's own events:
-    /// `$session`, `$crash`, `$error` of FeatureFlagsRemote's session health monitor) is
+    /// `$session`, `$crash`, `$error` of FeatureFlagsEvents' session health monitor) is
     /// refused, logged and counted as dropped.
     ///
     /// Apps call ``FeatureFlagManager/track(_:value:attributes:)``, which passes the unit of the
@@ -181,7 +181,7 @@ public final class FlagEventRecorder: Sendable {
     /// Begins a new session of the app (a return to the foreground, say): the exposures of the
     /// previous one are forgotten, so the next read of each remote value in the flags that
     /// record here is an exposure again, and tracked events carry the variants of this session
-    /// only. FeatureFlagsRemote's `SessionHealthMonitor` calls it when it begins a session, so
+    /// only. FeatureFlagsEvents' `SessionHealthMonitor` calls it when it begins a session, so
     /// that a session's variants reach its marker however long the process has run.
     ///
     /// Costs a lock and one store per remote flag; checks keep counting meanwhile.

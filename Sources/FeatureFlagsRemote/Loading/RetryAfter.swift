@@ -5,9 +5,10 @@ import Foundation
 ///
 /// Whatever the form, the moment is held to ``RemoteDurationLimits/retryAfter`` from `now`: a
 /// date in the past means now, and a delay too large for any integer type means 24 hours.
-enum RetryAfter {
+/// `package`: FeatureFlagsEvents' delivery reads the server's `Retry-After` with it too.
+package enum RetryAfter {
     /// The moment before which no request may be sent, or `nil` when `value` is not readable.
-    static func date(from value: String, now: Date) -> Date? {
+    package static func date(from value: String, now: Date) -> Date? {
         guard let date = parse(value, now: now) else { return nil }
         return clamped(date, now: now)
     }

@@ -3,8 +3,9 @@ import Foundation
 
 /// Runs an operation against a deadline on a ``RefreshClock``: whichever finishes first wins and
 /// the other is cancelled. The caller never waits for a transport that ignores cancellation.
-enum Timeout {
-    static func run<T: Sendable>(
+/// `package`: FeatureFlagsEvents' delivery sends its batches through it too.
+package enum Timeout {
+    package static func run<T: Sendable>(
         seconds: TimeInterval, clock: any RefreshClock, operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let seconds = RemoteDurationLimits.clamp(seconds, to: 0...86_400)

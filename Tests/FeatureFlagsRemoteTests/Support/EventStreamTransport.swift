@@ -1,5 +1,6 @@
 import FeatureFlagsRemote
 import Foundation
+import RemoteTestSupport
 import Synchronization
 
 /// An in-process OFREP server for the event stream tests: bulk evaluations answer with a value

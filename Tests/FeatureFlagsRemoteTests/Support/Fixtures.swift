@@ -3,6 +3,7 @@ import FeatureFlagsTesting
 import FeatureFlagsRemote
 import Foundation
 import Logging
+import RemoteTestSupport
 import Synchronization
 
 enum TestFlag: String, CaseIterable, FeatureFlagKey {

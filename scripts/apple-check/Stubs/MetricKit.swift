@@ -1,4 +1,4 @@
-// MetricKit, as the project uses it (FeatureFlagsRemote's SessionHealthMetricKitSubscriber): each
+// MetricKit, as the project uses it (FeatureFlagsEvents' SessionHealthMetricKitSubscriber): each
 // declaration transcribed from its page on https://developer.apple.com/documentation/metrickit/,
 // with the page's availability. MetricKit exists on iOS 13, macOS 12 (the subscriber; 10.15 for
 // some members) and visionOS 1; diagnostics from iOS 14 and macOS 12; there is no MetricKit on

@@ -42,7 +42,7 @@ public enum UIKeyboardType: Int, Sendable {
     }
 }
 
-// Flushing flag events when the app enters the background (FeatureFlagsRemote). UIApplication —
+// Flushing flag events when the app enters the background (FeatureFlagsEvents). UIApplication —
 // iOS 2, tvOS 9, visionOS 1 (Mac Catalyst); not on watchOS; `@MainActor`.
 // https://developer.apple.com/documentation/uikit/uiapplication — shared,
 // didEnterBackgroundNotification, beginBackgroundTask(withName:expirationHandler:),

@@ -1,6 +1,8 @@
 import FeatureFlags
+import FeatureFlagsEvents
 import FeatureFlagsRemote
 import Foundation
+import RemoteTestSupport
 import Testing
 
 /// A day offline, then a relaunch, on the manual clock: a flush every minute, as delivery's loop

@@ -1,5 +1,6 @@
 // Processes: macOS and Linux (the CI) only.
 #if os(macOS) || os(Linux)
+import FeatureFlagsEvents
 import Foundation
 
 #if canImport(Darwin)

@@ -1,6 +1,7 @@
 // Processes: macOS and Linux (the CI) only.
 #if os(macOS) || os(Linux)
 import FeatureFlags
+import FeatureFlagsEvents
 import FeatureFlagsRemote
 import Foundation
 import Testing

@@ -1,6 +1,8 @@
 import FeatureFlags
+import FeatureFlagsEvents
 import FeatureFlagsRemote
 import Foundation
+import RemoteTestSupport
 import Synchronization
 import Testing
 

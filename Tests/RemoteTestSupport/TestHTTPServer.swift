@@ -5,17 +5,17 @@ import NIOPosix
 import Synchronization
 
 /// A request as the test server received it.
-struct RecordedRequest: Sendable {
-    var method: String
-    var path: String
+package struct RecordedRequest: Sendable {
+    package var method: String
+    package var path: String
     /// Header fields by lower-cased name.
-    var headers: [String: String]
-    var body: Data
+    package var headers: [String: String]
+    package var body: Data
 }
 
 /// What the test server does with a request. Responses are written as raw bytes, so a test can
 /// send anything: a body cut off mid-way, a wrong content type, no response at all.
-enum ScriptedResponse: Sendable {
+package enum ScriptedResponse: Sendable {
     /// A complete response.
     case respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = [])
     /// Headers announcing `body.count` bytes, then only the first `sending` bytes, then the
@@ -27,44 +27,44 @@ enum ScriptedResponse: Sendable {
     /// test sends through `feed`, until it closes the feed (or the server shuts down).
     case eventStream(EventStreamFeed, status: Int = 200, headers: [(String, String)] = [])
 
-    static func json(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> ScriptedResponse {
+    package static func json(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> ScriptedResponse {
         .respond(status: status, headers: [("Content-Type", "application/json")] + headers, body: Array(text.utf8))
     }
 }
 
 /// What a test writes to an open event stream response.
-final class EventStreamFeed: Sendable {
-    let chunks: AsyncStream<String>
+package final class EventStreamFeed: Sendable {
+    package let chunks: AsyncStream<String>
     private let continuation: AsyncStream<String>.Continuation
 
-    init() {
+    package init() {
         (chunks, continuation) = AsyncStream.makeStream(of: String.self)
     }
 
-    func send(_ text: String) { continuation.yield(text) }
-    func close() { continuation.finish() }
+    package func send(_ text: String) { continuation.yield(text) }
+    package func close() { continuation.finish() }
 }
 
 /// Boxes a response so `ScriptedResponse` can nest.
-final class ScriptedResponseBox: Sendable {
-    let response: ScriptedResponse
-    init(_ response: ScriptedResponse) { self.response = response }
+package final class ScriptedResponseBox: Sendable {
+    package let response: ScriptedResponse
+    package init(_ response: ScriptedResponse) { self.response = response }
 }
 
 /// An HTTP/1.1 server on 127.0.0.1 at a free port, answering each request with what `handler`
 /// returns. Every connection is closed after one response.
-final class TestHTTPServer: Sendable {
-    let port: Int
+package final class TestHTTPServer: Sendable {
+    package let port: Int
     private let recorded = Mutex<[RecordedRequest]>([])
     private let serverChannel: any Channel
     private let shutdownGate = Gate()
     private let handler: @Sendable (RecordedRequest) async -> ScriptedResponse
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// The requests received so far.
-    var requests: [RecordedRequest] { recorded.withLock { $0 } }
-    var requestCount: Int { recorded.withLock { $0.count } }
+    package var requests: [RecordedRequest] { recorded.withLock { $0 } }
+    package var requestCount: Int { recorded.withLock { $0.count } }
 
     private init(
         port: Int, channel: any Channel, handler: @escaping @Sendable (RecordedRequest) async -> ScriptedResponse
@@ -74,7 +74,7 @@ final class TestHTTPServer: Sendable {
         self.handler = handler
     }
 
-    static func start(
+    package static func start(
         _ handler: @escaping @Sendable (RecordedRequest) async -> ScriptedResponse
     ) async throws -> TestHTTPServer {
         let box = Mutex<TestHTTPServer?>(nil)
@@ -97,7 +97,7 @@ final class TestHTTPServer: Sendable {
     }
 
     /// Stops accepting connections and releases held (gated) responses, whose connections close.
-    func shutdown() async {
+    package func shutdown() async {
         shutdownGate.open()
         try? await serverChannel.close()
     }

@@ -1,4 +1,5 @@
 import FeatureFlags
+import FeatureFlagsRemote
 import Foundation
 import Logging
 

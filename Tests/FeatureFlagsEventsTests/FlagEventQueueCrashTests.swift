@@ -1,8 +1,10 @@
 // Processes: macOS and Linux (the CI) only.
 #if os(macOS) || os(Linux)
 import FeatureFlags
+import FeatureFlagsEvents
 import FeatureFlagsRemote
 import Foundation
+import RemoteTestSupport
 import Synchronization
 import Testing
 

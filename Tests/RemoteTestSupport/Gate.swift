@@ -2,7 +2,7 @@ import Synchronization
 
 /// A one-shot gate: `wait()` suspends until `open()` is called (at once if it already was), or
 /// until the waiting task is cancelled.
-final class Gate: Sendable {
+package final class Gate: Sendable {
     private struct State {
         var isOpen = false
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -11,9 +11,11 @@ final class Gate: Sendable {
 
     private let state = Mutex(State())
 
-    var isOpen: Bool { state.withLock { $0.isOpen } }
+    package init() {}
 
-    func open() {
+    package var isOpen: Bool { state.withLock { $0.isOpen } }
+
+    package func open() {
         let waiters = state.withLock { state in
             state.isOpen = true
             defer { state.waiters = [:] }
@@ -22,7 +24,7 @@ final class Gate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    func wait() async {
+    package func wait() async {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -43,7 +45,7 @@ final class Gate: Sendable {
     }
 
     /// Waits until this gate or `other` opens.
-    func wait(orUntil other: Gate) async {
+    package func wait(orUntil other: Gate) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.wait() }
             group.addTask { await other.wait() }

@@ -4,7 +4,7 @@ import Synchronization
 
 /// A clock that moves only when the test says: sleepers wake when `advance` passes their
 /// deadline, and tests can wait until someone sleeps until a given moment.
-final class ManualClock: RefreshClock {
+package final class ManualClock: RefreshClock {
     private struct Sleeper {
         let deadline: Date
         let continuation: CheckedContinuation<Void, any Error>
@@ -24,16 +24,16 @@ final class ManualClock: RefreshClock {
 
     private let state: Mutex<State>
 
-    init(now: Date = Date(timeIntervalSince1970: 1_900_000_000)) {
+    package init(now: Date = Date(timeIntervalSince1970: 1_900_000_000)) {
         state = Mutex(State(now: now))
     }
 
-    var now: Date { state.withLock { $0.now } }
+    package var now: Date { state.withLock { $0.now } }
 
     /// The deadlines of everyone sleeping now.
-    var sleepingUntil: [Date] { state.withLock { $0.sleepers.values.map(\.deadline).sorted() } }
+    package var sleepingUntil: [Date] { state.withLock { $0.sleepers.values.map(\.deadline).sorted() } }
 
-    func sleep(until deadline: Date) async throws {
+    package func sleep(until deadline: Date) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -66,12 +66,12 @@ final class ManualClock: RefreshClock {
     }
 
     /// Moves time forward by `seconds`, waking every sleeper whose deadline has come.
-    func advance(by seconds: TimeInterval) {
+    package func advance(by seconds: TimeInterval) {
         advance(to: now.addingTimeInterval(seconds))
     }
 
     /// Moves time to `date` (never backwards), waking every sleeper whose deadline has come.
-    func advance(to date: Date) {
+    package func advance(to date: Date) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
             state.now = max(state.now, date)
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
@@ -82,7 +82,7 @@ final class ManualClock: RefreshClock {
     }
 
     /// Returns once someone sleeps until a deadline matching `predicate`.
-    func waitForSleeper(where predicate: @escaping @Sendable (Date) -> Bool) async {
+    package func waitForSleeper(where predicate: @escaping @Sendable (Date) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let found = state.withLock { state -> Bool in
                 if state.sleepers.values.contains(where: { predicate($0.deadline) }) { return true }
@@ -94,7 +94,7 @@ final class ManualClock: RefreshClock {
     }
 
     /// Returns once someone sleeps until exactly `deadline`.
-    func waitForSleeper(until deadline: Date) async {
+    package func waitForSleeper(until deadline: Date) async {
         await waitForSleeper { abs($0.timeIntervalSince(deadline)) < 0.001 }
     }
 }

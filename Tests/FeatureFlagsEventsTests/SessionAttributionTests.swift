@@ -1,6 +1,8 @@
 import FeatureFlags
+import FeatureFlagsEvents
 import FeatureFlagsRemote
 import Foundation
+import RemoteTestSupport
 import Testing
 
 /// Crash attribution read by read: a session's variants reach its marker when the session first

@@ -1,6 +1,8 @@
 import FeatureFlags
+import FeatureFlagsEvents
 import FeatureFlagsRemote
 import Foundation
+import RemoteTestSupport
 import Testing
 
 /// A hostile or broken server (500s, 429 with a huge `Retry-After`, no answer, 413 for
