@@ -139,6 +139,15 @@ struct ExperimentResultsCounterTests {
             return true
         }
         #expect(close(got.metrics, expected.metrics), "\(label): \(got.metrics) != \(expected.metrics)")
+        #expect(Set(got.capping.keys) == Set(expected.capping.keys), "\(label)")
+        for (key, capping) in expected.capping {
+            #expect(got.capping[key]?.cappedUnits == capping.cappedUnits, "\(label) capped units of \(key)")
+            let threshold = got.capping[key]?.threshold
+            #expect((threshold == nil) == (capping.threshold == nil), "\(label) threshold of \(key)")
+            if let threshold, let expected = capping.threshold {
+                #expect(abs(threshold - expected) <= 1e-9 * max(1, abs(expected)), "\(label) threshold of \(key)")
+            }
+        }
         for (a, b) in zip(got.daily, expected.daily) {
             #expect(a.units == b.units, "\(label) day \(a.day)")
             #expect(close(a.metrics, b.metrics), "\(label) day \(a.day)")
@@ -180,6 +189,8 @@ final class MemorySource: ExperimentResultsSource, @unchecked Sendable {
     func units(_ keys: [String]) async throws -> [String: ExperimentResultsCounter.Unit] {
         units.filter { keys.contains($0.key) }
     }
+
+    func allUnits() async throws -> [ExperimentResultsCounter.Unit] { Array(units.values) }
 }
 
 /// The results recomputed from every row, the plain way.
@@ -217,6 +228,29 @@ struct Naive {
             if metric.kind == .conversion { return (yCount > 0 ? 1 : 0, xCount > 0 ? 1 : 0) }
             return (y, metric.covariate ? x : 0)
         }
+        // Each capped metric's threshold: the fixed one, or the percentile of every unit's value
+        // (linear between the order statistics at 0-based position (n − 1)p).
+        var thresholds: [String: Double] = [:]
+        for metric in query.metrics {
+            switch metric.cap {
+            case nil: break
+            case .value(let cap)?: thresholds[metric.key] = cap
+            case .percentile(let p)?:
+                let sorted = first.map { values($0.key, metric, $0.value.time).0 }.sorted()
+                guard !sorted.isEmpty else { break }
+                let position = Double(sorted.count - 1) * p
+                let low = Int(position), high = min(low + 1, sorted.count - 1)
+                thresholds[metric.key] = sorted[low] + (position - Double(low)) * (sorted[high] - sorted[low])
+            }
+        }
+        var capping: [String: ExperimentTotals.Capping] = [:]
+        for metric in query.metrics where metric.cap != nil {
+            var counts = Dictionary(uniqueKeysWithValues: query.arms.map { ($0, 0) })
+            if let threshold = thresholds[metric.key] {
+                for (unit, assigned) in first where values(unit, metric, assigned.time).0 > threshold { counts[assigned.arm, default: 0] += 1 }
+            }
+            capping[metric.key] = ExperimentTotals.Capping(threshold: thresholds[metric.key], cappedUnits: counts)
+        }
         func snapshot(through day: Int64) -> ([String: Int], [String: Int], [String: [String: ArmStatistics]]) {
             var units = Dictionary(uniqueKeysWithValues: query.arms.map { ($0, 0) })
             var moved = units
@@ -227,7 +261,11 @@ struct Naive {
                     var s = ArmStatistics(units: 0, sum: 0, sumOfSquares: 0)
                     var cx = 0.0, cxx = 0.0, cxy = 0.0
                     for (unit, assigned) in first where assigned.arm == arm && RollupGranularity.day.bucket(of: assigned.time) <= day {
-                        let (y, x) = values(unit, metric, assigned.time)
+                        var (y, x) = values(unit, metric, assigned.time)
+                        if let threshold = thresholds[metric.key] {
+                            y = min(y, threshold)
+                            x = min(x, threshold)
+                        }
                         s.units += 1
                         s.sum += y
                         s.sumOfSquares! += y * y
@@ -259,7 +297,8 @@ struct Naive {
             daily.append(ExperimentTotals.Day(day: day, units: s.0, metrics: s.2))
             day += RollupGranularity.day.milliseconds
         }
-        return ExperimentTotals(units: all.0, reassignedUnits: all.1, metrics: all.2, daily: daily, countedThrough: now)
+        return ExperimentTotals(
+            units: all.0, reassignedUnits: all.1, metrics: all.2, daily: daily, countedThrough: now, capping: capping)
     }
 }
 

@@ -26,11 +26,12 @@ enum ExperimentRequests {
         var higherIsBetter: Bool?
         var guardrail: Bool?
         var cuped: Bool?
+        var cap: MetricCap?
 
         func metric(key: String) -> ExperimentMetric {
             ExperimentMetric(
                 key: key, name: name, event: event, kind: kind, windowHours: windowHours ?? 24 * 7, higherIsBetter: higherIsBetter ?? true,
-                guardrail: guardrail ?? false, cuped: cuped ?? false)
+                guardrail: guardrail ?? false, cuped: cuped ?? false, cap: cap)
         }
     }
 

@@ -86,6 +86,22 @@ extension ConsoleRoutes {
             + "A result is significant when its adjusted always-valid p-value is at most α; the fixed-horizon p-values are shown, adjusted the same way, for those who analyse once at a planned end."
     }
 
+    /// The sentence saying how a metric's values were capped and how many units of each arm were.
+    static func capText(_ cap: ExperimentReport.CapReport, arms: [String]) -> String {
+        let counts = arms.map { arm in
+            let count = cap.cappedUnits[arm] ?? 0
+            return "\(count) \(count == 1 ? "unit" : "units") in \(arm)"
+        }.joined(separator: ", ")
+        if let percentile = cap.percentile {
+            let share = ReportFormat.number(percentile * 100)
+            guard let threshold = cap.threshold else {
+                return "Each unit's value is capped at the \(share)th percentile of all units' values; no unit is counted yet."
+            }
+            return "Each unit's value is capped at \(ReportFormat.number(threshold)), the \(share)th percentile of all units' values (arms pooled): \(counts) above it."
+        }
+        return "Each unit's value is capped at \(ReportFormat.number(cap.threshold ?? cap.value ?? 0)): \(counts) above it."
+    }
+
     static func metricContext(_ report: ExperimentReport, _ metric: ExperimentReport.MetricReport, index: Int) -> [String: Any] {
         let kind =
             switch metric.kind {
@@ -112,6 +128,7 @@ extension ConsoleRoutes {
             context["cuped"] =
                 "CUPED applied: θ = \(ReportFormat.number(cuped.theta)), pooled pre-exposure mean \(ReportFormat.number(cuped.covariateMean)), \(ReportFormat.percent(cuped.varianceReduction)) of the variance of the means removed."
         }
+        if let cap = metric.cap { context["capText"] = capText(cap, arms: report.arms) }
         func interval(_ lower: Double, _ upper: Double, _ format: (Double) -> String) -> String {
             "[\(format(lower)), \(format(upper))]"
         }

@@ -75,7 +75,7 @@ extension ConsoleRoutes {
             [
                 "key": metric.key, "name": metric.name, "event": metric.event, "kind": metric.kind.rawValue,
                 "window": Self.durationText(metric.windowHours * 3600), "better": metric.higherIsBetter ? "higher" : "lower",
-                "guardrail": metric.guardrail ? "yes" : "no", "cuped": metric.cuped ? "yes" : "no", "version": metric.version,
+                "guardrail": metric.guardrail ? "yes" : "no", "cuped": metric.cuped ? "yes" : "no", "cap": Self.capWords(metric.cap), "version": metric.version,
                 "updated": "\(Self.shortTime(metric.updatedAt)) by \(metric.updatedBy)", "link": Self.metricLink(metric.key),
             ]
         }
@@ -101,7 +101,16 @@ extension ConsoleRoutes {
         ]
         if metric.guardrail { fields["guardrail"] = "on" }
         if metric.cuped { fields["cuped"] = "on" }
+        if let value = metric.cap?.value { fields["capValue"] = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value) }
+        if let percentile = metric.cap?.percentile { fields["capPercentile"] = String(percentile) }
         return ConsoleForm(fields: fields)
+    }
+
+    /// A metric's cap in the metrics table: "at 100", "at p99" or "none".
+    static func capWords(_ cap: MetricCap?) -> String {
+        if let value = cap?.value { return "at \(ReportFormat.number(value))" }
+        if let percentile = cap?.percentile { return "at p\(ReportFormat.number(percentile * 100))" }
+        return "none"
     }
 
     /// The form's fields as typed (a form sent back with its problems keeps them).
@@ -113,6 +122,7 @@ extension ConsoleRoutes {
             "windowHours": form["windowHours"] ?? String(24 * 7),
             "kinds": storedMetricKinds.map { ["value": $0.rawValue, "selected": $0.rawValue == kind] as [String: Any] },
             "higher": higher, "lower": !higher, "guardrail": form["guardrail"] != nil, "cuped": form["cuped"] != nil,
+            "capValue": form["capValue"] ?? "", "capPercentile": form["capPercentile"] ?? "",
         ]
     }
 
@@ -128,11 +138,21 @@ extension ConsoleRoutes {
         let windowText = (form["windowHours"] ?? "").trimmingCharacters(in: .whitespaces)
         let window = windowText.isEmpty ? 24 * 7 : Int(windowText)
         if window == nil { problems.append("windowHours: expected a whole number of hours, got \"\(windowText.prefix(64))\"") }
+        // The cap: empty fields are no cap; a number in either (both are refused by the metric's checks).
+        var numbers: [String: Double] = [:]
+        for (field, name) in [("capValue", "cap.value"), ("capPercentile", "cap.percentile")] {
+            let text = (form[field] ?? "").trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { continue }
+            if let number = Double(text), number.isFinite { numbers[field] = number } else {
+                problems.append("\(name): expected a number, got \"\(text.prefix(64))\"")
+            }
+        }
+        let cap = numbers.isEmpty ? nil : MetricCap(value: numbers["capValue"], percentile: numbers["capPercentile"])
         guard let kind, let window, problems.isEmpty else { return .failure(ConsoleFormProblems(problems: problems)) }
         return .success(ExperimentMetric(
             key: key, name: (form["name"] ?? "").trimmingCharacters(in: .whitespaces),
             event: (form["event"] ?? "").trimmingCharacters(in: .whitespaces), kind: kind, windowHours: window,
-            higherIsBetter: form["higherIsBetter"] != "false", guardrail: form["guardrail"] != nil, cuped: form["cuped"] != nil))
+            higherIsBetter: form["higherIsBetter"] != "false", guardrail: form["guardrail"] != nil, cuped: form["cuped"] != nil, cap: cap))
     }
 
     func createMetric(_ visitor: Visitor, _ form: ConsoleForm) async throws -> Response {

@@ -20,6 +20,9 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     public var guardrail: Bool
     /// Whether results use CUPED with the same metric over the window before exposure.
     public var cuped: Bool
+    /// Each unit's value capped from above before the arm statistics (mean and count metrics
+    /// only); `nil`: not capped.
+    public var cap: MetricCap?
     /// Raised by one on every update (compare-and-set in the store).
     public var version: Int
     public var updatedAt: Date
@@ -27,8 +30,8 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
 
     public init(
         key: String, name: String, event: String, kind: MetricData.Kind, windowHours: Int = 24 * 7, higherIsBetter: Bool = true,
-        guardrail: Bool = false, cuped: Bool = false, version: Int = 1, updatedAt: Date = Date(timeIntervalSince1970: 0),
-        updatedBy: String = ""
+        guardrail: Bool = false, cuped: Bool = false, cap: MetricCap? = nil, version: Int = 1,
+        updatedAt: Date = Date(timeIntervalSince1970: 0), updatedBy: String = ""
     ) {
         self.key = key
         self.name = name
@@ -38,6 +41,7 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         self.higherIsBetter = higherIsBetter
         self.guardrail = guardrail
         self.cuped = cuped
+        self.cap = cap
         self.version = version
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
@@ -65,16 +69,67 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         if !(1...Self.maximumWindowHours).contains(windowHours) {
             problems.append(ValidationError(key: key, field: "windowHours", problem: "must be 1–\(Self.maximumWindowHours), got \(windowHours)"))
         }
+        if let cap { problems += cap.problems(key: key, kind: kind) }
         return problems
     }
 
     /// The metric as an event store counts it.
     public var queryMetric: ExperimentResultsQuery.Metric {
-        ExperimentResultsQuery.Metric(key: key, event: event, kind: kind, window: Int64(windowHours) * 3_600_000, covariate: cuped)
+        ExperimentResultsQuery.Metric(
+            key: key, event: event, kind: kind, window: Int64(windowHours) * 3_600_000, covariate: cuped, cap: cap?.queryCap)
     }
 
     /// How the results page names and judges it.
     public var reportSettings: ExperimentReport.MetricSettings {
         ExperimentReport.MetricSettings(name: name, higherIsBetter: higherIsBetter, guardrail: guardrail)
+    }
+}
+
+/// A metric's cap: each unit's value replaced by `min(value, threshold)` before the arm statistics
+/// are taken (its CUPED covariate too, at the same threshold). Exactly one of ``value`` (a fixed
+/// threshold) and ``percentile`` (winsorization: the threshold is that percentile of every unit's
+/// value, all arms pooled, computed from the data at each count).
+public struct MetricCap: Sendable, Hashable, Codable {
+    /// A fixed threshold, above 0.
+    public var value: Double?
+    /// p in (0.5, 1): the threshold is the pooled p-quantile (numpy's default linear definition).
+    public var percentile: Double?
+
+    public init(value: Double? = nil, percentile: Double? = nil) {
+        self.value = value
+        self.percentile = percentile
+    }
+
+    /// What is wrong with the cap of metric `key` of kind `kind`, naming `cap.value`,
+    /// `cap.percentile` or `cap`.
+    func problems(key: String, kind: MetricData.Kind) -> [ValidationError] {
+        var problems: [ValidationError] = []
+        if kind == .conversion {
+            problems.append(ValidationError(
+                key: key, field: "cap", problem: "a conversion metric's values are 0 or 1 and are not capped; cap a mean or count metric"))
+        }
+        switch (value, percentile) {
+        case (let value?, nil):
+            if !(value > 0 && value.isFinite) {
+                problems.append(ValidationError(key: key, field: "cap.value", problem: "must be a finite number above 0, got \(value)"))
+            }
+        case (nil, let percentile?):
+            if !(percentile > 0.5 && percentile < 1) {
+                problems.append(ValidationError(
+                    key: key, field: "cap.percentile", problem: "must be between 0.5 and 1 (exclusive), e.g. 0.99; got \(percentile)"))
+            }
+        case (nil, nil):
+            problems.append(ValidationError(key: key, field: "cap", problem: "give one of value (a fixed cap) and percentile (0.5–1)"))
+        case (.some, .some):
+            problems.append(ValidationError(key: key, field: "cap", problem: "give one of value and percentile, not both"))
+        }
+        return problems
+    }
+
+    /// The cap as a results query takes it (a valid cap).
+    var queryCap: ExperimentResultsQuery.Cap? {
+        if let value { return .value(value) }
+        if let percentile { return .percentile(percentile) }
+        return nil
     }
 }

@@ -123,6 +123,29 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         /// The control first.
         public var arms: [ArmResult]
         public var decision: Decision
+        /// How each unit's value was capped before the arm statistics; `nil` when not capped.
+        public var cap: CapReport?
+    }
+
+    /// A metric's cap as applied: the fixed value or the percentile asked for, the threshold used
+    /// and how many units of each arm had a value above it.
+    public struct CapReport: Sendable, Hashable, Codable {
+        /// The fixed cap, when the metric has one.
+        public var value: Double?
+        /// The percentile asked for (0.5–1), when the cap is one.
+        public var percentile: Double?
+        /// The threshold the values were capped at (the percentile computed from every unit's
+        /// value, arms pooled); `nil` for a percentile cap before any unit is counted.
+        public var threshold: Double?
+        /// Arm → units whose value was above the threshold (replaced by it).
+        public var cappedUnits: [String: Int]
+
+        public init(value: Double?, percentile: Double?, threshold: Double?, cappedUnits: [String: Int]) {
+            self.value = value
+            self.percentile = percentile
+            self.threshold = threshold
+            self.cappedUnits = cappedUnits
+        }
     }
 
     public struct ArmResult: Sendable, Hashable, Codable {
@@ -273,9 +296,11 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
 
         let mismatch = sampleRatio?.mismatch ?? false
         let metrics = zip(query.metrics, data.metrics).enumerated().map { index, pair in
-            Self.metricReport(
+            var report = Self.metricReport(
                 pair.0, input: pair.1, result: analysis?.metrics[index], arms: arms, settings: settings, mismatch: mismatch,
                 problem: problem, comparisons: comparisons, lowest: lowest, correction: correction)
+            report.cap = Self.capReport(pair.0, capping: totals.capping[pair.0.key], arms: arms)
+            return report
         }
         self.metrics = metrics
         decision = Self.experimentDecision(
@@ -332,6 +357,17 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
             observed: Dictionary(uniqueKeysWithValues: zip(names, observed)),
             expected: Dictionary(uniqueKeysWithValues: zip(names, test.expected)), chiSquared: test.chiSquared,
             degreesOfFreedom: test.degreesOfFreedom, pValue: test.pValue, threshold: threshold, mismatch: test.pValue < threshold)
+    }
+
+    /// What the results show of `metric`'s cap.
+    static func capReport(_ metric: ExperimentResultsQuery.Metric, capping: ExperimentTotals.Capping?, arms: [String]) -> CapReport? {
+        let counts = Dictionary(uniqueKeysWithValues: arms.map { ($0, capping?.cappedUnits[$0] ?? 0) })
+        switch metric.cap {
+        case nil: return nil
+        case .value(let value)?: return CapReport(value: value, percentile: nil, threshold: capping?.threshold ?? value, cappedUnits: counts)
+        case .percentile(let percentile)?:
+            return CapReport(value: nil, percentile: percentile, threshold: capping?.threshold, cappedUnits: counts)
+        }
     }
 
     static func explain(_ error: StatisticsError) -> String {

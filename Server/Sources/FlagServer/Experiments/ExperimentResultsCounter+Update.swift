@@ -11,6 +11,8 @@ protocol ExperimentResultsSource: Sendable {
     func events(of units: [String], through: Int64) async throws -> [ExperimentResultsCounter.Event]
     /// The stored units among `units`.
     func units(_ units: [String]) async throws -> [String: ExperimentResultsCounter.Unit]
+    /// Every stored unit of the experiment (read when a metric has a percentile cap).
+    func allUnits() async throws -> [ExperimentResultsCounter.Unit]
 }
 
 extension ExperimentResultsCounter {

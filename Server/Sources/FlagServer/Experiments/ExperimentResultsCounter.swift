@@ -15,6 +15,10 @@ import Foundation
 ///   events' values (a missing value counts 0). Count: the number of events.
 /// - The sums are kept per arm and per cohort (the UTC day of the unit's first exposure); the
 ///   totals add the cohorts, and the daily snapshot of a day adds the cohorts up to it.
+/// - A metric with a fixed cap sums min(value, cap) and min(covariate, cap) and counts the units
+///   whose value was above the cap. A metric with a percentile cap is summed uncapped in the
+///   stored state; its totals are summed afresh from every stored unit, capped at the pooled
+///   percentile of their values (``totals(_:now:units:)``), the daily looks at today's threshold.
 ///
 /// Everything here is pure; ``update(_:state:through:now:source:)`` drives a store through an
 /// ``ExperimentResultsSource``.
@@ -89,6 +93,21 @@ struct ExperimentResultsCounter: Sendable {
         var covariateSum = 0.0
         var covariateSumOfSquares = 0.0
         var sumOfProducts = 0.0
+        /// Units whose value was above the metric's cap (0 without one).
+        var capped = 0
+
+        init() {}
+
+        // A state stored before caps existed has no `capped`: it decodes as 0.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            sum = try container.decode(Double.self, forKey: .sum)
+            sumOfSquares = try container.decode(Double.self, forKey: .sumOfSquares)
+            covariateSum = try container.decode(Double.self, forKey: .covariateSum)
+            covariateSumOfSquares = try container.decode(Double.self, forKey: .covariateSumOfSquares)
+            sumOfProducts = try container.decode(Double.self, forKey: .sumOfProducts)
+            capped = try container.decodeIfPresent(Int.self, forKey: .capped) ?? 0
+        }
     }
 
     /// The units of one arm whose first exposure fell on one UTC day, and their sums.
@@ -114,7 +133,13 @@ struct ExperimentResultsCounter: Sendable {
     static func key(of query: ExperimentResultsQuery) -> String {
         var parts = [query.environment, query.flag, query.arms.joined(separator: "\u{1}"), String(query.start), query.end.map { String($0) } ?? "-"]
         for metric in query.metrics {
-            parts.append([metric.key, metric.event, metric.kind.rawValue, String(metric.window), metric.covariate ? "1" : "0"].joined(separator: "\u{1}"))
+            var fields = [metric.key, metric.event, metric.kind.rawValue, String(metric.window), metric.covariate ? "1" : "0"]
+            switch metric.cap {
+            case nil: break
+            case .value(let value)?: fields.append("cap=\(value)")
+            case .percentile(let percentile)?: fields.append("p=\(percentile)")
+            }
+            parts.append(fields.joined(separator: "\u{1}"))
         }
         return parts.joined(separator: "\u{2}")
     }
@@ -186,6 +211,17 @@ struct ExperimentResultsCounter: Sendable {
         query.metrics[index].kind == .conversion ? (accumulated > 0 ? 1 : 0) : accumulated
     }
 
+    /// The fixed cap of metric `index` (a percentile cap is applied at ``totals(_:now:units:)``).
+    private func fixedCap(metric index: Int) -> Double? {
+        if case .value(let cap)? = query.metrics[index].cap { return cap }
+        return nil
+    }
+
+    /// Whether the totals need every stored unit: some metric has a percentile cap.
+    var needsAllUnits: Bool {
+        query.metrics.contains { if case .percentile? = $0.cap { true } else { false } }
+    }
+
     // MARK: - Sums
 
     /// Takes `old`'s contribution out of the sums and puts `new`'s in (either may be `nil`).
@@ -207,19 +243,60 @@ struct ExperimentResultsCounter: Sendable {
         cohorts[index].units += step
         if unit.reassigned { cohorts[index].reassigned += step }
         for metric in query.metrics.indices {
-            let y = value(unit.values[metric], metric: metric)
-            let x = value(unit.covariates[metric], metric: metric)
-            cohorts[index].metrics[metric].sum += sign * y
-            cohorts[index].metrics[metric].sumOfSquares += sign * y * y
-            cohorts[index].metrics[metric].covariateSum += sign * x
-            cohorts[index].metrics[metric].covariateSumOfSquares += sign * x * x
-            cohorts[index].metrics[metric].sumOfProducts += sign * x * y
+            add(unit, metric: metric, cap: fixedCap(metric: metric), sign: sign, to: &cohorts[index].metrics[metric])
         }
     }
 
+    /// Adds (`sign` 1) or takes out (−1) one unit's value and covariate in `metric`, each capped
+    /// at `cap` when given.
+    private func add(_ unit: Unit, metric: Int, cap: Double?, sign: Double, to sums: inout MetricSums) {
+        var y = value(unit.values[metric], metric: metric)
+        var x = value(unit.covariates[metric], metric: metric)
+        if let cap {
+            if y > cap {
+                y = cap
+                sums.capped += sign < 0 ? -1 : 1
+            }
+            x = min(x, cap)
+        }
+        sums.sum += sign * y
+        sums.sumOfSquares += sign * y * y
+        sums.covariateSum += sign * x
+        sums.covariateSumOfSquares += sign * x * x
+        sums.sumOfProducts += sign * x * y
+    }
+
+    /// `cohorts` with each percentile-capped metric summed afresh from `units` (every stored unit
+    /// of the experiment), each value and covariate capped at the pooled percentile of the units'
+    /// values; and the thresholds by metric key (absent without units).
+    func winsorized(_ cohorts: [Cohort], units: [Unit]) -> (cohorts: [Cohort], thresholds: [String: Double]) {
+        var cohorts = cohorts
+        var thresholds: [String: Double] = [:]
+        let counted = units.filter { arms.contains($0.arm) }
+        var cohortIndex: [String: Int] = [:]
+        for (index, cohort) in cohorts.enumerated() { cohortIndex[cohort.arm + "\u{1}" + String(cohort.day)] = index }
+        for (metric, definition) in query.metrics.enumerated() {
+            guard case .percentile(let percentile)? = definition.cap else { continue }
+            for index in cohorts.indices { cohorts[index].metrics[metric] = MetricSums() }
+            let values = counted.map { value($0.values[metric], metric: metric) }
+            guard let threshold = try? Winsorization.threshold(of: values, percentile: percentile) else { continue }
+            thresholds[definition.key] = threshold
+            for unit in counted {
+                let key = unit.arm + "\u{1}" + String(RollupGranularity.day.bucket(of: unit.first))
+                guard let index = cohortIndex[key] else { continue }
+                add(unit, metric: metric, cap: threshold, sign: 1, to: &cohorts[index].metrics[metric])
+            }
+        }
+        return (cohorts, thresholds)
+    }
+
     /// The totals the cohorts add up to, with a snapshot per UTC day from the start's to `now`'s
-    /// (or the end's, if earlier).
-    func totals(_ cohorts: [Cohort], now: Int64) -> ExperimentTotals {
+    /// (or the end's, if earlier). `units` (every stored unit of the experiment) are needed when
+    /// ``needsAllUnits``: a percentile-capped metric is then summed from them.
+    func totals(_ cohorts: [Cohort], now: Int64, units: [Unit] = []) -> ExperimentTotals {
+        var cohorts = cohorts
+        var thresholds: [String: Double] = [:]
+        if needsAllUnits { (cohorts, thresholds) = winsorized(cohorts, units: units) }
         let total = snapshot(cohorts)
         var daily: [ExperimentTotals.Day] = []
         let dayLength = RollupGranularity.day.milliseconds
@@ -242,7 +319,22 @@ struct ExperimentResultsCounter: Sendable {
                 day += dayLength
             }
         }
-        return ExperimentTotals(units: total.units, reassignedUnits: total.reassigned, metrics: total.metrics, daily: daily, countedThrough: now)
+        var capping: [String: ExperimentTotals.Capping] = [:]
+        for (index, metric) in query.metrics.enumerated() {
+            let threshold: Double?
+            switch metric.cap {
+            case nil: continue
+            case .value(let cap)?: threshold = cap
+            case .percentile?: threshold = thresholds[metric.key]
+            }
+            var perArm: [String: Int] = [:]
+            for arm in query.arms { perArm[arm] = 0 }
+            for cohort in cohorts where perArm[cohort.arm] != nil { perArm[cohort.arm, default: 0] += cohort.metrics[index].capped }
+            capping[metric.key] = ExperimentTotals.Capping(threshold: threshold, cappedUnits: perArm)
+        }
+        return ExperimentTotals(
+            units: total.units, reassignedUnits: total.reassigned, metrics: total.metrics, daily: daily, countedThrough: now,
+            capping: capping)
     }
 
     private func snapshot(_ cohorts: [Cohort]) -> (units: [String: Int], reassigned: [String: Int], metrics: [String: [String: ArmStatistics]]) {

@@ -45,14 +45,27 @@ public struct ExperimentResultsQuery: Sendable, Hashable {
         /// Whether to collect the CUPED covariate: the same metric over the `window` before the
         /// unit's first exposure.
         public var covariate: Bool
+        /// Each unit's value (and covariate) capped from above before the arm statistics are
+        /// taken; `nil`: not capped. Never on a conversion metric.
+        public var cap: Cap?
 
-        public init(key: String, event: String, kind: MetricData.Kind, window: Int64, covariate: Bool) {
+        public init(key: String, event: String, kind: MetricData.Kind, window: Int64, covariate: Bool, cap: Cap? = nil) {
             self.key = key
             self.event = event
             self.kind = kind
             self.window = window
             self.covariate = covariate
+            self.cap = cap
         }
+    }
+
+    /// How a metric's per-unit values are capped.
+    public enum Cap: Sendable, Hashable {
+        /// At a fixed value, the same for every unit.
+        case value(Double)
+        /// At the pooled p-quantile (``Winsorization``) of the values of every unit of every arm,
+        /// computed afresh at each count from the stored units.
+        case percentile(Double)
     }
 }
 
@@ -70,16 +83,33 @@ public struct ExperimentTotals: Sendable, Hashable {
     public var daily: [Day]
     /// Events received up to this time (milliseconds since 1970) are counted.
     public var countedThrough: Int64
+    /// Metric key → how its values were capped, for the metrics with a cap.
+    public var capping: [String: Capping]
 
     public init(
         units: [String: Int], reassignedUnits: [String: Int], metrics: [String: [String: ArmStatistics]], daily: [Day],
-        countedThrough: Int64
+        countedThrough: Int64, capping: [String: Capping] = [:]
     ) {
         self.units = units
         self.reassignedUnits = reassignedUnits
         self.metrics = metrics
         self.daily = daily
         self.countedThrough = countedThrough
+        self.capping = capping
+    }
+
+    /// The cap a metric's values were capped at, and how many units' values were above it.
+    public struct Capping: Sendable, Hashable, Codable {
+        /// The value every unit's value (and covariate) was capped at: the fixed cap, or the
+        /// percentile computed from the units counted; `nil` for a percentile cap without units.
+        public var threshold: Double?
+        /// Arm → units whose value was above ``threshold`` (and was replaced by it).
+        public var cappedUnits: [String: Int]
+
+        public init(threshold: Double?, cappedUnits: [String: Int]) {
+            self.threshold = threshold
+            self.cappedUnits = cappedUnits
+        }
     }
 
     /// The totals at the end of one day.

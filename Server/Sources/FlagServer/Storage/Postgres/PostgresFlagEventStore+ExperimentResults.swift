@@ -17,7 +17,7 @@ extension PostgresFlagEventStore: ExperimentResultsStore {
     public func updateResults(_ query: ExperimentResultsQuery, now: Int64) async throws(StoreError) -> ExperimentTotals {
         let counter = ExperimentResultsCounter(query)
         let lock = PostgresFlagStore.lockKey("flag-server experiment results \(configuration.schema ?? "public") \(query.experiment)")
-        let state = try await run { [logger] in
+        let (state, units) = try await run { [logger] in
             try await client.withConnection { connection in
                 let through = try await PostgresFlagStore.transaction(connection, logger: logger) {
                     try await connection.query("LOCK TABLE flag_event_batches IN SHARE MODE", logger: logger)
@@ -39,7 +39,7 @@ extension PostgresFlagEventStore: ExperimentResultsStore {
                     }
                     let source = PostgresExperimentSource(connection: connection, counter: counter, logger: logger)
                     let update = try await counter.update(state: stored, through: through, source: source)
-                    guard update.state != stored else { return update.state }
+                    guard update.state != stored else { return (update.state, counter.needsAllUnits ? try await source.allUnits() : []) }
                     if update.restarted {
                         try await connection.query(
                             "DELETE FROM flag_event_experiment_units WHERE experiment = \(query.experiment)", logger: logger)
@@ -62,11 +62,11 @@ extension PostgresFlagEventStore: ExperimentResultsStore {
                         INSERT INTO flag_event_experiments (experiment, state) VALUES (\(query.experiment), \(text))
                         ON CONFLICT (experiment) DO UPDATE SET state = excluded.state
                         """, logger: logger)
-                    return update.state
+                    return (update.state, counter.needsAllUnits ? try await source.allUnits() : [])
                 }
             }
         }
-        return counter.totals(state.cohorts, now: now)
+        return counter.totals(state.cohorts, now: now, units: units)
     }
 
     public func deleteResults(experiment: String) async throws(StoreError) {
@@ -138,6 +138,17 @@ struct PostgresExperimentSource: ExperimentResultsSource {
             events.append(.init(unit: unit, name: name, value: value, time: time))
         }
         return events
+    }
+
+    func allUnits() async throws -> [ExperimentResultsCounter.Unit] {
+        var units: [ExperimentResultsCounter.Unit] = []
+        for try await (arm, first, reassigned, values) in try await connection.query(
+            "SELECT arm, first_exposure, reassigned, metric_values FROM flag_event_experiment_units WHERE experiment = \(query.experiment)",
+            logger: logger
+        ).decode((String, Int64, Bool, String).self) {
+            units.append(.init(arm: arm, first: first, reassigned: reassigned, encodedValues: values, metrics: query.metrics.count))
+        }
+        return units
     }
 
     func units(_ keys: [String]) async throws -> [String: ExperimentResultsCounter.Unit] {

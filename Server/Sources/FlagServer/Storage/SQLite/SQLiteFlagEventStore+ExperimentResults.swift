@@ -7,7 +7,7 @@ import SQLiteNIO
 extension SQLiteFlagEventStore: ExperimentResultsStore {
     public func updateResults(_ query: ExperimentResultsQuery, now: Int64) async throws(StoreError) -> ExperimentTotals {
         let counter = ExperimentResultsCounter(query)
-        let state = try await run {
+        let (state, units) = try await run {
             try await transaction {
                 let through = try await connection.query("SELECT MAX(seq) AS seq FROM flag_event_batches").first?
                     .column("seq")?.integer ?? 0
@@ -19,7 +19,7 @@ extension SQLiteFlagEventStore: ExperimentResultsStore {
                 }
                 let source = SQLiteExperimentSource(connection: connection, counter: counter)
                 let update = try await counter.update(state: stored, through: Int64(through), source: source)
-                guard update.state != stored else { return update.state }
+                guard update.state != stored else { return (update.state, counter.needsAllUnits ? try await source.allUnits() : []) }
                 if update.restarted {
                     _ = try await connection.query(
                         "DELETE FROM flag_event_experiment_units WHERE experiment = ?", [.text(query.experiment)])
@@ -42,11 +42,11 @@ extension SQLiteFlagEventStore: ExperimentResultsStore {
                     INSERT INTO flag_event_experiments (experiment, state) VALUES (?, ?)
                     ON CONFLICT (experiment) DO UPDATE SET state = excluded.state
                     """, [.text(query.experiment), .text(text)])
-                return update.state
+                return (update.state, counter.needsAllUnits ? try await source.allUnits() : [])
             }
         }
         wrote()
-        return counter.totals(state.cohorts, now: now)
+        return counter.totals(state.cohorts, now: now, units: units)
     }
 
     public func deleteResults(experiment: String) async throws(StoreError) {
@@ -135,6 +135,18 @@ struct SQLiteExperimentSource: ExperimentResultsSource {
             }
         }
         return units
+    }
+
+    func allUnits() async throws -> [ExperimentResultsCounter.Unit] {
+        try await connection.query(
+            "SELECT arm, first_exposure, reassigned, metric_values FROM flag_event_experiment_units WHERE experiment = ?",
+            [.text(query.experiment)]
+        ).map { row in
+            ExperimentResultsCounter.Unit(
+                arm: row.column("arm")?.string ?? "", first: Int64(row.column("first_exposure")?.integer ?? 0),
+                reassigned: row.column("reassigned")?.integer == 1,
+                encodedValues: row.column("metric_values")?.string ?? "", metrics: query.metrics.count)
+        }
     }
 
     private static func event(_ row: SQLiteRow) -> ExperimentResultsCounter.Event {
