@@ -9,7 +9,16 @@ processes of at most 15,000 connections each, bound to many loopback source addr
 
 Environment: FLAG_SERVER_BENCH_STREAMS (counts, default those of 1,000, 5,000, 10,000, 50,000 and
 100,000 below the server's connection cap, then 100 below the cap), FLAG_SERVER_BENCH_PAST_LIMIT (connections opened past the
-server's cap, default 1500), FLAG_SERVER_BENCH_IDLE_SECONDS (idle CPU window, default 30).
+server's cap, default 1500), FLAG_SERVER_BENCH_IDLE_SECONDS (idle CPU window, default 30),
+FLAG_SERVER_BENCH_BURSTS (the bursts of the first part, default "2000,5000"; "" skips it),
+FLAG_SERVER_BENCH_PARTS ("burst,scale" by default: the bursts, then the baselines and the counts above),
+FLAG_SERVER_BENCH_WRK_SECONDS (each wrk run of the burst part, default 6).
+
+The burst part, on a fresh server with 20 flags: OFREP bulk evaluation with wrk (2 threads, 32
+connections, as bench_ingest_delivery) idle, then again while a burst of streams opens at once
+(the load generator keeps up to 256 opens in flight, each worker its own), throughput as a share
+of the idle run's and p99 beside the idle p99; the server's resident memory before the burst, once
+it is open (per stream), and after every stream of it closed (the memory a burst leaves behind).
 """
 
 import errno
@@ -323,6 +332,78 @@ def settle(pid, seconds=3):
     return rss(pid)
 
 
+BURSTS = [int(n) for n in os.environ.get("FLAG_SERVER_BENCH_BURSTS", "2000,5000").split(",") if n]
+PARTS = os.environ.get("FLAG_SERVER_BENCH_PARTS", "burst,scale").split(",")
+WRK_SECONDS = int(os.environ.get("FLAG_SERVER_BENCH_WRK_SECONDS", "6"))
+LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "propagation_bench.lua")
+BULK_FLAGS = [f"flag-{index}" for index in range(20)]
+
+
+class Wrk:
+    """wrk on OFREP bulk evaluation (20 flags), in the background: requests/s and p99."""
+
+    def __init__(self, port, token, seconds):
+        arguments = ["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", "-s", LUA,
+                     f"http://127.0.0.1:{port}/ofrep/v1/evaluate/flags"]
+        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, text=True,
+                                        env=dict(os.environ, FLAG_SERVER_BENCH_TOKEN=token))
+
+    def result(self):
+        output = self.process.communicate()[0]
+        bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+        if bad:
+            sys.exit(f"wrk saw {bad.group(1)} non-2xx responses:\n{output}")
+        rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+        value, unit = re.search(r"\s99%\s+([\d.]+)(us|ms|s)", output).groups()
+        return rate, float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def measure_bursts(server, port, admin):
+    """OFREP bulk while a burst of streams opens, and the memory the burst takes and leaves."""
+    status, created = request(port, "POST", "/admin/v1/tokens", admin,
+                              {"name": "bench", "environment": "production", "role": "client"})
+    assert status == 201, created
+    client = created["token"]
+    for flag in BULK_FLAGS:
+        status, reply = request(port, "PUT", f"/admin/v1/flags/{flag}", admin,
+                                {"type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})
+        assert status == 200, reply
+        status, reply = request(port, "PUT", f"/admin/v1/environments/production/flags/{flag}/settings", admin,
+                                {"enabled": True, "defaultVariant": "on",
+                                 "targeting": {"if": [{"==": [{"var": "country"}, "DE"]}, "on", "off"]}})
+        assert status == 200, reply
+    load = Load(port, max(BURSTS))
+    try:
+        Wrk(port, client, 2).result()  # warm up
+        print(f"bursts of streams opening at once, wrk {WRK_SECONDS} s a run (2 threads, 32 connections), "
+              f"load average {os.getloadavg()[0]:.2f}")
+        print("| burst | OFREP bulk idle | p99 idle | during the burst | % of idle | p99 | opened in | "
+              "RSS before | open | per stream | after close |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for count in BURSTS:
+            idle, idle_p99 = Wrk(port, client, WRK_SECONDS).result()
+            before = settle(server.pid)
+            busy = Wrk(port, client, WRK_SECONDS)
+            time.sleep(1)  # on purpose: wrk runs before the burst starts
+            started = time.time()
+            known = load.counts()["statuses"]
+            state = load.open(count, "/ofrep/v1/events", client)
+            answers = {key: value - known.get(key, 0) for key, value in state["statuses"].items() if value > known.get(key, 0)}
+            opened_in = time.time() - started
+            during, during_p99 = busy.result()
+            peak = settle(server.pid)
+            held = state["ok"]
+            load.close()
+            after = settle(server.pid, 6)
+            print(f"| {count:,} ({held:,} open, answers {answers}) | {idle:,.0f} req/s | {idle_p99:.1f} ms | "
+                  f"{during:,.0f} req/s | **{100 * during / idle:.1f} %** | {during_p99:.1f} ms | {opened_in:.2f} s | "
+                  f"{before / 2**20:.1f} MiB | {peak / 2**20:.1f} MiB | {(peak - before) / max(1, held) / 1024:.2f} KiB | "
+                  f"{after / 2**20:.1f} MiB ({(after - before) / 2**20:+.1f}) |", flush=True)
+    finally:
+        load.close()
+        load.stop()
+
+
 def main():
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -330,6 +411,15 @@ def main():
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}, descriptor hard limit {hard}")
     directory = tempfile.mkdtemp(prefix="bench-streams-")
     try:
+        if "burst" in PARTS and BURSTS:
+            server, port, admin, _, _, _ = start_server(os.path.join(directory, "bursts"))
+            try:
+                measure_bursts(server, port, admin)
+            finally:
+                server.terminate()
+                server.wait()
+        if "scale" not in PARTS:
+            return
         # Baselines, each on a fresh server (freed memory stays in the process, so one server's
         # figures would hide the next): idle keep-alive connections that asked a fixed-body route
         # once (/health/live), and connections that sent nothing, the server's per-connection

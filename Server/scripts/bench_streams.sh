@@ -8,6 +8,11 @@
 #   Server/scripts/bench_streams.sh          # builds flag-server in release first
 #   FLAG_SERVER_BENCH_CONFIGURATION=debug Server/scripts/bench_streams.sh
 #   FLAG_SERVER_BENCH_STREAMS=1000,10000 Server/scripts/bench_streams.sh
+#   FLAG_SERVER_BENCH_BINARY=path/to/flag-server FLAG_SERVER_BENCH_PARTS=burst Server/scripts/bench_streams.sh
+#
+# First, on a fresh server, bursts of streams opening at once (FLAG_SERVER_BENCH_BURSTS, default
+# 2,000 and 5,000): OFREP bulk throughput (wrk) during each burst as a share of idle, and resident
+# memory before the burst, with it open (per stream), and after it closed.
 #
 # The stream counts default to 1,000, 5,000, 10,000, 50,000 and 100,000, as far as the
 # descriptor hard limit allows (server and load generator both need one descriptor per
@@ -18,6 +23,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-configuration="${FLAG_SERVER_BENCH_CONFIGURATION:-release}"
-swift build -c "$configuration" --package-path Server --product flag-server
-python3 Server/scripts/bench_streams.py "Server/.build/$configuration/flag-server"
+binary="${FLAG_SERVER_BENCH_BINARY:-}"
+if [ -z "$binary" ]; then
+    configuration="${FLAG_SERVER_BENCH_CONFIGURATION:-release}"
+    swift build -c "$configuration" --package-path Server --product flag-server
+    binary="Server/.build/$configuration/flag-server"
+fi
+python3 Server/scripts/bench_streams.py "$binary"

@@ -71,8 +71,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.maximumHeaderBytes, maxHeaderListSize: limits.maximumHeaderBytes,
                 maxHeaderFieldCount: 200))
+        let openings = StreamOpenings(limit: limits.maximumConcurrentStreamOpenings)
+        let freedMemory = FreedMemory.Trigger()
         return HTTPServerBuilder { responder in
-            StreamingHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: configuration), events: events)
+            StreamingHTTP1Channel(
+                http1: HTTP1Channel(responder: responder, configuration: configuration), events: events, openings: openings,
+                freedMemory: freedMemory)
         }
     }
 
@@ -228,13 +232,20 @@ struct StreamingHTTP1Channel: ServerChildChannel {
 
     let http1: HTTP1Channel
     let events: EventHub
+    /// The bound on streams being set up at once, shared by every connection.
+    let openings: StreamOpenings
+    /// Releases freed memory after a burst of streams opened or closed.
+    let freedMemory: FreedMemory.Trigger
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let events = events
+        let openings = openings
+        let freedMemory = freedMemory
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             let state = try operations.handler(type: HTTPConnectionStateHandler.self)
-            try operations.addHandler(EventStreamFront(events: events), position: .after(state))
+            let front = EventStreamFront(events: events, openings: openings, freedMemory: freedMemory)
+            try operations.addHandler(front, position: .after(state))
             return value
         }
     }

@@ -363,7 +363,8 @@ public final class FlagServer: Sendable {
         if let webhooks { router.add(middleware: NotificationOutboxMiddleware(dispatcher: webhooks)) }
         if let ingestion {
             EventIngestionRoutes(
-                authenticator: authenticator, queue: ingestion.queue, metrics: ingestion.metrics, decodes: ingestion.decodes, now: now
+                authenticator: authenticator, queue: ingestion.queue, metrics: ingestion.metrics, decodes: ingestion.decodes, now: now,
+                connectionBodyTimeout: limits.bodyTimeout
             ).register(on: router)
         }
         AdminRoutes(

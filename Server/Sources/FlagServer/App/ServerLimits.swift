@@ -11,6 +11,10 @@ public struct ServerLimits: Sendable, Hashable {
     public var maximumEventStreams: Int = 100_000
     /// Event streams open at once per token; one more is refused 429 with `Retry-After`. Default 64.
     public var maximumEventStreamsPerToken: Int = 64
+    /// Event streams being set up at once (authenticated, counted, subscribed, first lines
+    /// written); an opening past it waits, holding only its request head, so that a burst of
+    /// openings cannot crowd out evaluation. Default 16.
+    public var maximumConcurrentStreamOpenings: Int = 16
     /// The longest a write may take (waiting for other writes and for a database connection
     /// included) before it fails 503 with `Retry-After`; a write past it is rolled back, never
     /// committed later. Default 10 s.

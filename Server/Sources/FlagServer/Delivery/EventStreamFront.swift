@@ -29,6 +29,13 @@ import Synchronization
 /// gets the newest revision's event when it reads again and misses keep-alives meanwhile, so a
 /// slow client never makes the server buffer.
 ///
+/// Before step 1, a request that opens a stream takes a place among the set-ups
+/// (``StreamOpenings``): past its bound, the request head waits here, not passed on, until a
+/// set-up ends. The place is given back once the stream is this handler's, or the route answered
+/// something else (a refusal), or the connection closed. Both ends of a stream's set-up are noted
+/// to ``FreedMemory/Trigger``: the request task's memory is freed then, and the stream's when it
+/// closes.
+///
 /// It sits after Hummingbird's `HTTPConnectionStateHandler`, which therefore sees the stream's
 /// response as unfinished and never closes the connection for idleness.
 final class EventStreamFront: ChannelDuplexHandler, RemovableChannelHandler {
@@ -52,7 +59,21 @@ final class EventStreamFront: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     let events: EventHub
+    /// The bound on set-ups in progress; `nil`: none.
+    let openings: StreamOpenings?
+    /// Told of every stream set up and closed; `nil`: no one.
+    let freedMemory: FreedMemory.Trigger?
     private var state = State.serving
+    /// Where this connection's stream opening stands among ``openings``.
+    private enum Opening {
+        /// Not opening a stream, or done with its set-up.
+        case none
+        /// Waiting for a place, with its ticket and the request parts held meanwhile.
+        case waiting(ticket: Int, parts: [NIOAny])
+        /// Holds a place: set up now.
+        case admitted
+    }
+    private var opening = Opening.none
     private var context: ChannelHandlerContext?
     /// The handoff offered for the request being answered, and its offer's id.
     private var offered: (id: Int, handoff: StreamHandoff)?
@@ -65,9 +86,14 @@ final class EventStreamFront: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether the full close of Hummingbird's ending loop was ignored.
     private var ignoredLoopClose = false
 
-    init(events: EventHub) {
+    init(events: EventHub, openings: StreamOpenings? = nil, freedMemory: FreedMemory.Trigger? = nil) {
         self.events = events
+        self.openings = openings
+        self.freedMemory = freedMemory
     }
+
+    /// The request parts an opening holds at most while it waits (a GET has a head and an end).
+    static let maximumWaitingParts = 4
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -81,6 +107,15 @@ final class EventStreamFront: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .waiting(let ticket, var parts) = opening {
+            guard parts.count < Self.maximumWaitingParts else {
+                context.close(promise: nil)
+                return
+            }
+            parts.append(data)
+            opening = .waiting(ticket: ticket, parts: parts)
+            return
+        }
         switch state {
         case .serving, .handingOff:
             guard case .head(var head) = unwrapInboundIn(data) else {
@@ -88,6 +123,19 @@ final class EventStreamFront: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             head.headerFields[.flagServerStreamFront] = nil
+            if case .serving = state, offered == nil, case .none = opening, let openings,
+                EventStreamRoutes.opensStream(method: head.method, path: head.path)
+            {
+                let front = NIOLoopBound(self, eventLoop: context.eventLoop)
+                let eventLoop = context.eventLoop
+                switch openings.enter({ eventLoop.execute { front.value.admitted() } }) {
+                case .admitted:
+                    opening = .admitted
+                case .waiting(let ticket):
+                    opening = .waiting(ticket: ticket, parts: [data])
+                    return
+                }
+            }
             if case .serving = state, offered == nil, EventStreamRoutes.opensStream(method: head.method, path: head.path) {
                 let handoff = StreamHandoff(front: NIOLoopBound(self, eventLoop: context.eventLoop), eventLoop: context.eventLoop)
                 let id = events.offer(handoff)
@@ -143,6 +191,7 @@ final class EventStreamFront: ChannelDuplexHandler, RemovableChannelHandler {
                     state = .handingOff(handoff)
                 } else {
                     handoff.close()
+                    setUpEnded()
                 }
             }
             head.headerFields[.flagServerStreamHandoff] = nil
@@ -150,6 +199,8 @@ final class EventStreamFront: ChannelDuplexHandler, RemovableChannelHandler {
         case (.handingOff(let handoff), .end):
             promise?.succeed()
             state = .streaming(handoff)
+            setUpEnded()
+            freedMemory?.note()
             context.flush()
             context.fireErrorCaught(HandedOff())
             if endWhenOwned {
@@ -214,12 +265,51 @@ final class EventStreamFront: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// A place among ``openings`` came free for this connection's waiting request: it goes on.
+    fileprivate func admitted() {
+        guard case .waiting(_, let parts) = opening else {
+            openings?.leave()  // the connection closed meanwhile: the place passes on
+            return
+        }
+        opening = .admitted
+        guard let context else {
+            setUpEnded()
+            return
+        }
+        for part in parts {
+            channelRead(context: context, data: part)
+        }
+        // Hummingbird's reader takes what it was sent at the end of a read: end this one.
+        context.fireChannelReadComplete()
+    }
+
+    /// This connection's stream set-up is over (streaming, refused or closed): its place among
+    /// ``openings`` goes to the next.
+    private func setUpEnded() {
+        switch opening {
+        case .admitted:
+            opening = .none
+            openings?.leave()
+        case .waiting(let ticket, _):
+            opening = .none
+            // Resumed already when this fails: `admitted()` is on its way, finds `.none`, and
+            // gives the place back.
+            _ = openings?.withdraw(ticket)
+        case .none:
+            break
+        }
+    }
+
     /// The stream is over: its subscription leaves the hub.
     private func release() {
         switch state {
-        case .handingOff(let handoff), .streaming(let handoff): handoff.close()
+        case .handingOff(let handoff): handoff.close()
+        case .streaming(let handoff):
+            handoff.close()
+            freedMemory?.note()
         case .serving, .closed: break
         }
+        setUpEnded()
         if let (id, handoff) = offered {
             events.withdraw(offer: id)
             handoff.close()

@@ -86,6 +86,8 @@ final class EventIngestionQueue: Sendable {
 
     let store: any FlagEventStore
     let options: EventIngestionOptions
+    /// Holds the requests of clients that come back before their `Retry-After`.
+    let refusals = RefusalHold()
     private let state: Mutex<State>
     private let clock: @Sendable () -> ContinuousClock.Instant
     /// The ingest's processor time so far (tests pass one they set), when not decoding's plus the
@@ -118,16 +120,21 @@ final class EventIngestionQueue: Sendable {
     /// are held as they arrive, ``hold(_:in:)``); refuses (shed the request) while the ingest's
     /// work share is over ``EventIngestionOptions/maximumIngestShare`` (a normal request), or
     /// while the byte budget, the whole (less the health reserve for a normal request) or the
-    /// token's, is already spent. Give the reservation back with ``release(_:)`` once the request
-    /// answered.
-    func admit(token: String, priority: Priority = .normal) -> Result<Reservation, Refusal> {
+    /// token's, is already spent, or has no room left for the `declared` bytes the request's
+    /// `Content-Length` announces (they are not held: a body holds what arrives). Give the
+    /// reservation back with ``release(_:)`` once the request answered.
+    func admit(token: String, priority: Priority = .normal, declared: Int = 0) -> Result<Reservation, Refusal> {
         let now = clock()
         let cpu = ingestProcessorTime
         return state.withLock { state in
             let share = state.work.share(at: now, cpu: cpu)
             guard priority == .health || share <= options.maximumIngestShare else { return .failure(.share(share)) }
-            guard state.reservedBytes < allowance(of: options.maximumQueuedBytes, for: priority) else { return .failure(.bytes) }
-            guard state.reservedByToken[token, default: 0] < options.maximumQueuedBytesPerToken else {
+            let declared = max(0, declared)
+            guard state.reservedBytes < allowance(of: options.maximumQueuedBytes, for: priority),
+                state.reservedBytes + declared <= allowance(of: options.maximumQueuedBytes, for: priority)
+            else { return .failure(.bytes) }
+            let byToken = state.reservedByToken[token, default: 0]
+            guard byToken < options.maximumQueuedBytesPerToken, byToken + declared <= options.maximumQueuedBytesPerToken else {
                 return .failure(.tokenBytes)
             }
             return .success(Reservation(token: token, priority: priority))

@@ -17,7 +17,8 @@ import Synchronization
 /// than ``EventIngestionOptions/maximumIngestShare`` of a core's processor time over the last
 /// second; 429 with `Retry-After`
 /// while the token's requests hold ``EventIngestionOptions/maximumQueuedBytesPerToken``; before
-/// the body is read); the body, read up to ``EventIngestionOptions/maximumBatchBytes`` (413),
+/// the body is read, and held unread until the client's last `Retry-After`, at most 1 s, when it
+/// came back before it, ``RefusalHold``); the body, read up to ``EventIngestionOptions/maximumBatchBytes`` (413),
 /// each piece held in the budgets as it arrives (503 or 429 when one is spent), the whole within
 /// ``EventIngestionOptions/bodyReadTimeout`` (408, and the connection closed); a decoding
 /// thread (``EventIngestionOptions/concurrentDecodes`` of them, at a lower priority than delivery's,
@@ -35,6 +36,9 @@ struct EventIngestionRoutes: Sendable {
     let metrics: EventMetrics
     let decodes: DecodeSlots
     let now: @Sendable () -> Date
+    /// The longest pause the connection allows between two pieces of a body
+    /// (``ServerLimits/bodyTimeout``): a request held by ``RefusalHold`` keeps well within it.
+    var connectionBodyTimeout: Duration = ServerLimits().bodyTimeout
 
     var options: EventIngestionOptions { queue.options }
 
@@ -86,6 +90,27 @@ struct EventIngestionRoutes: Sendable {
         }
     }
 
+    /// The answer to a request refused before its body was read whole (at admission, or when a
+    /// piece found no room), given when `client` may come back: at once, unless it came before
+    /// the `Retry-After` it was last told; then at that time (the rest of its body unread), so
+    /// that a client ignoring `Retry-After` sends one request per connection and wait, and each
+    /// costs the server one refusal.
+    func refusedUnread(_ refusal: EventIngestionQueue.Refusal, token: String, client: String) async -> APIError {
+        let refusals = queue.refusals
+        if let deadline = refusals.hold(client, atMost: holdBound) {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            refusals.release()
+        }
+        refusals.told(client, retryAfter: .seconds(options.retryAfterSeconds))
+        return refused(refusal, token: token)
+    }
+
+    /// The longest a refused request is held: an eighth of the connection's body pause, the one
+    /// body deadline that keeps running while it waits (the body's read ended, or has not begun),
+    /// so that the hold never costs it its answer: a client that sent part of a body is not closed
+    /// for a pause the server made.
+    var holdBound: Duration { connectionBodyTimeout / 8 }
+
     func ingest(_ request: Request) async throws -> Response {
         let token = try authenticator.authorize(request, role: .client, environment: nil)
         guard token.role < .admin else {
@@ -109,9 +134,11 @@ struct EventIngestionRoutes: Sendable {
         }
         let priority = try Self.priority(request.headers[.flagEventPriority])
         var reservation: EventIngestionQueue.Reservation
-        switch queue.admit(token: token.id, priority: priority) {
+        let client = authenticator.rateLimitKey(token, request: request)
+        switch queue.admit(token: token.id, priority: priority, declared: declared ?? 0) {
         case .success(let granted): reservation = granted
-        case .failure(let refusal): throw refused(refusal, token: token.id)
+        case .failure(let refusal):
+            throw await refusedUnread(refusal, token: token.id, client: client)
         }
         // Holds what the body's read took, however it ended (the read gives back what it held
         // when it fails).
@@ -125,7 +152,7 @@ struct EventIngestionRoutes: Sendable {
             metrics.refused(.tooLarge)
             throw tooLarge()
         case .refused(let refusal):
-            throw refused(refusal, token: token.id)
+            throw await refusedUnread(refusal, token: token.id, client: client)
         case .timedOut:
             metrics.refused(.timedOut)
             let timeout = options.bodyReadTimeout.components
