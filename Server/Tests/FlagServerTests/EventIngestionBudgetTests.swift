@@ -96,6 +96,8 @@ struct EventIngestionBudgetTests {
         options.maximumBatchBytes = 16_000
         options.maximumQueuedBytes = 64_000
         options.maximumQueuedBytesPerToken = 30_000
+        // These uploads are exposures; the token's health reserve is another test's.
+        options.healthReserve = 0
         try await TestServer.with(eventStore: store, eventIngestion: options) { server in
             let slow = try await server.token(.client, environment: "production", name: "shipped-in-the-app")
             var connections: [RawConnection] = []

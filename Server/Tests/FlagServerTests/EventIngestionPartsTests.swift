@@ -315,6 +315,56 @@ struct EventIngestionPartsTests {
     }
 
     @Test
+    func aTokensNormalRequestsLeaveItsHealthReserveToItsHealthBatches() throws {
+        var options = EventIngestionOptions()
+        options.maximumQueuedBytes = 10_000
+        options.maximumQueuedBytesPerToken = 1_000
+        options.healthReserve = 0.2
+        let queue = EventIngestionQueue(store: RecordingEventStore(), options: options)
+        // A flood with the app's own token holds at most 800 of the token's 1,000 bytes…
+        var flood = try queue.admit(token: "app").get()
+        #expect(queue.hold(801, in: &flood) == .tokenBytes)
+        #expect(queue.hold(800, in: &flood) == nil)
+        #expect(throws: EventIngestionQueue.Refusal.tokenBytes) { try queue.admit(token: "app").get() }
+        #expect(throws: EventIngestionQueue.Refusal.tokenBytes) { try queue.admit(token: "app", declared: 100).get() }
+        // …and the app's crash reports, sent with the same token, take the rest.
+        var health = try queue.admit(token: "app", priority: .health, declared: 200).get()
+        #expect(queue.hold(201, in: &health) == .tokenBytes)
+        #expect(queue.hold(200, in: &health) == nil)
+        #expect(queue.bytes(of: "app") == 1_000)
+        queue.release(flood)
+        queue.release(health)
+        #expect(queue.bytes(of: "app") == 0)
+    }
+
+    @Test
+    func healthBatchesAreStoredBeforeOthersThatWaitedLonger() async throws {
+        let store = RecordingEventStore()
+        var options = EventIngestionOptions()
+        options.concurrentCommits = 1
+        options.maximumBatchesPerCommit = 2
+        let queue = EventIngestionQueue(store: store, options: options)
+        func batch(_ id: String, name: String) -> EventBatch {
+            EventBatch(
+                id: id, environment: "production", receivedAt: Self.now, source: .init(appVersion: "", buildConfiguration: "", platform: ""),
+                tracked: [.init(name: name, unit: nil, time: Self.now)])
+        }
+        await store.hold()
+        async let first = queue.commit(batch("exposures-1", name: "checkout"))
+        await store.waitForCalls(1)
+        async let second = queue.commit(batch("exposures-2", name: "checkout"))
+        while queue.load.events < 2 { await Task.yield() }
+        async let third = queue.commit(batch("exposures-3", name: "checkout"))
+        while queue.load.events < 3 { await Task.yield() }
+        async let crash = queue.commit(batch("crash", name: "$crash"), priority: .health)
+        while queue.load.events < 4 { await Task.yield() }
+        await store.release()
+        #expect(await [first, second, third, crash] == Array(repeating: .stored(new: true), count: 4))
+        // The crash, queued last, goes with the first group after the one in flight.
+        #expect(await store.calls.map { $0.map(\.id) } == [["exposures-1"], ["crash", "exposures-2"], ["exposures-3"]])
+    }
+
+    @Test
     func aPauseInReadingsSpreadsTheTimeUsedOverThePauseNotOneWindow() {
         var share = IngestWorkShare(window: .seconds(1))
         let start = ContinuousClock.now

@@ -68,6 +68,8 @@ struct RefusalHoldTests {
         // Room for two declared 16,000-byte uploads while the first holds 15,000 (admission
         // counts what a token holds plus what the new request declares), none for a third.
         options.maximumQueuedBytesPerToken = 32_000
+        // These uploads are exposures; the token's health reserve is another test's.
+        options.healthReserve = 0
         options.retryAfterSeconds = 1
         try await TestServer.with(eventStore: RecordingEventStore(), eventIngestion: options) { server in
             let token = try await server.token(.client, environment: "production")

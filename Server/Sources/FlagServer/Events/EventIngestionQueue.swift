@@ -11,13 +11,16 @@ import Synchronization
 ///   and sheds rather than buffering.
 /// - **Per token.** The requests of one token hold at most
 ///   ``EventIngestionOptions/maximumQueuedBytesPerToken`` of the bytes: a client token ships in
-///   every app, and one holder of it must not starve the others.
+///   every app, and one holder of it must not starve the others. Of a token's share too, normal
+///   requests leave ``EventIngestionOptions/healthReserve`` to its health batches, so that a
+///   flood sent with an app's own token cannot keep that app's crash reports out.
 /// - **A share of the machine.** Requests are also shed before their body is read while the
 ///   ingest's work (decoding and the store's threads, in processor time, ``IngestWorkShare``)
 ///   used more than ``EventIngestionOptions/maximumIngestShare`` of a core over the last second:
 ///   a full queue protects memory, this protects delivery, which shares the cores.
 /// - **Groups.** At most ``EventIngestionOptions/concurrentCommits`` calls to
-///   ``FlagEventStore/ingest(_:)`` are in flight; each takes the oldest waiting batches, up to
+///   ``FlagEventStore/ingest(_:)`` are in flight; each takes the waiting health batches first,
+///   oldest first, then the oldest other batches (so evidence does not wait behind a flood), up to
 ///   ``EventIngestionOptions/maximumBatchesPerCommit`` batches and
 ///   ``EventIngestionOptions/maximumEventsPerCommit`` events (and always at least one batch).
 /// - **Whole or nothing.** The commits run in a task of the queue's own, not in a request's: a
@@ -71,10 +74,34 @@ final class EventIngestionQueue: Sendable {
         var continuation: CheckedContinuation<Outcome?, Never>
     }
 
-    private struct State: ~Copyable {
+    /// Batches waiting for a commit, oldest first.
+    private struct Lane {
         var waiting: [Waiting] = []
         /// Index of the first batch in ``waiting`` not yet handed to a commit.
         var head = 0
+
+        var isEmpty: Bool { head == waiting.count }
+        var next: Waiting? { isEmpty ? nil : waiting[head] }
+
+        mutating func append(_ batch: Waiting) { waiting.append(batch) }
+
+        /// Hands the next batch to a commit, dropping taken ones from the array now and then.
+        mutating func take() {
+            head += 1
+            if head == waiting.count {
+                waiting.removeAll(keepingCapacity: waiting.count <= 1024)
+                head = 0
+            } else if head > 1024, head * 2 > waiting.count {
+                waiting.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
+    private struct State: ~Copyable {
+        /// Session health batches, taken before ``normal`` ones.
+        var health = Lane()
+        var normal = Lane()
         /// Events waiting or being stored.
         var queuedEvents = 0
         var reservedBytes = 0
@@ -119,8 +146,8 @@ final class EventIngestionQueue: Sendable {
     /// Admits a request of `token` about to read its body, holding nothing yet (its body's bytes
     /// are held as they arrive, ``hold(_:in:)``); refuses (shed the request) while the ingest's
     /// work share is over ``EventIngestionOptions/maximumIngestShare`` (a normal request), or
-    /// while the byte budget, the whole (less the health reserve for a normal request) or the
-    /// token's, is already spent, or has no room left for the `declared` bytes the request's
+    /// while the byte budget, the whole or the token's (each less the health reserve for a normal
+    /// request), is already spent, or has no room left for the `declared` bytes the request's
     /// `Content-Length` announces (they are not held: a body holds what arrives). Give the
     /// reservation back with ``release(_:)`` once the request answered.
     func admit(token: String, priority: Priority = .normal, declared: Int = 0) -> Result<Reservation, Refusal> {
@@ -134,9 +161,8 @@ final class EventIngestionQueue: Sendable {
                 state.reservedBytes + declared <= allowance(of: options.maximumQueuedBytes, for: priority)
             else { return .failure(.bytes) }
             let byToken = state.reservedByToken[token, default: 0]
-            guard byToken < options.maximumQueuedBytesPerToken, byToken + declared <= options.maximumQueuedBytesPerToken else {
-                return .failure(.tokenBytes)
-            }
+            let tokenBudget = allowance(of: options.maximumQueuedBytesPerToken, for: priority)
+            guard byToken < tokenBudget, byToken + declared <= tokenBudget else { return .failure(.tokenBytes) }
             return .success(Reservation(token: token, priority: priority))
         }
     }
@@ -149,13 +175,15 @@ final class EventIngestionQueue: Sendable {
 
     /// Holds `bytes` more (a piece of the body that arrived) in `reservation`, or refuses when
     /// that would pass the byte budget, the whole (``Refusal/bytes``) or the token's
-    /// (``Refusal/tokenBytes``); a refused piece holds nothing.
+    /// (``Refusal/tokenBytes``), each less the health reserve for a normal request; a refused
+    /// piece holds nothing.
     func hold(_ bytes: Int, in reservation: inout Reservation) -> Refusal? {
         let token = reservation.token
         let budget = allowance(of: options.maximumQueuedBytes, for: reservation.priority)
+        let tokenBudget = allowance(of: options.maximumQueuedBytesPerToken, for: reservation.priority)
         let refusal = state.withLock { state -> Refusal? in
             let byToken = state.reservedByToken[token, default: 0]
-            guard byToken + bytes <= options.maximumQueuedBytesPerToken else { return .tokenBytes }
+            guard byToken + bytes <= tokenBudget else { return .tokenBytes }
             guard state.reservedBytes + bytes <= budget else { return .bytes }
             state.reservedBytes += bytes
             state.reservedByToken[token] = byToken + bytes
@@ -228,7 +256,8 @@ final class EventIngestionQueue: Sendable {
                     return nil
                 }
                 state.queuedEvents += events
-                state.waiting.append(Waiting(batch: batch, continuation: continuation))
+                let waiting = Waiting(batch: batch, continuation: continuation)
+                if priority == .health { state.health.append(waiting) } else { state.normal.append(waiting) }
                 guard state.commitsInFlight < max(1, options.concurrentCommits) else { return false }
                 state.commitsInFlight += 1
                 return true
@@ -241,26 +270,25 @@ final class EventIngestionQueue: Sendable {
         }
     }
 
-    /// Takes groups of waiting batches and stores them, one call at a time, until none waits.
+    /// Takes groups of waiting batches (health first) and stores them, one call at a time, until
+    /// none waits.
     private func commitUntilEmpty() async {
         while true {
             let group = state.withLock { state -> [Waiting] in
                 var taken: [Waiting] = []
                 var events = 0
-                while state.head < state.waiting.count, taken.count < max(1, options.maximumBatchesPerCommit) {
-                    let next = state.waiting[state.head]
-                    if !taken.isEmpty, events + next.batch.eventCount > options.maximumEventsPerCommit { break }
-                    taken.append(next)
-                    events += next.batch.eventCount
-                    state.head += 1
+                /// Takes `lane`'s oldest batches while the group has room; `false` once it is full.
+                func fill(from lane: inout Lane) -> Bool {
+                    while let next = lane.next {
+                        guard taken.count < max(1, options.maximumBatchesPerCommit) else { return false }
+                        if !taken.isEmpty, events + next.batch.eventCount > options.maximumEventsPerCommit { return false }
+                        taken.append(next)
+                        events += next.batch.eventCount
+                        lane.take()
+                    }
+                    return true
                 }
-                if state.head == state.waiting.count {
-                    state.waiting.removeAll(keepingCapacity: state.waiting.count <= 1024)
-                    state.head = 0
-                } else if state.head > 1024, state.head * 2 > state.waiting.count {
-                    state.waiting.removeFirst(state.head)
-                    state.head = 0
-                }
+                if fill(from: &state.health) { _ = fill(from: &state.normal) }
                 if taken.isEmpty { state.commitsInFlight -= 1 }
                 return taken
             }
