@@ -2,8 +2,8 @@
 """A seeded fleet of simulated phones taking part in a progressive rollout with a crash-rate
 guardrail, against a real `flag-server serve` (Python 3 standard library only).
 
-Each phone is modelled on the library's event path (FeatureFlagsRemote: `FlagEventRecorder`,
-`FlagEventDelivery`, `SessionHealthMonitor`, `SessionMarker`):
+Each phone is modelled on the library's event path (`FlagEventRecorder` in FeatureFlags;
+`FlagEventDelivery`, `SessionHealthMonitor`, `SessionMarker` in FeatureFlagsEvents):
 
 - it has a targeting key (`<prefix><seed>-<n>`), an app version and a platform, drawn from the
   scenario's population; they are its OFREP context (`targetingKey`, `appVersion`, `osName`) and

@@ -16,7 +16,7 @@ struct EventIngestionPartsTests {
         try EventBatchDecoder.decode(Array(text.utf8), environment: "production", receivedAt: now, options: options)
     }
 
-    /// The DocC article's example (FeatureFlagsRemote, "Events"), as the library writes it.
+    /// The DocC article's example (FeatureFlagsEvents, "Events"), as the library writes it.
     static let example = #"""
         {"version": 1, "batchId": "6F9619FF-8B86-D011-B42D-00C04FC964FF",
          "source": {"appVersion": "4.2", "buildConfiguration": "release", "platform": "iOS"},

@@ -2,7 +2,7 @@ public import FlagEvaluation
 import Foundation
 
 /// One batch of events an app sent to the ingestion endpoint, as the server stores it: the wire
-/// format of the library's `FlagEventBatch` (version 1, described in FeatureFlagsRemote's "Events"
+/// format of the library's `FlagEventBatch` (version 1, described in FeatureFlagsEvents' "Events"
 /// article), checked and bounded, with the environment of the client token that sent it and the
 /// time it arrived.
 ///

@@ -91,7 +91,7 @@ extension RolloutGuardrail {
     public static let defaultMinimumUnits = 100
 
     /// Sessions per unit are counted from these events: a session that ended cleanly sends
-    /// `$session`, one that crashed `$crash` at the next launch (`FeatureFlagsRemote`).
+    /// `$session`, one that crashed `$crash` at the next launch (`FeatureFlagsEvents`).
     public static let sessionEvents = ["$session", crashEvent]
 
     /// The event a crashed session sends at the next launch: the crash rate's numerator.
