@@ -108,20 +108,15 @@ struct EventIngestionPartsTests {
         options.maximumBatchesPerCommit = 2
         options.maximumEventsPerCommit = 5
         let queue = EventIngestionQueue(store: store, options: options)
-        func batch(_ id: String, events: Int) -> EventBatch {
-            EventBatch(
-                id: id, environment: "production", receivedAt: Self.now, source: .init(appVersion: "", buildConfiguration: "", platform: ""),
-                tracked: (0..<events).map { _ in .init(name: "e", unit: nil, time: Self.now) })
-        }
         await store.hold()
-        async let first = queue.commit(batch("first", events: 1))
+        async let first = queue.commit(Self.batch("first", events: 1))
         await store.waitForCalls(1)
         // Queued in this order while the first is stored: a and b (the batch bound), c alone (the
         // event bound: 3 + 3 > 5), d alone, then e alone although it is larger than the bound.
         var waiting: [Task<EventIngestionQueue.Outcome?, Never>] = []
         var queued = 1
         for (id, events) in [("a", 1), ("b", 1), ("c", 3), ("d", 3), ("e", 6)] {
-            waiting.append(Task { await queue.commit(batch(id, events: events)) })
+            waiting.append(Task { await queue.commit(Self.batch(id, events: events)) })
             queued += events
             while queue.load.events < queued { await Task.yield() }
         }
@@ -196,10 +191,11 @@ struct EventIngestionPartsTests {
         }
     }
 
-    static func batch(_ id: String) -> EventBatch {
+    /// A batch of `events` tracked events named `name`, in production.
+    static func batch(_ id: String, events: Int = 1, name: String = "e") -> EventBatch {
         EventBatch(
             id: id, environment: "production", receivedAt: now, source: .init(appVersion: "", buildConfiguration: "", platform: ""),
-            tracked: [.init(name: "e", unit: nil, time: now)])
+            tracked: (0..<events).map { _ in .init(name: name, unit: nil, time: now) })
     }
 
     @Test
@@ -297,18 +293,13 @@ struct EventIngestionPartsTests {
         queue.release(normal)
         queue.release(health)
         // Events: 8 of 10 for normal batches, the last 2 for health.
-        func batch(_ id: String, events: Int, name: String) -> EventBatch {
-            EventBatch(
-                id: id, environment: "production", receivedAt: Self.now, source: .init(appVersion: "", buildConfiguration: "", platform: ""),
-                tracked: (0..<events).map { _ in .init(name: name, unit: nil, time: Self.now) })
-        }
         await store.hold()
-        async let held = queue.commit(batch("held", events: 8, name: "checkout"))
+        async let held = queue.commit(Self.batch("held", events: 8, name: "checkout"))
         await store.waitForCalls(1)
-        #expect(await queue.commit(batch("shed", events: 1, name: "checkout")) == nil)
-        async let crash = queue.commit(batch("crash", events: 2, name: "$crash"), priority: .health)
+        #expect(await queue.commit(Self.batch("shed", events: 1, name: "checkout")) == nil)
+        async let crash = queue.commit(Self.batch("crash", events: 2, name: "$crash"), priority: .health)
         while queue.load.events < 10 { await Task.yield() }
-        #expect(await queue.commit(batch("full", events: 1, name: "$crash"), priority: .health) == nil)
+        #expect(await queue.commit(Self.batch("full", events: 1, name: "$crash"), priority: .health) == nil)
         await store.release()
         #expect(await held == .stored(new: true))
         #expect(await crash == .stored(new: true))
@@ -344,19 +335,14 @@ struct EventIngestionPartsTests {
         options.concurrentCommits = 1
         options.maximumBatchesPerCommit = 2
         let queue = EventIngestionQueue(store: store, options: options)
-        func batch(_ id: String, name: String) -> EventBatch {
-            EventBatch(
-                id: id, environment: "production", receivedAt: Self.now, source: .init(appVersion: "", buildConfiguration: "", platform: ""),
-                tracked: [.init(name: name, unit: nil, time: Self.now)])
-        }
         await store.hold()
-        async let first = queue.commit(batch("exposures-1", name: "checkout"))
+        async let first = queue.commit(Self.batch("exposures-1", name: "checkout"))
         await store.waitForCalls(1)
-        async let second = queue.commit(batch("exposures-2", name: "checkout"))
+        async let second = queue.commit(Self.batch("exposures-2", name: "checkout"))
         while queue.load.events < 2 { await Task.yield() }
-        async let third = queue.commit(batch("exposures-3", name: "checkout"))
+        async let third = queue.commit(Self.batch("exposures-3", name: "checkout"))
         while queue.load.events < 3 { await Task.yield() }
-        async let crash = queue.commit(batch("crash", name: "$crash"), priority: .health)
+        async let crash = queue.commit(Self.batch("crash", name: "$crash"), priority: .health)
         while queue.load.events < 4 { await Task.yield() }
         await store.release()
         #expect(await [first, second, third, crash] == Array(repeating: .stored(new: true), count: 4))
