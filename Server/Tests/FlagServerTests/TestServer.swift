@@ -28,7 +28,7 @@ struct TestServer {
         store: (any FlagStore)? = nil, rateLimiter: RateLimiter? = nil, limits: ServerLimits = .forTests,
         fractionalBucketing: FractionalBucketing = .current, eventStreamKeepAlive: Duration = .seconds(15),
         revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), delivery: DeliveryOptions = DeliveryOptions(),
-        heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
+        heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaTestCluster.loadedMachineHeartbeat,
         eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
         eventRetention: EventRetention? = nil, now: @escaping @Sendable () -> Date = Date.init,
         webhooks: WebhookOptions? = WebhookOptions(), rolloutTickInterval: Duration? = .seconds(10),
