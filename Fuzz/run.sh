@@ -129,32 +129,45 @@ export LSAN_OPTIONS="suppressions=$fuzz_dir/lsan.supp:print_suppressions=0:${LSA
 timeout="${FUZZ_TIMEOUT:-10}"
 
 mkdir -p "$fuzz_dir/.build/fuzz-logs"
-failed=()
-for target in "${selected[@]}"; do
-    crashes="$fuzz_dir/crashes/$target"
-    mkdir -p "$crashes"
-    if is_server_target "$target"; then binary="$server_binary"; else binary="$library_binary"; fi
-    log="$fuzz_dir/.build/fuzz-logs/$target.log"
-    if [[ -f "$seconds" ]]; then
-        # Reproduce a saved input.
-        FUZZ_TARGET="$target" "$binary" -timeout=10 -rss_limit_mb=2048 "$seconds"
-        exit $?
-    fi
-    work="$fuzz_dir/.build/corpus/$target"
-    mkdir -p "$work"
-    status=0
+# Targets run side by side, one per core (FUZZ_JOBS; libFuzzer runs one input at a time), and
+# their results print in the targets' order once all are done.
+jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+binary_for() { if is_server_target "$1"; then echo "$server_binary"; else echo "$library_binary"; fi; }
+if [[ -f "$seconds" ]]; then
+    # Reproduce a saved input.
+    FUZZ_TARGET="${selected[0]}" "$(binary_for "${selected[0]}")" -timeout=10 -rss_limit_mb=2048 "$seconds"
+    exit $?
+fi
+# Runs one target; its log goes to .build/fuzz-logs/TARGET.log, its exit status beside it.
+fuzz_target() {
+    local target="$1" crashes="$fuzz_dir/crashes/$1" work="$fuzz_dir/.build/corpus/$1"
+    local log="$fuzz_dir/.build/fuzz-logs/$1.log" status=0
+    mkdir -p "$crashes" "$work"
     # $(dictionary) is deliberately unquoted: it is empty for targets without a dictionary.
     # -reload=0: one process per corpus, so nothing to pick up; rereading a corpus of thousands
     # of files every second took 12-17 % of the time of the slower targets.
     # shellcheck disable=SC2046
-    FUZZ_TARGET="$target" "$binary" "$work" "$fuzz_dir/.build/seeds/$target" \
+    FUZZ_TARGET="$target" "$(binary_for "$target")" "$work" "$fuzz_dir/.build/seeds/$target" \
         -max_total_time="$seconds" -max_len="$(max_len "$target")" $(dictionary "$target") \
         -timeout="$timeout" -rss_limit_mb=2048 -reload=0 -seed="${seed:-${FUZZ_SEED:-0}}" -artifact_prefix="$crashes/" -print_final_stats=1 \
         >"$log" 2>&1 || status=$?
+    echo "$status" >"$log.status"
+}
+running=0
+for target in "${selected[@]}"; do
+    if [[ $running -ge $jobs ]]; then wait -n || true; running=$((running - 1)); fi
+    fuzz_target "$target" &
+    running=$((running + 1))
+done
+wait
+failed=()
+for target in "${selected[@]}"; do
+    log="$fuzz_dir/.build/fuzz-logs/$target.log"
+    status="$(cat "$log.status" 2>/dev/null || echo "no status")"
     stats="$(grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log" |
         sed 's/^stat:://' | tr -s ' ' | tr '\n' ' ' || true)"
     coverage="$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)"
-    if [[ $status -eq 0 ]]; then
+    if [[ "$status" == 0 ]]; then
         echo "PASS $target (${seconds}s): $stats$coverage"
     else
         echo "FAIL $target (exit $status): $stats$coverage"
