@@ -210,3 +210,19 @@ for target in package.targets where target.type != .plugin {
     }
     target.swiftSettings = settings
 }
+
+// CI's thread-sanitizer step (`.ci/run tsan`) sets FEATURE_FLAGS_TSAN_SUBSET=1: the package then
+// declares only the targets its concurrency tests need (the core, the manifest, the testing
+// helpers, the example registry and FeatureFlagsTests), so the instrumented build skips
+// swift-syntax, the tooling and the server-facing targets.
+if Context.environment["FEATURE_FLAGS_TSAN_SUBSET"] == "1" {
+    let kept: Set<String> = [
+        "JSONSyntax", "FeatureFlags", "FeatureFlagsRemote", "FlagManifest", "FeatureFlagsTesting", "ExampleFlags",
+        "FeatureFlagsTests",
+    ]
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { product in
+        let targets = (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets ?? []
+        return targets.isEmpty || !targets.allSatisfy(kept.contains)
+    }
+}
