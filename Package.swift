@@ -19,6 +19,9 @@ let package = Package(
         // Experiment statistics from sufficient statistics: pure, no dependencies (the server and
         // `flags stats` use it).
         .library(name: "FlagStatistics", targets: ["FlagStatistics"]),
+        // The flag server's wire types and grammars (rollout steps, durations), shared by the
+        // server, its console and `flags`: pure, no I/O.
+        .library(name: "FlagServerAPI", targets: ["FlagServerAPI"]),
         .executable(name: "flags", targets: ["flags"]),
         .plugin(name: "FlagsGeneratePlugin", targets: ["FlagsGeneratePlugin"]),
         // The example registry of the demo and the docs (32 flags in phases 0-8, typed values),
@@ -55,7 +58,7 @@ let package = Package(
         .target(
             name: "FlagTooling",
             dependencies: [
-                "FeatureFlags", "FlagManifest",
+                "FeatureFlags", "FlagManifest", "FlagServerAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
@@ -93,6 +96,9 @@ let package = Package(
         .target(name: "FeatureFlagsTargeting", dependencies: ["FeatureFlags", "FlagEvaluation"]),
 
         .target(name: "FlagStatistics"),
+        // The flag server's wire types and grammars, used by the server (its own package) and the
+        // tooling. Pure: no Foundation, no I/O.
+        .target(name: "FlagServerAPI"),
         // The command-line tool.
         .executableTarget(
             name: "flags",
@@ -186,6 +192,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FlagStatisticsTests", dependencies: ["FlagStatistics"]),
+        .testTarget(name: "FlagServerAPITests", dependencies: ["FlagServerAPI"]),
         .testTarget(name: "FlagEvaluationTests", dependencies: ["FlagEvaluation", "JSONSyntax"], exclude: ["ExpectedFailures"]),
         .testTarget(
             name: "FlagToolingTests",

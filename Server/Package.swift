@@ -49,6 +49,8 @@ package.targets = [
         dependencies: [
             .product(name: "FlagEvaluation", package: rootPackage),
             .product(name: "FlagManifest", package: rootPackage),
+            // The wire types and grammars shared with `flags` (rollout steps, durations).
+            .product(name: "FlagServerAPI", package: rootPackage),
             .product(name: "FlagStatistics", package: rootPackage),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -100,6 +102,7 @@ package.targets = [
         dependencies: [
             "FlagServer",
             .product(name: "FlagEvaluation", package: rootPackage),
+            .product(name: "FlagServerAPI", package: rootPackage),
             // The library's loader, driven against this server (ClientStreamTests).
             .product(name: "FeatureFlags", package: rootPackage),
             .product(name: "FeatureFlagsRemote", package: rootPackage),

@@ -1,4 +1,5 @@
 import FeatureFlags
+import FlagServerAPI
 import Foundation
 
 /// A rollout's steps and guardrails as `flags rollout` options give them, checked before any
@@ -22,7 +23,7 @@ public enum RolloutSpecification {
 
     /// The duration sent for the 100 % step when none is written: the server requires one but
     /// never uses it (reaching 100 % finishes the plan).
-    public static let finalStepSeconds = 1
+    public static let finalStepSeconds = RolloutStepRules.finalStepSeconds
 
     /// The steps of `--steps 1:1h,5:1h,25:2h,50:2h,100`: `percent:duration`, separated by
     /// commas; the last step is 100 and its duration may be left out.
@@ -34,8 +35,8 @@ public enum RolloutSpecification {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
             $0.trimmingCharacters(in: .whitespaces)
         }
-        guard parts.count <= 20 else {
-            throw ToolingError(.invalidInput, "\(option): \(parts.count) steps; a plan has at most 20.")
+        guard parts.count <= RolloutStepRules.maximumSteps else {
+            throw ToolingError(.invalidInput, "\(option): \(parts.count) steps; a plan has at most \(RolloutStepRules.maximumSteps).")
         }
         var steps: [Step] = []
         for (index, part) in parts.enumerated() {
@@ -49,7 +50,7 @@ public enum RolloutSpecification {
             guard percent > 0, percent <= 100 else {
                 throw ToolingError(.invalidInput, "\(place): the percent must be above 0 and at most 100.")
             }
-            guard abs((percent * 100).rounded() - percent * 100) < 1e-6 else {
+            guard RolloutStepRules.hasAtMostTwoDecimals(percent) else {
                 throw ToolingError(.invalidInput, "\(place): at most two decimals (0.01 % is the finest share).")
             }
             if let previous = steps.last, percent <= previous.percent {
@@ -58,7 +59,7 @@ public enum RolloutSpecification {
             let seconds: Int
             if fields.count == 2 {
                 seconds = try DurationText.seconds(fields[1], option: place)
-                guard seconds <= 90 * 86400 else {
+                guard seconds <= RolloutStepRules.maximumDurationSeconds else {
                     throw ToolingError(.invalidInput, "\(place): a step is held at most 90 days.")
                 }
             } else if percent == 100 {

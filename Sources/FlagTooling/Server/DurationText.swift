@@ -1,60 +1,37 @@
+import FlagServerAPI
 import Foundation
 
-/// Durations and times as people type them on the command line: `90s`, `30m`, `2h`, `1d12h`;
-/// a time as ISO 8601 (`2026-12-01T09:00:00Z`, `2026-12-01T10:00:00+01:00`) or relative to now
-/// (`+2h`, `+1d`).
+/// Durations and times as people type them on the command line: `90s`, `30m`, `2h`, `1d12h`
+/// (``DurationGrammar``, the grammar the server's console reads too); a time as ISO 8601
+/// (`2026-12-01T09:00:00Z`, `2026-12-01T10:00:00+01:00`) or relative to now (`+2h`, `+1d`).
 public enum DurationText {
     /// The most seconds a duration may be: 10 years, beyond any the server accepts.
-    static let maximumSeconds = 10 * 366 * 86400
+    static let maximumSeconds = DurationGrammar.maximumSeconds
 
-    /// The seconds of `text`: one or more `<number><unit>` with the units `s`, `m`, `h`, `d`
-    /// (`1h30m` is 5400).
+    /// The seconds of `text`: one or more `<number><unit>` with the units `s`, `m` (or `min`),
+    /// `h`, `d` (`1h30m` is 5400).
     ///
     /// - Throws: ``ToolingError`` (invalid input) naming `option` when `text` is not such a
     ///   duration or is zero.
     public static func seconds(_ text: String, option: String) throws(ToolingError) -> Int {
-        let problem = ToolingError(
-            .invalidInput, "\(option): \"\(text)\" is not a duration; write it as a number with a unit s, m, h or d, such as 90s, 30m, 2h or 1d12h.")
-        var total = 0
-        var digits = ""
-        for character in text {
-            if character.isASCII, character.isNumber {
-                digits.append(character)
-                guard digits.count <= 9 else { throw problem }
-                continue
-            }
-            let unit: Int
-            switch character {
-            case "s": unit = 1
-            case "m": unit = 60
-            case "h": unit = 3600
-            case "d": unit = 86400
-            default: throw problem
-            }
-            guard let number = Int(digits) else { throw problem }
-            total += number * unit
-            guard total <= maximumSeconds else {
-                throw ToolingError(.invalidInput, "\(option): \"\(text)\" is longer than 10 years.")
-            }
-            digits = ""
+        let seconds: Int
+        do {
+            seconds = try DurationGrammar.seconds(text, maximum: maximumSeconds)
+        } catch .tooLong {
+            throw ToolingError(.invalidInput, "\(option): \"\(text)\" is longer than 10 years.")
+        } catch {
+            throw ToolingError(
+                .invalidInput, "\(option): \"\(text)\" is not a duration; write it as a number with a unit s, m, h or d, such as 90s, 30m, 2h or 1d12h.")
         }
-        guard digits.isEmpty, total > 0 else {
-            throw digits.isEmpty && !text.isEmpty
-                ? ToolingError(.invalidInput, "\(option): \"\(text)\" is zero; a duration is at least 1s.") : problem
+        guard seconds > 0 else {
+            throw ToolingError(.invalidInput, "\(option): \"\(text)\" is zero; a duration is at least 1s.")
         }
-        return total
+        return seconds
     }
 
     /// `seconds` as the shortest text ``seconds(_:option:)`` reads back: `1h30m`, `2d`, `45s`.
     public static func text(seconds: Int) -> String {
-        guard seconds > 0 else { return "0s" }
-        var rest = seconds
-        var text = ""
-        for (unit, name) in [(86400, "d"), (3600, "h"), (60, "m"), (1, "s")] where rest >= unit {
-            text += "\(rest / unit)\(name)"
-            rest %= unit
-        }
-        return text
+        DurationGrammar.text(seconds: seconds)
     }
 
     /// The time `text` names: ISO 8601 with a time zone, or `+<duration>` from `now`.

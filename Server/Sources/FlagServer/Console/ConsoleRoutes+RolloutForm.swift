@@ -1,3 +1,4 @@
+import FlagServerAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -136,8 +137,9 @@ extension ConsoleRoutes {
             restart: RolloutPlan.Restart(rawValue: text("restart"))))
     }
 
-    /// The most steps the form reads (the plan's own bound is checked by ``RolloutPlan/problems``).
-    static let maximumFormSteps = 50
+    /// The most steps the form reads: the plan's own bound (``RolloutStepRules/maximumSteps``),
+    /// so the form refuses what the admin API would, with the limit it says.
+    static let maximumFormSteps = RolloutStepRules.maximumSteps
 
     /// Steps typed as `percent duration`, separated by commas or new lines: `5 1h, 25% 30m, 100`.
     /// A duration is seconds, or a number with `s`, `m`, `min`, `h` or `d`; the last step may omit
@@ -145,7 +147,7 @@ extension ConsoleRoutes {
     static func parseSteps(_ text: String) -> Result<[RolloutPlan.Step], FormProblems> {
         let items = text.split(whereSeparator: { $0 == "," || $0 == "\n" || $0 == ";" })
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        guard items.count <= maximumFormSteps else { return .failure(FormProblems(problems: ["steps: at most \(RolloutPlan.maximumSteps) steps"])) }
+        guard items.count <= maximumFormSteps else { return .failure(FormProblems(problems: ["steps: at most \(maximumFormSteps) steps"])) }
         var steps: [RolloutPlan.Step] = []
         var problems: [String] = []
         for (index, item) in items.enumerated() {
@@ -162,7 +164,7 @@ extension ConsoleRoutes {
                     problems.append("steps: step \(index + 1) \"\(shown)\": give its duration, like \"\(percentText) 1h\"")
                     continue
                 }
-                steps.append(.init(percent: percent, durationSeconds: 1))
+                steps.append(.init(percent: percent, durationSeconds: RolloutStepRules.finalStepSeconds))
             } else if let seconds = parseDuration(parts[1]) {
                 steps.append(.init(percent: percent, durationSeconds: seconds))
             } else {
@@ -172,18 +174,9 @@ extension ConsoleRoutes {
         return problems.isEmpty ? .success(steps) : .failure(FormProblems(problems: problems))
     }
 
-    /// Seconds of `90`, `90s`, `30m`, `30min`, `1h`, `2d` (`nil`: not a duration, or above a year).
+    /// Seconds of `90`, `90s`, `30m`, `30min`, `1h`, `2d`, `1h30m` (``DurationGrammar``, shared with
+    /// `flags`, plus plain seconds); `nil`: not a duration, or above a year.
     static func parseDuration(_ text: String) -> Int? {
-        let lower = text.lowercased()
-        let units: [(String, Int)] = [("min", 60), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
-        var number = lower
-        var size = 1
-        for (suffix, seconds) in units where lower.hasSuffix(suffix) {
-            number = String(lower.dropLast(suffix.count))
-            size = seconds
-            break
-        }
-        guard let value = Int(number), value >= 0, value <= 366 * 86_400 / size else { return nil }
-        return value * size
+        try? DurationGrammar.seconds(text, allowingPlainSeconds: true, maximum: 366 * 86_400)
     }
 }

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerAPI
 import Foundation
 
 extension RolloutPlan {
@@ -67,26 +68,14 @@ extension RolloutPlan {
         return problems
     }
 
-    static let maximumSteps = 20
+    /// The most steps a plan has (``RolloutStepRules/maximumSteps``, shared with the console and `flags`).
+    static let maximumSteps = RolloutStepRules.maximumSteps
     static let maximumGuardrails = 10
-    static let maximumDurationSeconds = 90 * 86_400
+    /// The longest a step is held (``RolloutStepRules/maximumDurationSeconds``).
+    static let maximumDurationSeconds = RolloutStepRules.maximumDurationSeconds
 
     static func problems(steps: [Step], guardrails: [RolloutGuardrail], alpha: Double, interval: Int) -> [String] {
-        var problems: [String] = []
-        if steps.isEmpty || steps.count > maximumSteps { problems.append("steps: 1 to \(maximumSteps) steps") }
-        var previous = 0.0
-        for (index, step) in steps.enumerated() {
-            if !(step.percent > previous && step.percent <= 100) {
-                problems.append("steps[\(index)].percent: must be above the previous step's (\(previous)) and at most 100")
-            } else if abs(step.percent * 100 - (step.percent * 100).rounded()) > 1e-6 {
-                problems.append("steps[\(index)].percent: at most two decimals")
-            }
-            if step.durationSeconds < 1 || step.durationSeconds > maximumDurationSeconds {
-                problems.append("steps[\(index)].durationSeconds: 1 to \(maximumDurationSeconds)")
-            }
-            previous = max(previous, step.percent)
-        }
-        if let last = steps.last, last.percent != 100 { problems.append("steps: the last step must be 100 (percent)") }
+        var problems = RolloutStepRules.problems(steps: steps.map { ($0.percent, $0.durationSeconds) })
         if guardrails.count > maximumGuardrails { problems.append("guardrails: at most \(maximumGuardrails)") }
         for (index, guardrail) in guardrails.enumerated() {
             if !(guardrail.tolerance >= 0 && guardrail.tolerance <= 1) { problems.append("guardrails[\(index)].tolerance: 0 to 1") }
