@@ -19,10 +19,14 @@ public struct EventBatch: Sendable, Hashable {
     public var source: EventSource
     /// Events the device dropped since its previous batch.
     public var dropped: DroppedEvents
+    /// The exposures of the batch, in the order sent.
     public var exposures: [Exposure]
+    /// The evaluation summaries of the batch, in the order sent.
     public var summaries: [Summary]
+    /// The tracked events of the batch, in the order sent.
     public var tracked: [Tracked]
 
+    /// A batch with the id the device chose, as accepted at `receivedAt` (milliseconds since 1970).
     public init(
         id: String, environment: String, receivedAt: Int64, source: EventSource, dropped: DroppedEvents = DroppedEvents(),
         exposures: [Exposure] = [], summaries: [Summary] = [], tracked: [Tracked] = []
@@ -49,6 +53,7 @@ public struct EventBatch: Sendable, Hashable {
         /// `iOS`, `macOS`, `tvOS`, `watchOS`, `visionOS`, `Linux`…; "" when it sent none.
         public var platform: String
 
+        /// The app that sent a batch.
         public init(appVersion: String, buildConfiguration: String, platform: String) {
             self.appVersion = appVersion
             self.buildConfiguration = buildConfiguration
@@ -58,10 +63,14 @@ public struct EventBatch: Sendable, Hashable {
 
     /// What the device dropped (its queue was full) before this batch.
     public struct DroppedEvents: Sendable, Hashable {
+        /// Exposures dropped.
         public var exposures: Int
+        /// Evaluation summaries dropped.
         public var summaries: Int
+        /// Tracked events dropped.
         public var tracked: Int
 
+        /// Counts of events dropped on the device; zero where none were.
         public init(exposures: Int = 0, summaries: Int = 0, tracked: Int = 0) {
             self.exposures = exposures
             self.summaries = summaries
@@ -72,6 +81,7 @@ public struct EventBatch: Sendable, Hashable {
     /// A unit was served a flag's variant: the first read in a session of that flag, variant and
     /// unit on the device.
     public struct Exposure: Sendable, Hashable {
+        /// The flag's key.
         public var flag: String
         /// "" for a value served without a variant name.
         public var variant: String
@@ -83,8 +93,10 @@ public struct EventBatch: Sendable, Hashable {
         public var revision: String?
         /// The targeting key it was served to; nil for an anonymous context.
         public var unit: String?
+        /// When it was served (milliseconds since 1970).
         public var time: Int64
 
+        /// An exposure of `flag`'s `variant` to `unit` at `time` (milliseconds since 1970).
         public init(
             flag: String, variant: String, value: JSONValue? = nil, reason: String, revision: String? = nil, unit: String?,
             time: Int64
@@ -102,14 +114,20 @@ public struct EventBatch: Sendable, Hashable {
     /// Reads of one flag with one variant and reason between `start` and `end`, counted on the
     /// device.
     public struct Summary: Sendable, Hashable {
+        /// The flag's key.
         public var flag: String
         /// "" for reads of a local value (code default, build configuration, override).
         public var variant: String
+        /// OpenFeature's reason the reads gave (`TARGETING_MATCH`, `STATIC`, `DEFAULT`…).
         public var reason: String
+        /// How many reads the summary counts (at least 1).
         public var count: Int
+        /// The first read's time (milliseconds since 1970).
         public var start: Int64
+        /// The last read's time (milliseconds since 1970), not before ``start``.
         public var end: Int64
 
+        /// A summary of `count` reads of `flag` with `variant` and `reason` between `start` and `end`.
         public init(flag: String, variant: String, reason: String, count: Int, start: Int64, end: Int64) {
             self.flag = flag
             self.variant = variant
@@ -122,14 +140,20 @@ public struct EventBatch: Sendable, Hashable {
 
     /// An event the app tracked (`track(_:value:attributes:)`).
     public struct Tracked: Sendable, Hashable {
+        /// The event's name (`purchase`, or a reserved `$session`, `$crash`, `$error`).
         public var name: String
+        /// The event's number (an amount, a duration), if the app gave one.
         public var value: Double?
+        /// Attributes the app attached to the event.
         public var attributes: [String: JSONValue]
+        /// The targeting key of the unit it happened to; `nil` for an anonymous context.
         public var unit: String?
         /// The variants the unit was exposed to in its session, by flag key.
         public var variants: [String: String]
+        /// When it happened (milliseconds since 1970).
         public var time: Int64
 
+        /// A tracked event named `name` of `unit` at `time` (milliseconds since 1970).
         public init(
             name: String, value: Double? = nil, attributes: [String: JSONValue] = [:], unit: String?,
             variants: [String: String] = [:], time: Int64

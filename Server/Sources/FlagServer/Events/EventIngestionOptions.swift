@@ -91,5 +91,6 @@ public struct EventIngestionOptions: Sendable, Hashable {
     /// their own; the others are counted under `flag="__other__"`. Default 1,000.
     public var maximumEvaluationSeries: Int = 1_000
 
+    /// The defaults documented on each member.
     public init() {}
 }

@@ -14,6 +14,7 @@ public struct EventRetention: Sendable, Hashable {
     /// How often the sweep runs (the first right at start). Default an hour.
     public var interval: Duration = .seconds(3600)
 
+    /// Retention of `rawDays` days of raw events and `hourlyDays` days of hourly rollups, swept every `interval`.
     public init(rawDays: Int = 30, hourlyDays: Int = 14, interval: Duration = .seconds(3600)) {
         self.rawDays = rawDays
         self.hourlyDays = hourlyDays

@@ -25,7 +25,9 @@ public struct EventStorageConfiguration: Sendable, Hashable {
         case postgres(PostgresConfiguration)
     }
 
+    /// Where the events are kept, or whether the server takes none.
     public var location: Location
+    /// How long raw events and hourly rollups are kept, and how often the sweep runs.
     public var retention: EventRetention
     /// How requests are admitted and where their work runs (the other members keep their defaults).
     public var ingestion = EventIngestionOptions()

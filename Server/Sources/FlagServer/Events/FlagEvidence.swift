@@ -42,15 +42,19 @@ import Foundation
 /// evaluation neither break nor start the run. The window is all that is read, so a settled
 /// flag's run is never older than `windowStart`: it may have been settled longer.
 public struct FlagEvidence: Sendable, Hashable, Codable {
+    /// What the evidence says about removing the flag (the rules are in the type's documentation).
     public enum State: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Active, unused, settled or unknown, by the rules in the type's documentation.
         case active, unused, settled, unknown
     }
 
     /// The served figures of one variant in the window.
     public struct VariantFigures: Sendable, Hashable, Codable {
+        /// The variant's name.
         public var variant: String
         /// The sum of the summaries' counts.
         public var evaluations: Int
+        /// The exposures of the variant in the window.
         public var exposures: Int
         /// Distinct units per day, added over the days (a unit served on three days counts three).
         public var unitDays: Int
@@ -58,8 +62,10 @@ public struct FlagEvidence: Sendable, Hashable, Codable {
         public var appVersions: [String]
         /// The first and the last day (start, milliseconds since 1970) it was served in the window.
         public var firstDay: Int64
+        /// The start of the last day it was served in the window (milliseconds since 1970).
         public var lastDay: Int64
 
+        /// The figures of `variant`; `firstDay` and `lastDay` are starts of UTC days in milliseconds since 1970.
         public init(
             variant: String, evaluations: Int, exposures: Int, unitDays: Int, appVersions: [String], firstDay: Int64,
             lastDay: Int64
@@ -76,6 +82,7 @@ public struct FlagEvidence: Sendable, Hashable, Codable {
 
     /// The unbroken run of one variant up to today (see the type's documentation).
     public struct Run: Sendable, Hashable, Codable {
+        /// The variant served throughout the run.
         public var variant: String
         /// The first day of the run (start, milliseconds since 1970).
         public var since: Int64
@@ -83,10 +90,14 @@ public struct FlagEvidence: Sendable, Hashable, Codable {
         public var coversWindow: Bool
         /// The app versions served in the run, sorted.
         public var appVersions: [String]
+        /// The variant's evaluations on the run's days.
         public var evaluations: Int
+        /// The variant's exposures on the run's days.
         public var exposures: Int
+        /// Distinct units per day on the run's days, added over the days.
         public var unitDays: Int
 
+        /// A run of `variant` from the day starting at `since` (milliseconds since 1970) to today.
         public init(
             variant: String, since: Int64, coversWindow: Bool, appVersions: [String], evaluations: Int, exposures: Int,
             unitDays: Int
@@ -101,7 +112,9 @@ public struct FlagEvidence: Sendable, Hashable, Codable {
         }
     }
 
+    /// The flag's key.
     public var flag: String
+    /// What the evidence says about removing the flag.
     public var state: State
     /// Why the flag is in its state, one sentence.
     public var reason: String
@@ -118,6 +131,7 @@ public struct FlagEvidence: Sendable, Hashable, Codable {
     /// The newest served variant's unbroken run; `nil` when nothing was served in the window.
     public var run: Run?
 
+    /// The evidence of one flag; the figures default to none served.
     public init(
         flag: String, state: State, reason: String, lastEvaluated: Int64? = nil, evaluations: Int = 0, exposures: Int = 0,
         localEvaluations: Int = 0, variants: [VariantFigures] = [], run: Run? = nil
@@ -136,6 +150,7 @@ public struct FlagEvidence: Sendable, Hashable, Codable {
 
 /// The evidence of every flag of one environment (`GET /admin/v1/environments/{environment}/evidence`).
 public struct EnvironmentEvidence: Sendable, Hashable, Codable {
+    /// The environment whose events were read.
     public var environment: String
     /// N: how many whole days before today the window reaches back.
     public var days: Int
@@ -151,6 +166,7 @@ public struct EnvironmentEvidence: Sendable, Hashable, Codable {
     /// By flag key, in key order.
     public var flags: [FlagEvidence]
 
+    /// The evidence of an environment's flags over a window of `days` days ending at `now`.
     public init(
         environment: String, days: Int, windowStart: Int64, now: Int64, eventsEnabled: Bool, historyCoversWindow: Bool,
         flags: [FlagEvidence]
@@ -226,14 +242,18 @@ extension FlagEvidence {
 
     /// The rules of ``FlagEvidence`` over rows already read.
     public struct Calculator: Sendable {
+        /// N: how many whole days before today the window reaches back.
         public var days: Int
+        /// The window's end (milliseconds since 1970).
         public var now: Int64
 
+        /// A calculator of a window of `days` whole days before today, ending at `now`.
         public init(days: Int, now: Int64) {
             self.days = days
             self.now = now
         }
 
+        /// The start of the window (milliseconds since 1970): the start of the UTC day `days` days before `now`'s.
         public var windowStart: Int64 { FlagEvidence.windowStart(days: days, now: now) }
 
         /// The evidence of `flags` from the environment's daily `rollups` and `unitCounts` (rows

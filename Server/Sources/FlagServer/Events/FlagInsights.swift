@@ -14,22 +14,30 @@ import Foundation
 /// daily counts) and ``UnitSeries/peakDailyUnits`` (the largest daily count, a lower bound of the
 /// distinct units in the range).
 public struct FlagInsights: Sendable, Hashable, Encodable {
+    /// The environment the events came from.
     public var environment: String
+    /// The flag's key.
     public var flag: String
     /// The start of the first bucket.
     public var from: Date
     /// The end of the last bucket (exclusive).
     public var to: Date
+    /// The bucket size: `hour` or `day`.
     public var granularity: String
     /// The start of every bucket of the range, oldest first.
     public var buckets: [Date]
     /// One series per variant: the flag's variants by name, then variants it no longer has (or
     /// "", a value read without a variant) that events still name, by name.
     public var variants: [VariantSeries]
+    /// Evaluations of the flag over the range, all variants together.
     public var totalEvaluations: Int
+    /// Exposures of the flag over the range, all variants together.
     public var totalExposures: Int
+    /// Distinct units per variant per UTC day.
     public var units: Units
+    /// Evaluations and exposures by app version.
     public var appVersions: Split
+    /// Evaluations and exposures by platform.
     public var platforms: Split
     /// The newest summary or exposure received for the flag in the environment, at any time
     /// (not only in the range); absent when none was.
@@ -46,10 +54,15 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
 
     /// Evaluations and exposures of one variant, per bucket (parallel to ``FlagInsights/buckets``).
     public struct VariantSeries: Sendable, Hashable, Encodable {
+        /// The variant's name ("" for values read without a variant).
         public var variant: String
+        /// Evaluations per bucket.
         public var evaluations: [Int]
+        /// Exposures per bucket.
         public var exposures: [Int]
+        /// The sum of ``evaluations``.
         public var totalEvaluations: Int
+        /// The sum of ``exposures``.
         public var totalExposures: Int
     }
 
@@ -57,10 +70,13 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
     public struct Units: Sendable, Hashable, Encodable {
         /// Every UTC day the range touches (whole days, also for an hourly range).
         public var days: [Date]
+        /// One series per variant, in the order of ``FlagInsights/variants``.
         public var variants: [UnitSeries]
     }
 
+    /// Distinct units served one variant, per UTC day.
     public struct UnitSeries: Sendable, Hashable, Encodable {
+        /// The variant's name.
         public var variant: String
         /// Distinct units per day (parallel to ``Units/days``).
         public var daily: [Int]
@@ -73,17 +89,21 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
     /// Evaluations and exposures by one dimension (app version or platform): the largest values
     /// by evaluations, then the rest together.
     public struct Split: Sendable, Hashable, Encodable {
+        /// The largest values by evaluations, largest first, up to the split's limit.
         public var values: [SplitRow]
         /// The values past the limit, added together; absent when there are none.
         public var other: SplitRow?
     }
 
+    /// Evaluations and exposures of one app version or platform (or of the rest together).
     public struct SplitRow: Sendable, Hashable, Encodable {
         /// The app version or platform ("" when apps sent none); "" for ``Split/other`` too.
         public var value: String
         /// How many values the row adds up (1, or more for ``Split/other``).
         public var valueCount: Int
+        /// Evaluations of the flag with this value.
         public var evaluations: Int
+        /// Exposures of the flag with this value.
         public var exposures: Int
         /// Evaluations per variant (only variants with some).
         public var variants: [String: Int]
@@ -98,24 +118,29 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
         public var rows: [SessionHealthRow]
         /// The sums over ``rows``.
         public var sessions: Int
+        /// Crashed sessions (`$crash` events) over all rows.
         public var crashes: Int
         /// Of ``sessions`` and ``crashes``, those that named no variant of the flag.
         public var sessionsWithoutVariant: Int
+        /// Crashed sessions that named no variant of the flag.
         public var crashesWithoutVariant: Int
         /// False when there were more groups than ``FlagInsights/sessionHealthLimit``: only those
         /// with the most sessions are listed (and summed).
         public var complete: Bool
     }
 
+    /// Sessions and crashes of one app version, platform and variant.
     public struct SessionHealthRow: Sendable, Hashable, Encodable {
         /// "" when apps sent none.
         public var appVersion: String
+        /// The platform apps reported ("" when apps sent none).
         public var platform: String
         /// The flag's variant the sessions named; "" for sessions without a variant of the flag.
         public var variant: String
         /// Sessions: `$session` (a clean end) and `$crash` (a crashed session) events, as the
         /// rollout guardrails count them.
         public var sessions: Int
+        /// Crashed sessions: `$crash` events.
         public var crashes: Int
         /// `crashes / sessions`; absent without sessions.
         public var crashRate: Double?
@@ -126,10 +151,13 @@ public struct FlagInsights: Sendable, Hashable, Encodable {
 
     /// A change of the flag in the environment.
     public struct Revision: Sendable, Hashable, Encodable {
+        /// When the change was written.
         public var time: Date
         /// The environment revision the change produced.
         public var revision: Int
+        /// Who made the change, as the audit records it.
         public var actor: String
+        /// The reason given with the change, if any.
         public var reason: String?
         /// The change in words, as the console's history tells it.
         public var summary: String

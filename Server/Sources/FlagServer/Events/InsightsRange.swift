@@ -12,6 +12,7 @@ public struct InsightsRange: Sendable, Hashable {
     public var from: Int64
     /// The end of the last bucket (exclusive).
     public var to: Int64
+    /// The bucket size, an hour or a day.
     public var granularity: RollupGranularity
 
     /// The longest range read per hour without asking for a granularity.
@@ -32,6 +33,7 @@ public struct InsightsRange: Sendable, Hashable {
         /// touches.
         case tooLong(granularity: RollupGranularity, buckets: Int, maximum: Int)
 
+        /// A sentence saying what is wrong with the range.
         public var description: String {
             switch self {
             case .empty(let from, let to):
