@@ -10,15 +10,20 @@ public import Foundation
 public struct WebhookEndpoint: Sendable, Hashable, Codable {
     /// `wh_` and 16 hexadecimal digits.
     public var id: String
+    /// Where deliveries are posted: an `http` or `https` URL with a host and no credentials.
     public var url: String
     /// The notification kinds it receives (`flag.changed`, …); `nil`: every kind.
     public var kinds: [String]?
     /// The environments whose notifications it receives; `nil`: every environment. With a list,
     /// notifications of no environment are not sent (pings always are).
     public var environments: [String]?
+    /// Whether it receives notifications; a disabled endpoint keeps its settings and log.
     public var enabled: Bool
+    /// What the endpoint is for, as its creator wrote it; `nil` when not given.
     public var description: String?
+    /// When the endpoint was created.
     public var createdAt: Date
+    /// When the endpoint last changed.
     public var updatedAt: Date
     /// Signs the deliveries; left out of the encoding on purpose (see the type's notes).
     public var secret = WebhookSecret(text: "")
@@ -27,6 +32,7 @@ public struct WebhookEndpoint: Sendable, Hashable, Codable {
         case id, url, kinds, environments, enabled, description, createdAt, updatedAt
     }
 
+    /// An endpoint with its signing secret.
     public init(
         id: String, url: String, kinds: [String]?, environments: [String]?, enabled: Bool, description: String?,
         secret: WebhookSecret, createdAt: Date, updatedAt: Date
@@ -58,10 +64,14 @@ public struct WebhookEndpoint: Sendable, Hashable, Codable {
 /// A webhook endpoint's signing secret: `whsec_` and 64 hexadecimal digits. The HMAC key is the
 /// whole text's UTF-8 bytes. Prints as `<REDACTED>`.
 public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The secret as issued: `whsec_` and 64 hexadecimal digits.
     public let text: String
+    /// Wraps `text`, which is not checked here.
     public init(text: String) { self.text = text }
 
+    /// `<REDACTED>`, so that the secret never lands in logs.
     public var description: String { "<REDACTED>" }
+    /// `<REDACTED>`, as in ``description``.
     public var debugDescription: String { "<REDACTED>" }
 
     /// A new secret from the system's random generator.
@@ -75,6 +85,7 @@ public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible, Custom
 
 /// One notification on its way to one endpoint, and every attempt made to deliver it.
 public struct WebhookDelivery: Sendable, Hashable, Codable {
+    /// Where the delivery is.
     public enum Status: String, Sendable, Hashable, Codable {
         /// Waiting for its next attempt (``nextAttemptAt``).
         case pending
@@ -86,32 +97,44 @@ public struct WebhookDelivery: Sendable, Hashable, Codable {
 
     /// One attempt: when, how it was answered (or why it was not), how long it took.
     public struct Attempt: Sendable, Hashable, Codable {
+        /// When the attempt started.
         public var time: Date
+        /// The HTTP status the endpoint answered; `nil` when no answer came.
         public var statusCode: Int?
+        /// Why the attempt failed without an answer (refused, timed out…); `nil` when one came.
         public var error: String?
+        /// How long the attempt took, in milliseconds.
         public var milliseconds: Int
     }
 
     /// `whd_` and 16 hexadecimal digits; sent as `Webhook-Id` (the same on every attempt, so that
     /// receivers can drop a delivery they already handled).
     public var id: String
+    /// The id of the endpoint it goes to.
     public var endpoint: String
+    /// The notification's kind (`flag.changed`, …).
     public var kind: String
     /// The JSON body exactly as it is sent (and signed) on every attempt.
     public var body: String
+    /// Where the delivery is.
     public var status: Status
     /// Attempts made since it was created or redelivered.
     public var attemptCount: Int
     /// The latest attempts, oldest first (at most ``maximumLoggedAttempts``).
     public var attempts: [Attempt]
+    /// When the next attempt is due; `nil` once delivered or failed.
     public var nextAttemptAt: Date?
+    /// When the delivery was created.
     public var createdAt: Date
+    /// When the delivery last changed.
     public var updatedAt: Date
 
     /// The most attempts a delivery's log keeps (redeliveries add to it).
     public static let maximumLoggedAttempts = 32
 
+    /// The newest attempt's HTTP status; `nil` before an attempt or when none answered.
     public var lastStatusCode: Int? { attempts.last?.statusCode }
+    /// Why the newest attempt failed without an answer; `nil` otherwise.
     public var lastError: String? { attempts.last?.error }
 
     static func newID() -> String { "whd_" + WebhookSecret.randomHex(bytes: 8) }

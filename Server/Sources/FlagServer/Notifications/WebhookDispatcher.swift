@@ -25,6 +25,7 @@ import Synchronization
 /// An endpoint that hangs therefore holds only its own worker: other endpoints' deliveries go on.
 public final class WebhookDispatcher: NotificationSink, Service {
     let store: any WebhookStore
+    /// Attempts, pauses, timeouts, queue size and log retention of the deliveries.
     public let options: WebhookOptions
     let now: @Sendable () -> Date
     let random: @Sendable () -> Double

@@ -21,6 +21,7 @@ public struct WebhookOptions: Sendable {
     /// The pause after the first failed attempt; each next pause is ``backoffFactor`` times longer
     /// (1 min, 3, 9, 27 min, 1.35 h, 4 h, 12 h: the eighth attempt about 18 hours after the first).
     public var firstRetryDelay: TimeInterval = 60
+    /// How many times longer each pause after a failed attempt is than the one before (3 by default).
     public var backoffFactor: Double = 3
     /// Each pause is spread by up to this fraction either way, so that deliveries failing together
     /// do not come back together.
@@ -39,6 +40,7 @@ public struct WebhookOptions: Sendable {
     /// How long delivered and failed deliveries stay in the log.
     public var retention: TimeInterval = 30 * 86_400
 
+    /// The defaults documented on each member.
     public init() {}
 
     /// The pause before attempt `attempt + 1`, after `attempt` failed ones, with `random` in 0...1.
