@@ -20,12 +20,14 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
         /// covering it in one environment governs it everywhere.
         case definitions
 
+        /// Orders scopes by name, so that a rule's scopes encode in a stable order.
         public static func < (lhs: Scope, rhs: Scope) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
     /// How many identities other than the author must approve; at least 1, at most
     /// ``maximumApprovals``.
     public var requiredApprovals: Int
+    /// The kinds of change the rule covers; ``defaultScopes`` (all of them) when the JSON leaves it out.
     public var appliesTo: Set<Scope>
 
     /// The most approvals a rule may ask for.
@@ -34,6 +36,7 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
     /// on (a definition's variant values are served too).
     public static let defaultScopes: Set<Scope> = Set(Scope.allCases)
 
+    /// A rule asking `requiredApprovals` approvals for the changes of `appliesTo`; not validated here.
     public init(requiredApprovals: Int, appliesTo: Set<Scope> = ApprovalRule.defaultScopes) {
         self.requiredApprovals = requiredApprovals
         self.appliesTo = appliesTo
@@ -41,12 +44,14 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey { case requiredApprovals, appliesTo }
 
+    /// Decodes a rule; a missing `appliesTo` means every scope.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         requiredApprovals = try container.decode(Int.self, forKey: .requiredApprovals)
         appliesTo = Set(try container.decodeIfPresent([Scope].self, forKey: .appliesTo) ?? Array(Self.defaultScopes))
     }
 
+    /// Encodes a rule with its scopes sorted by name.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(requiredApprovals, forKey: .requiredApprovals)
@@ -106,14 +111,19 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
 /// Who approves: an admin token (by name) or a console user. The author of a change request
 /// cannot approve it; each identity approves once.
 public struct ApprovalIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What kind of identity it is.
     public enum Kind: String, Sendable, Hashable, Codable {
+        /// An admin token (named as when issued) or a console user (by user name).
         case token, user
         /// The server itself: the scheduler applying an approved change request at its time.
         case server
     }
+    /// What kind of identity it is.
     public var kind: Kind
+    /// The token's or user's name.
     public var name: String
 
+    /// The identity of `kind` named `name`.
     public init(kind: Kind, name: String) {
         self.kind = kind
         self.name = name

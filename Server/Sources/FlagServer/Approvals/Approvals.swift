@@ -4,10 +4,13 @@ public import Foundation
 /// Approval rules, change requests and the break-glass kill switch, over ``FlagAdmin`` (the one
 /// write path) and an ``ApprovalStore``. The admin API and the console both act through it.
 public struct Approvals: Sendable {
+    /// The write path every approved change and kill switch goes through.
     public let admin: FlagAdmin
+    /// Where rules and change requests are kept.
     public let store: any ApprovalStore
     let now: @Sendable () -> Date
 
+    /// Approvals over `admin` and `store`; `now` reads the clock (injected by tests).
     public init(admin: FlagAdmin, store: any ApprovalStore, now: @escaping @Sendable () -> Date = Date.init) {
         self.admin = admin
         self.store = store
@@ -19,6 +22,8 @@ public struct Approvals: Sendable {
 
     // MARK: - Rules
 
+    /// The rule of every environment that has one, by environment name.
+    /// - Throws: ``AdminError`` when the store fails.
     public func rules() async throws(AdminError) -> [String: ApprovalRule] {
         do { return try await store.approvalRules() } catch { throw AdminError(store: error) }
     }
@@ -55,6 +60,8 @@ public struct Approvals: Sendable {
 
     // MARK: - Change requests
 
+    /// The change requests of `environment`, newest first, at most `limit`.
+    /// - Throws: ``AdminError`` when the store fails.
     public func changeRequests(environment: String, limit: Int = 100) async throws(AdminError) -> [ChangeRequest] {
         do { return try await store.changeRequests(environment: environment, limit: limit) } catch { throw AdminError(store: error) }
     }
