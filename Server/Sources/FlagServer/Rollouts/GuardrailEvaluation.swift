@@ -3,24 +3,33 @@ import Foundation
 /// One evaluation of a plan's guardrails: for each guardrail judged, the difference of the new
 /// variant from the old one and its always-valid interval, as the console charts them over time.
 public struct GuardrailEvaluation: Sendable, Hashable, Codable {
+    /// When the guardrails were evaluated.
     public var time: Date
     /// The index of the step served when the guardrails were evaluated.
     public var step: Int
+    /// One point per guardrail judged (and per stratum that regressed).
     public var points: [Point]
 
     /// One guardrail's numbers at one evaluation (the parts of a ``GuardrailFinding`` a chart needs).
     public struct Point: Sendable, Hashable, Codable {
         /// ``GuardrailFinding/metric``: the guardrail's name.
         public var metric: String
+        /// The new variant's rate minus the old one's.
         public var difference: Double
+        /// The lower end of the difference's always-valid interval.
         public var lower: Double
+        /// The upper end of the difference's always-valid interval.
         public var upper: Double
+        /// The old variant's trials (sessions, or units for an experiment-metric guardrail).
         public var oldTrials: Int
+        /// The new variant's trials (sessions, or units for an experiment-metric guardrail).
         public var newTrials: Int
+        /// Whether the guardrail found a regression at this evaluation.
         public var regression: Bool
         /// ``GuardrailFinding/appVersion`` and ``GuardrailFinding/platform``: set for a stratum's
         /// finding (kept only when it regressed), absent for the pooled one the chart draws.
         public var appVersion: String?
+        /// The stratum's platform; absent for the pooled finding.
         public var platform: String?
 
         init(_ finding: GuardrailFinding) {

@@ -6,28 +6,39 @@ import Foundation
 public struct GuardrailFinding: Sendable, Hashable, Codable {
     /// ``RolloutGuardrail/name``: `crash rate`, …
     public var metric: String
+    /// The variant served before the rollout.
     public var oldVariant: String
+    /// The variant being rolled out.
     public var newVariant: String
     /// Sessions (`$session` and `$crash` events) attributed to each variant since the run started;
     /// for an experiment-metric guardrail, units.
     public var oldTrials: Int
+    /// The new variant's trials, counted as ``oldTrials`` is.
     public var newTrials: Int
     /// Numerator events (`$crash`, …) attributed to each variant.
     public var oldEvents: Int
+    /// The new variant's numerator events, counted as ``oldEvents`` is.
     public var newEvents: Int
     /// Units (the assignment unit) behind each variant's sessions: the test's independent draws.
     /// `nil` for an experiment-metric guardrail, whose trials are units already.
     public var oldUnits: Int? = nil
+    /// The units behind the new variant's sessions; `nil` for an experiment-metric guardrail.
     public var newUnits: Int? = nil
+    /// The old variant's events per trial.
     public var oldRate: Double
+    /// The new variant's events per trial.
     public var newRate: Double
     /// newRate − oldRate.
     public var difference: Double
     /// The always-valid (1 − α) interval of the difference (mixture sequential test).
     public var lower: Double
+    /// The upper end of the always-valid (1 − α) interval of the difference.
     public var upper: Double
+    /// The sequential test's error rate the interval was computed with.
     public var alpha: Double
+    /// The harm tolerated, in the rate's units: a regression is a difference proven beyond it.
     public var tolerance: Double
+    /// Which way of the difference is harmful.
     public var direction: RolloutGuardrail.Direction
     /// Whether the interval lies entirely beyond the tolerance in the harmful direction.
     public var regression: Bool
@@ -37,6 +48,7 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
     /// The stratum the finding judged, when it is not the pooled look: the event source's app
     /// version (with its platform), or a platform alone (`Server/Docs/Rollouts.md`).
     public var appVersion: String? = nil
+    /// The stratum's platform, when the finding judged one; `nil` for the pooled look.
     public var platform: String? = nil
 
     /// How the summary names the stratum: ` in appVersion 2.3.0 (iOS)`, ` on Android`; empty

@@ -7,6 +7,7 @@ public import Foundation
 ///
 /// Stored as one JSON document; ``version`` makes every update compare-and-set.
 public struct RolloutPlan: Sendable, Hashable, Codable {
+    /// Where the plan is in its life.
     public enum Status: String, Sendable, Hashable, Codable, CaseIterable {
         /// Created, never started (or not started again after a rollback).
         case draft
@@ -45,20 +46,26 @@ public struct RolloutPlan: Sendable, Hashable, Codable {
         /// (100 %) finishes the plan when it is reached, so its duration is not used.
         public var durationSeconds: Int
 
+        /// A step serving the new variant to `percent` % of units for `durationSeconds` seconds.
         public init(percent: Double, durationSeconds: Int) {
             self.percent = percent
             self.durationSeconds = durationSeconds
         }
     }
 
+    /// The plan's identifier (`ro-` and 16 hexadecimal digits when made by the admin API).
     public var id: String
+    /// The key of the flag being rolled out.
     public var flag: String
+    /// The environment the plan runs in.
     public var environment: String
     /// The variant served before the rollout, and after a rollback.
     public var oldVariant: String
     /// The variant being rolled out.
     public var newVariant: String
+    /// The shares served in order; the last is 100 %, which finishes the plan.
     public var steps: [Step]
+    /// The metrics compared between the variants at each evaluation; none means the plan only steps.
     public var guardrails: [RolloutGuardrail]
     /// The sequential test's error rate: the chance that an A/A rollout is stopped, per guardrail.
     public var alpha: Double
@@ -67,13 +74,16 @@ public struct RolloutPlan: Sendable, Hashable, Codable {
     public var minimumUnits: Int?
     /// How often the executor evaluates the guardrails of a running plan, in seconds.
     public var evaluationIntervalSeconds: Int
+    /// What a guardrail's regression does to the plan.
     public var onRegression: RegressionAction
+    /// Which units get the new variant again when the plan is started after a rollback.
     public var restart: Restart
     /// Hashed before the targeting key to bucket units; kept across steps, pauses and resumes, so
     /// a unit that got the new variant keeps it as the share grows.
     public var salt: String
     /// The template the plan was made from, if any.
     public var template: String?
+    /// Where the plan is in its life.
     public var status: Status
     /// The index in ``steps`` being served (`nil` before the first start).
     public var currentStep: Int?
@@ -87,38 +97,53 @@ public struct RolloutPlan: Sendable, Hashable, Codable {
     /// The replica acting on the plan, and until when (a lease taken by compare-and-set, so that
     /// one replica steps a plan at a time).
     public var lease: Lease?
+    /// What happened to the plan, oldest first (the newest 500 entries).
     public var history: [HistoryEntry]
     /// The guardrails' numbers at each of the current run's evaluations (the newest
     /// ``maximumEvaluations``); `nil` before the first.
     public var evaluations: [GuardrailEvaluation]?
+    /// When the plan was created.
     public var createdAt: Date
+    /// When the plan last changed (the time of its newest history entry or edit).
     public var updatedAt: Date
     /// Bumped on every stored change: an update based on an older version is refused.
     public var version: Int
 
+    /// A replica's claim on a plan, so that only one replica evaluates and steps it at a time.
     public struct Lease: Sendable, Hashable, Codable {
+        /// The replica holding the lease (its identifier).
         public var holder: String
+        /// When the lease lapses unless renewed; another replica may take it after this.
         public var until: Date
     }
 
     /// One thing that happened to the plan.
     public struct HistoryEntry: Sendable, Hashable, Codable {
+        /// What was done to the plan.
         public enum Action: String, Sendable, Hashable, Codable {
+            /// What was done to the plan; `regression` is a guardrail's finding that paused or rolled back.
             case created, edited, started, stepped, paused, resumed, regression, finished
+            /// The plan served the old variant to everyone (the rollback's JSON spelling is `rolled_back`).
             case rolledBack = "rolled_back"
         }
+        /// What was done.
         public var action: Action
+        /// Who did it: a token, a console user, or the server's rollout executor.
         public var actor: String
+        /// When it was done.
         public var time: Date
         /// The step index and its share after the action.
         public var step: Int?
+        /// The new variant's share after the action, in percent.
         public var percent: Double?
         /// The environment revision the action produced, when it wrote the flag.
         public var revision: Int?
+        /// The comment given with the action, if any (pause and rollback take one).
         public var comment: String?
         /// The guardrail result that caused the action (a regression).
         public var finding: GuardrailFinding?
 
+        /// An entry for `action` by `actor` at `time`; the other fields are `nil` unless they apply.
         public init(
             action: Action, actor: String, time: Date, step: Int? = nil, percent: Double? = nil, revision: Int? = nil,
             comment: String? = nil, finding: GuardrailFinding? = nil
@@ -134,6 +159,7 @@ public struct RolloutPlan: Sendable, Hashable, Codable {
         }
     }
 
+    /// A draft plan with one `created` history entry by `actor`, version 1, not yet started.
     public init(
         id: String, flag: String, environment: String, oldVariant: String, newVariant: String, steps: [Step],
         guardrails: [RolloutGuardrail], alpha: Double = 0.05, evaluationIntervalSeconds: Int = 300,
@@ -182,17 +208,28 @@ public struct RolloutPlan: Sendable, Hashable, Codable {
 public struct RolloutTemplate: Sendable, Hashable, Codable {
     /// A key (letters, digits, `.`, `_`, `-`).
     public var name: String
+    /// What the template is for, shown in the console; `nil` when not given.
     public var description: String?
+    /// The steps a plan made from the template takes.
     public var steps: [RolloutPlan.Step]
+    /// The guardrails a plan made from the template watches.
     public var guardrails: [RolloutGuardrail]
+    /// The sequential test's error rate per guardrail (0.05 by default).
     public var alpha: Double
+    /// How often a plan's guardrails are evaluated, in seconds (300 by default).
     public var evaluationIntervalSeconds: Int
+    /// What a regression does to a plan made from the template.
     public var onRegression: RolloutPlan.RegressionAction
+    /// Which units get the new variant again when a plan is restarted after a rollback.
     public var restart: RolloutPlan.Restart
+    /// When the template was created.
     public var createdAt: Date
+    /// When the template last changed.
     public var updatedAt: Date
+    /// Bumped on every stored change: an update based on an older version is refused.
     public var version: Int
 
+    /// A template at version 1, created at `createdAt`.
     public init(
         name: String, description: String? = nil, steps: [RolloutPlan.Step], guardrails: [RolloutGuardrail], alpha: Double = 0.05,
         evaluationIntervalSeconds: Int = 300, onRegression: RolloutPlan.RegressionAction = .rollback,
@@ -225,6 +262,7 @@ public struct RolloutTemplate: Sendable, Hashable, Codable {
 
 /// A metric watched during a rollout: the new variant's rate against the old one's.
 public struct RolloutGuardrail: Sendable, Hashable, Codable {
+    /// What a guardrail measures.
     public enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
         /// `$crash` events per `$session` (a session that did not end cleanly, reported at the
         /// next launch with the variants it was served).
@@ -247,6 +285,7 @@ public struct RolloutGuardrail: Sendable, Hashable, Codable {
         case decrease
     }
 
+    /// What the guardrail measures.
     public var metric: Metric
     /// The custom event's name, for ``Metric/eventRate``.
     public var event: String?
@@ -255,8 +294,11 @@ public struct RolloutGuardrail: Sendable, Hashable, Codable {
     /// The harm tolerated, in the rate's units (0.005: half a percentage point of sessions): a
     /// regression is a difference proven beyond it.
     public var tolerance: Double
+    /// Which way of the difference is harmful.
     public var direction: Direction
 
+    /// A guardrail on `metric`; `event` names the event for ``Metric/eventRate`` and `metricKey` the
+    /// stored metric for ``Metric/experimentMetric``.
     public init(
         metric: Metric, event: String? = nil, metricKey: String? = nil, tolerance: Double = 0, direction: Direction = .increase
     ) {

@@ -1,6 +1,8 @@
 import Foundation
 
 extension Rollouts {
+    /// Every rollout template, by name.
+    /// - Throws: ``AdminError`` when the store fails.
     public func templates() async throws(AdminError) -> [RolloutTemplate] {
         do { return try await store.rolloutTemplates() } catch { throw AdminError(store: error) }
     }
