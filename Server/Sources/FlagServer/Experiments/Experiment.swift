@@ -8,17 +8,24 @@ public import Foundation
 /// On start it records the flag's ``ExperimentAllocation`` in the environment; while it runs,
 /// writes that would change that allocation are refused (``ExperimentGuard``).
 public struct Experiment: Sendable, Hashable, Codable {
+    /// Where the experiment is in its lifecycle.
     public enum Status: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Draft (not started), running, stopped, or shipped (one arm made the flag's default).
         case draft, running, stopped, shipped
     }
 
     /// One step of the experiment's own history (created, updated, started, stopped, shipped).
     public struct HistoryEntry: Sendable, Hashable, Codable {
+        /// When the step was taken.
         public var time: Date
+        /// Who took it: a token's or console user's name.
         public var actor: String
+        /// What was done: `created`, `updated`, `started`, `stopped` or `shipped`.
         public var action: String
+        /// The note given with the step, if any.
         public var note: String?
 
+        /// A history entry of `action` by `actor` at `time`.
         public init(time: Date, actor: String, action: String, note: String? = nil) {
             self.time = time
             self.actor = actor
@@ -29,7 +36,9 @@ public struct Experiment: Sendable, Hashable, Codable {
 
     /// Letters, digits, `.`, `_` and `-`, at most 128 characters; unique on the server.
     public var id: String
+    /// The environment the experiment runs in.
     public var environment: String
+    /// The key of the flag whose variants are the arms.
     public var flag: String
     /// The arm the others are compared with; one of ``arms``.
     public var control: String
@@ -45,9 +54,13 @@ public struct Experiment: Sendable, Hashable, Codable {
     /// control): Benjamini–Hochberg when `nil`, or Holm. Dunnett is refused: it holds for a
     /// fixed-horizon test, and the server decides with the always-valid sequential test.
     public var correction: MultipleComparisonCorrection?
+    /// When the team plans to stop it; informative only, nothing stops the experiment then.
     public var plannedEnd: Date?
+    /// Where the experiment is in its lifecycle.
     public var status: Status
+    /// When it last started; `nil` for a draft.
     public var startedAt: Date?
+    /// When it stopped or shipped; `nil` while it is a draft or running.
     public var endedAt: Date?
     /// The allocation recorded on start.
     public var allocation: ExperimentAllocation?
@@ -57,8 +70,10 @@ public struct Experiment: Sendable, Hashable, Codable {
     public var history: [HistoryEntry]
     /// Raised by one on every update (compare-and-set in the store).
     public var version: Int
+    /// When the draft was created.
     public var createdAt: Date
 
+    /// A draft at version 1, with one `created` history entry by `createdBy`; not validated here.
     public init(
         id: String, environment: String, flag: String, control: String, arms: [String], hypothesis: String = "",
         metrics: [String], alpha: Double = 0.05, plannedEnd: Date? = nil, status: Status = .draft, createdAt: Date,
@@ -79,9 +94,13 @@ public struct Experiment: Sendable, Hashable, Codable {
         self.createdAt = createdAt
     }
 
+    /// The most arms an experiment may have, the control included.
     public static let maximumArms = 10
+    /// The most metrics that may judge one experiment.
     public static let maximumMetrics = 20
+    /// The longest hypothesis, in characters.
     public static let maximumHypothesisLength = 2000
+    /// The significance levels an experiment may use.
     public static let alphaRange = 0.001...0.2
 
     static func isKey(_ key: String) -> Bool { StateValidator.isValidKey(key) }

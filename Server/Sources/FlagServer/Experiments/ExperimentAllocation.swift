@@ -6,8 +6,11 @@ public import FlagEvaluation
 /// to, and the values of the split's variants. While the experiment runs, a write that would give
 /// another allocation is refused (see ``ExperimentGuard``).
 public struct ExperimentAllocation: Sendable, Hashable, Codable {
+    /// One variant's share of the split.
     public struct Bucket: Sendable, Hashable, Codable {
+        /// The variant a unit in this bucket is served.
         public var variant: String
+        /// The bucket's relative weight (the split's share is its weight over the sum of all weights).
         public var weight: Int
     }
 
@@ -24,6 +27,7 @@ public struct ExperimentAllocation: Sendable, Hashable, Codable {
     /// The values of the split's variants.
     public var variants: [String: JSONValue]
 
+    /// An allocation of `buckets`; the other parts default to a whole-rule split bucketed on the flag and targeting keys.
     public init(
         buckets: [Bucket], bucketing: JSONValue? = nil, condition: JSONValue? = nil, segments: [String: JSONValue] = [:],
         variants: [String: JSONValue] = [:]

@@ -113,6 +113,7 @@ public struct ExperimentResultsRefreshService: Service {
     let running: @Sendable () async throws -> [ExperimentResultsQuery]
     let logger: Logger
 
+    /// A service counting the experiments `running` returns every `interval` into `cache`, logging failures to `logger`.
     public init(
         cache: ExperimentResultsCache, interval: Duration, logger: Logger,
         running: @escaping @Sendable () async throws -> [ExperimentResultsQuery]
@@ -146,6 +147,7 @@ public struct ExperimentResultsRefreshService: Service {
         return counted
     }
 
+    /// Counts at once and then every interval until a graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
