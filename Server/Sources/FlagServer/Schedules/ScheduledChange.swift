@@ -5,6 +5,7 @@ public import Foundation
 /// server (see `Server/Docs/ScheduledChanges.md`): its settings (a JSON Merge Patch as
 /// `PATCH …/settings` takes, or whole settings) or its definition (as `PUT /admin/v1/flags/{key}`).
 public struct ScheduledChange: Sendable, Hashable, Codable {
+    /// Where the change is: pending until its time, then ran, held, missed or failed (or cancelled before).
     public enum Status: String, Sendable, Hashable, Codable, CaseIterable {
         /// Waiting for ``runAt``; editable and cancellable.
         case pending
@@ -23,10 +24,14 @@ public struct ScheduledChange: Sendable, Hashable, Codable {
     /// The change, in the forms of the direct admin API: exactly one of `patch`, `settings`,
     /// `definition`.
     public struct Change: Sendable, Hashable, Codable {
+        /// A JSON Merge Patch (RFC 7396) to the flag's settings in the environment.
         public var patch: JSONValue?
+        /// The flag's whole new settings in the environment.
         public var settings: FlagSettings?
+        /// The flag's whole new definition (every environment's settings).
         public var definition: JSONValue?
 
+        /// A change; give exactly one of the three.
         public init(patch: JSONValue? = nil, settings: FlagSettings? = nil, definition: JSONValue? = nil) {
             self.patch = patch
             self.settings = settings
@@ -34,16 +39,24 @@ public struct ScheduledChange: Sendable, Hashable, Codable {
         }
     }
 
+    /// The change's identifier (`sc-` and 16 hexadecimal digits).
     public var id: String
+    /// The environment the change applies to.
     public var environment: String
+    /// The key of the flag it changes.
     public var flag: String
+    /// What it does to the flag.
     public var change: Change
+    /// When it is due to be applied.
     public var runAt: Date
     /// The revision of the environment at which the flag last changed when the change was
     /// scheduled or edited (0: never). It applies only while the flag is still there.
     public var basedOnRevision: Int
+    /// Who scheduled it: a token's or console user's name; for an approved change request, its author (`token ci-bot`, `user alice`).
     public var actor: String
+    /// Why, as whoever scheduled it wrote it; audited with the write.
     public var reason: String
+    /// Where the change is.
     public var status: Status
     /// The revision a run produced (`ran`).
     public var revision: Int?
@@ -54,12 +67,16 @@ public struct ScheduledChange: Sendable, Hashable, Codable {
     /// The server holding the change while it runs, and until when (a lease: another server
     /// takes it over after that, see ``ScheduledChangeExecutor``).
     public var claimedBy: String?
+    /// When the holding server's lease lapses; `nil` when no server holds the change.
     public var claimedUntil: Date?
+    /// When the change was scheduled.
     public var createdAt: Date
+    /// When the change last changed (an edit, a claim or its outcome).
     public var updatedAt: Date
     /// Bumped on every stored change: an update based on an older version is refused.
     public var version: Int
 
+    /// A pending change at version 1; not validated here.
     public init(
         id: String, environment: String, flag: String, change: Change, runAt: Date, basedOnRevision: Int, actor: String,
         reason: String, status: Status = .pending, changeRequest: String? = nil, createdAt: Date, version: Int = 1
