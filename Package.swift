@@ -22,6 +22,9 @@ let package = Package(
         // The flag server's wire types and grammars (rollout steps, durations), shared by the
         // server, its console and `flags`: pure, no I/O.
         .library(name: "FlagServerAPI", targets: ["FlagServerAPI"]),
+        // A client of the flag server's admin API (what `flags push`, `pull`, `rollout` use),
+        // without swift-syntax.
+        .library(name: "FlagServerClient", targets: ["FlagServerClient"]),
         .executable(name: "flags", targets: ["flags"]),
         .plugin(name: "FlagsGeneratePlugin", targets: ["FlagsGeneratePlugin"]),
         // The example registry of the demo and the docs (32 flags in phases 0-8, typed values),
@@ -58,7 +61,7 @@ let package = Package(
         .target(
             name: "FlagTooling",
             dependencies: [
-                "FeatureFlags", "FlagManifest", "FlagServerAPI",
+                "FeatureFlags", "FlagManifest", "FlagServerAPI", "FlagServerClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
@@ -99,11 +102,13 @@ let package = Package(
         // The flag server's wire types and grammars, used by the server (its own package) and the
         // tooling. Pure: no Foundation, no I/O.
         .target(name: "FlagServerAPI"),
+        // The admin API's client: requests, transports (URLSession), answers, their errors.
+        .target(name: "FlagServerClient", dependencies: ["FeatureFlags"]),
         // The command-line tool.
         .executableTarget(
             name: "flags",
             dependencies: [
-                "FeatureFlags", "FlagEvaluation", "FlagManifest", "FlagTooling", "FlagStatistics",
+                "FeatureFlags", "FlagEvaluation", "FlagManifest", "FlagServerClient", "FlagTooling", "FlagStatistics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -197,7 +202,10 @@ let package = Package(
         .testTarget(
             name: "FlagToolingTests",
             // The demo for its table layout (TextTable), as a testable executable.
-            dependencies: ["FlagTooling", "FlagManifest", "FeatureFlagsTesting", "ExampleFlags", "flags", "FeatureFlagsDemo"],
+            dependencies: [
+                "FlagTooling", "FlagServerClient", "FlagServerAPI", "FlagManifest", "FeatureFlagsTesting", "ExampleFlags", "flags",
+                "FeatureFlagsDemo",
+            ],
             exclude: ["Fixtures"]
         ),
     ]

@@ -1,5 +1,6 @@
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 
 extension Manifest {
     /// Reads a manifest for a command and builds its registry; every problem becomes an

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 import FlagTooling
 
 /// `flags diff`: the app's manifest against a flag server's definitions.

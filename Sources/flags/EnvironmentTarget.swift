@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlagServerClient
 import FlagTooling
 import Foundation
 

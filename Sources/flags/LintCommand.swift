@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlagManifest
+import FlagServerClient
 import FlagTooling
 
 struct LintCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 import FlagTooling
 
 /// `--manifest FILE`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 import FlagTooling
 
 /// `flags push`: registers the app's flag definitions on a flag server.

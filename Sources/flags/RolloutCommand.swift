@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeatureFlags
+import FlagServerClient
 import FlagTooling
 import Foundation
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlagServerClient
 import FlagStatistics
 import FlagTooling
 import Foundation

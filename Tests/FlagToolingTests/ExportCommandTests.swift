@@ -1,6 +1,7 @@
 import ExampleFlags
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 import FlagTooling
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import ExampleFlags
 import FeatureFlags
 import FlagManifest
 @testable import FlagTooling
+import FlagServerClient
 import Testing
 
 /// Removing a flag must not change what any other flag does.

@@ -1,4 +1,5 @@
 import FeatureFlags
+import FlagServerClient
 import FlagTooling
 import Foundation
 import Testing

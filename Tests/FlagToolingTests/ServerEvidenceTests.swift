@@ -1,5 +1,6 @@
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 import FlagTooling
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import FeatureFlags
+import FlagServerClient
 import Foundation
 
 /// An environment's approval rule (`/admin/v1/environments/{environment}/approval-rule`), as

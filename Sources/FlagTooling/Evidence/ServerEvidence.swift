@@ -1,3 +1,4 @@
+import FlagServerClient
 import Foundation
 
 /// What a flag server's events say about removing each flag of one environment: the answer of

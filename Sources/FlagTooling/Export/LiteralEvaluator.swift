@@ -1,5 +1,6 @@
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 import SwiftSyntax
 
 /// Evaluates the literal arguments of `FlagMetadata`, `TypedFlag` and `FlagDefinition` calls

@@ -1,5 +1,6 @@
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 import SwiftParser
 import SwiftSyntax
 

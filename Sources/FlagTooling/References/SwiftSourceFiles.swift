@@ -1,3 +1,4 @@
+import FlagServerClient
 import Foundation
 
 /// Finds the Swift files under the paths given to `--sources`.

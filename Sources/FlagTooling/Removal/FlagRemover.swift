@@ -1,5 +1,6 @@
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 import Foundation
 
 /// Removes a Boolean flag for good: rewrites the sources as if it were always on (or off),

@@ -1,5 +1,6 @@
 import FeatureFlags
 import FlagServerAPI
+import FlagServerClient
 import Foundation
 
 /// A rollout's steps and guardrails as `flags rollout` options give them, checked before any

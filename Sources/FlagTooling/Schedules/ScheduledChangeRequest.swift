@@ -1,4 +1,5 @@
 import FeatureFlags
+import FlagServerClient
 import Foundation
 
 /// The body of `POST` and `PUT …/flags/{key}/schedules`, built from `flags schedule` options.

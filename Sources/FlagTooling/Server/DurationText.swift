@@ -1,4 +1,5 @@
 import FlagServerAPI
+import FlagServerClient
 import Foundation
 
 /// Durations and times as people type them on the command line: `90s`, `30m`, `2h`, `1d12h`

@@ -1,8 +1,9 @@
 import FeatureFlags
+import FlagServerClient
 
 extension ServerDiff {
     /// The text that stands for a value of a sensitive flag.
-    public static let redacted = "<REDACTED>"
+    public static let redacted = FlagServerClient.redacted
 
     /// The differences for people: one line per flag, indented lines per field.
     ///

@@ -1,4 +1,5 @@
 import FeatureFlags
+import FlagServerClient
 
 /// The differences between the app's manifest and a flag server's definitions, as `flags diff`
 /// prints them and `flags push` would apply them.

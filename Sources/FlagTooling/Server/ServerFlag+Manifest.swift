@@ -1,5 +1,6 @@
 import FeatureFlags
 import FlagManifest
+import FlagServerClient
 
 extension ServerFlag {
     /// The metadata key the server's export uses for a flag's code default (its

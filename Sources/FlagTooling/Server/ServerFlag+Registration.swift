@@ -1,4 +1,5 @@
 import FeatureFlags
+import FlagServerClient
 
 extension ServerFlag {
     /// The definition `flags push` writes for this flag of the app's over the server's `current`

@@ -1,3 +1,4 @@
+import FlagServerClient
 import FlagTooling
 import Foundation
 import Synchronization

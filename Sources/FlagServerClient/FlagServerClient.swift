@@ -23,6 +23,9 @@ public struct FlagServerClient: Sendable {
         case change(String, environment: String?)
     }
 
+    /// What a secret (the token in a server's text, a sensitive flag's value) prints as.
+    public static let redacted = "<REDACTED>"
+
     /// The largest answer accepted by default: 8 MiB, the server's own import limit.
     public static let defaultMaximumResponseBytes = 8 * 1024 * 1024
 
@@ -166,7 +169,9 @@ public struct FlagServerClient: Sendable {
 
     // MARK: - Exchanges
 
-    func call(_ method: String, _ path: String, body: Data? = nil, purpose: Purpose) throws(ToolingError) -> Data {
+    /// Sends one request to the admin API and answers the body of a 2xx answer; any other answer
+    /// or failure is a ``ToolingError`` (server failure) saying what to do.
+    package func call(_ method: String, _ path: String, body: Data? = nil, purpose: Purpose) throws(ToolingError) -> Data {
         let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
         guard let url = URL(string: base + path) else {
             throw ToolingError(.invalidInput, "Cannot form a URL from --server \"\(server.absoluteString)\" and \(path).")
@@ -265,10 +270,12 @@ public struct FlagServerClient: Sendable {
     /// occurs in, so it is left alone.
     private func redacted(_ text: String) -> String {
         guard token.count >= 8 else { return text }
-        return text.replacingOccurrences(of: token, with: ServerDiff.redacted)
+        return text.replacingOccurrences(of: token, with: Self.redacted)
     }
 
-    func decode<T: Decodable>(_ type: T.Type, _ data: Data, from operation: String) throws(ToolingError) -> T {
+    /// Decodes an answer `operation` gave; a body of another shape is a ``ToolingError`` naming
+    /// the field.
+    package func decode<T: Decodable>(_ type: T.Type, _ data: Data, from operation: String) throws(ToolingError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
@@ -279,7 +286,8 @@ public struct FlagServerClient: Sendable {
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
+    /// Where and why decoding failed, as `flags.0.key: missing`.
+    package static func describe(_ error: DecodingError) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return text.isEmpty ? "the top level" : String(text.drop { $0 == "." })
@@ -296,7 +304,8 @@ public struct FlagServerClient: Sendable {
         }
     }
 
-    static func pathComponent(_ text: String) -> String {
+    /// `text` percent-encoded for one path component or query value.
+    package static func pathComponent(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
     }
 }
