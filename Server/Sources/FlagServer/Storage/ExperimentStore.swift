@@ -27,6 +27,7 @@ public protocol ExperimentStore: Sendable {
     /// - Throws: ``StoreError/conflict(_:)`` if one with its id exists.
     func insertExperiment(_ experiment: Experiment) async throws(StoreError)
 
+    /// The experiment with `id`; `nil` when there is none.
     func experiment(id: String) async throws(StoreError) -> Experiment?
 
     /// The experiments of `environment` (every environment when `nil`), newest first, at most `limit`.

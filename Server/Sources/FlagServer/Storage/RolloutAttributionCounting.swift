@@ -23,6 +23,7 @@ public struct RolloutAttributionCounts: Sendable, Hashable, Codable {
     /// Of ``crashes``, those that named no variant of the flag.
     public var crashesWithoutVariant: Int
 
+    /// Counts as a store read them.
     public init(sessions: Int, crashes: Int, sessionsWithoutVariant: Int, crashesWithoutVariant: Int) {
         self.sessions = sessions
         self.crashes = crashes
@@ -30,6 +31,7 @@ public struct RolloutAttributionCounts: Sendable, Hashable, Codable {
         self.crashesWithoutVariant = crashesWithoutVariant
     }
 
+    /// No events: what a plan that never started reports.
     public static let zero = RolloutAttributionCounts(sessions: 0, crashes: 0, sessionsWithoutVariant: 0, crashesWithoutVariant: 0)
 }
 
@@ -37,16 +39,24 @@ public struct RolloutAttributionCounts: Sendable, Hashable, Codable {
 /// sessions and crashes its guardrails could read since its run started, and those that came
 /// without a variant of its flag (counted by no guardrail).
 public struct RolloutAttribution: Sendable, Hashable, Encodable {
+    /// The plan's id.
     public var plan: String
+    /// The key of the plan's flag.
     public var flag: String
+    /// The plan's environment.
     public var environment: String
     /// When the plan's current run started; absent before its first start (then every count is 0).
     public var since: Date?
+    /// Session-health events since the run started (a clean session's `$session` and a crashed one's `$crash`).
     public var sessions: Int
+    /// `$crash` events since the run started (each is also one of ``sessions``).
     public var crashes: Int
+    /// Of ``sessions``, those that named no variant of the flag, which no guardrail counts.
     public var sessionsWithoutVariant: Int
+    /// Of ``crashes``, those that named no variant of the flag, which no guardrail counts.
     public var crashesWithoutVariant: Int
 
+    /// The attribution of `plan` from the counts read since its run started.
     public init(plan: RolloutPlan, counts: RolloutAttributionCounts) {
         self.plan = plan.id
         flag = plan.flag

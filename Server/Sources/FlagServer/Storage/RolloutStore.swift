@@ -32,6 +32,7 @@ public protocol RolloutStore: Sendable {
     /// Every template, by name.
     func rolloutTemplates() async throws(StoreError) -> [RolloutTemplate]
 
+    /// The template named `name`; `nil` when there is none.
     func rolloutTemplate(name: String) async throws(StoreError) -> RolloutTemplate?
 
     /// Stores `template`: a new one when its version is 1, else compare-and-set on the version.
@@ -52,13 +53,16 @@ public struct UnitRateSums: Sendable, Hashable, Codable {
     public var units: Int
     /// Σ sᵤ and Σ sᵤ²: each unit's sessions.
     public var sessions: Double
+    /// Σ sᵤ²: the squares of each unit's sessions.
     public var sessionSquares: Double
     /// Σ eᵤ and Σ eᵤ²: each unit's numerator events.
     public var events: Double
+    /// Σ eᵤ²: the squares of each unit's numerator events.
     public var eventSquares: Double
     /// Σ sᵤ·eᵤ.
     public var products: Double
 
+    /// Sums as a store read them.
     public init(units: Int, sessions: Double, sessionSquares: Double, events: Double, eventSquares: Double, products: Double) {
         self.units = units
         self.sessions = sessions
@@ -119,9 +123,12 @@ public struct GuardrailMoments: Sendable, Hashable, Codable {
 
     /// A step index (or ``wholeRun``) and a variant.
     public struct Cell: Sendable, Hashable, Codable {
+        /// The step's index in the plan, or ``GuardrailMoments/wholeRun``.
         public var step: Int
+        /// The variant served.
         public var variant: String
 
+        /// The cell of `variant` in step `step` (or ``GuardrailMoments/wholeRun``).
         public init(step: Int, variant: String) {
             self.step = step
             self.variant = variant
@@ -130,20 +137,28 @@ public struct GuardrailMoments: Sendable, Hashable, Codable {
 
     /// The stratum: the event source's app version and platform.
     public var appVersion: String
+    /// The stratum's platform ("" when apps sent none).
     public var platform: String
+    /// The cell the sums of single units are taken in.
     public var first: Cell
+    /// The cell the products pair the first cell with (the first itself on the rows of one cell).
     public var second: Cell
     /// Units with events in both cells.
     public var units: Int
     /// Σ s₁ and Σ e₁: those units' sessions and events in the first cell.
     public var sessions: Double
+    /// Σ e₁: those units' numerator events in the first cell.
     public var events: Double
     /// Σ s₁·s₂, Σ s₁·e₂, Σ e₁·s₂ and Σ e₁·e₂.
     public var sessionProducts: Double
+    /// Σ s₁·e₂: sessions in the first cell times events in the second, per unit, summed.
     public var sessionEventProducts: Double
+    /// Σ e₁·s₂: events in the first cell times sessions in the second, per unit, summed.
     public var eventSessionProducts: Double
+    /// Σ e₁·e₂: events in the first cell times events in the second, per unit, summed.
     public var eventProducts: Double
 
+    /// One row of sums as a store read it.
     public init(
         appVersion: String, platform: String, first: Cell, second: Cell, units: Int, sessions: Double, events: Double,
         sessionProducts: Double, sessionEventProducts: Double, eventSessionProducts: Double, eventProducts: Double

@@ -21,10 +21,14 @@ public struct SessionHealthCount: Sendable, Hashable {
     public var variant: String
     /// The app version the batches' source named ("" when apps sent none).
     public var appVersion: String
+    /// The platform the batches' source named ("" when apps sent none).
     public var platform: String
+    /// Events named as sessions (`$session` and `$crash`).
     public var sessions: Int
+    /// Events named as crashes (`$crash`; each is also one of ``sessions``).
     public var crashes: Int
 
+    /// A count as a store read it.
     public init(variant: String, appVersion: String, platform: String, sessions: Int, crashes: Int) {
         self.variant = variant
         self.appVersion = appVersion

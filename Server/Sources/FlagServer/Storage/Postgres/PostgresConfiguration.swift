@@ -13,14 +13,22 @@ import Foundation
 public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// How the connection uses TLS.
     public enum TLSMode: String, Sendable, Hashable {
+        /// `disable`: plain connections; `prefer` (the default): TLS when the server offers it; `require`:
+        /// TLS or no connection.
         case disable, prefer, require
     }
 
+    /// The database server's host name or address.
     public var host: String
+    /// The database server's port (5432 unless the URL names another).
     public var port: Int
+    /// The user to connect as.
     public var username: String
+    /// The user's password; `nil` when the URL gives none. Never printed.
     public var password: String?
+    /// The database holding the server's tables.
     public var database: String
+    /// How the connection uses TLS (the URL's `sslmode`).
     public var tls: TLSMode
     /// The schema of the server's tables; `nil` is PostgreSQL's default (`public`).
     public var schema: String?

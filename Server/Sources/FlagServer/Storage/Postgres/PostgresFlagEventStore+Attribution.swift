@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresFlagEventStore: RolloutAttributionCounting {
+    /// Counts the raw tracked events since `since` in one query, reading each event's variant of `flag` from its `variants` JSON.
     public func attributionCounts(
         environment: String, flag: String, sessions: [String], crash: String, since: Int64
     ) async throws(StoreError) -> RolloutAttributionCounts {

@@ -3,6 +3,8 @@ import Logging
 import PostgresNIO
 
 extension PostgresFlagEventStore: SessionHealthCounting {
+    /// Groups the raw tracked events by variant of `flag`, app version and platform in one query, most
+    /// sessions first (ties in byte order, `COLLATE "C"`).
     public func sessionHealth(
         environment: String, flag: String, sessions: [String], crash: String, from: Int64, to: Int64, limit: Int
     ) async throws(StoreError) -> [SessionHealthCount] {

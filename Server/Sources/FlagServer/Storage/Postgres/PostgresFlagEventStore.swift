@@ -84,11 +84,15 @@ public final class PostgresFlagEventStore: FlagEventStore {
         partitionLock = PostgresFlagStore.lockKey("flag-server events partitions " + schema)
     }
 
+    /// Stops the connection pool and waits for it to shut down.
     public func close() async {
         runner.cancel()
         await runner.value
     }
 
+    /// Creates the schema if named, then applies the event migrations newer than
+    /// `flag_event_migrations` under an advisory lock, so that replicas starting together apply them once;
+    /// also creates today's partitions.
     public func migrate() async throws(StoreError) {
         let today = RollupGranularity.day.bucket(of: Int64((now().timeIntervalSince1970 * 1000).rounded(.down)))
         try await run { [logger, migrationLock, configuration] in
@@ -134,6 +138,9 @@ public final class PostgresFlagEventStore: FlagEventStore {
         }
     }
 
+    /// Stores `batches` in one transaction of a fixed number of statements (see the type's notes),
+    /// creating the partitions of the day they were received; returns for each batch whether it was
+    /// stored (false: a repeated id).
     public func ingest(_ batches: [EventBatch]) async throws(StoreError) -> [Bool] {
         guard !batches.isEmpty else { return [] }
         let candidates = FlagEventRows.candidates(batches)
@@ -294,6 +301,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
         }
     }
 
+    /// The hourly or daily rollup rows of `environment` with buckets in `from ..< to`, ordered as ``FlagEventStore`` asks.
     public func rollups(
         environment: String, flag: String?, granularity: RollupGranularity, from: Int64, to: Int64
     ) async throws(StoreError) -> [EvaluationRollup] {
@@ -316,6 +324,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
         }
     }
 
+    /// Distinct units per flag, variant and day of `environment` for days in `from ..< to`.
     public func unitCounts(environment: String, flag: String?, from: Int64, to: Int64) async throws(StoreError) -> [UnitCount] {
         try await read { [logger] connection in
             var counts: [UnitCount] = []
@@ -332,6 +341,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
         }
     }
 
+    /// The newest summary or exposure time per flag of `environment` (milliseconds since 1970).
     public func lastEvaluated(environment: String) async throws(StoreError) -> [String: Int64] {
         try await read { [logger] connection in
             var times: [String: Int64] = [:]
@@ -344,6 +354,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
         }
     }
 
+    /// Tracked events per name and day of `environment` for days in `from ..< to`.
     public func trackedCounts(environment: String, from: Int64, to: Int64) async throws(StoreError) -> [TrackedCount] {
         try await read { [logger] connection in
             var counts: [TrackedCount] = []
@@ -359,6 +370,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
         }
     }
 
+    /// The raw tracked events named `name` with `time` in `from ..< to`, oldest first, at most `limit`.
     public func trackedEvents(
         environment: String, name: String, from: Int64, to: Int64, limit: Int
     ) async throws(StoreError) -> [EventBatch.Tracked] {
@@ -380,6 +392,7 @@ public final class PostgresFlagEventStore: FlagEventStore {
         }
     }
 
+    /// The raw exposures to `flag` with `time` in `from ..< to`, each with its batch's source, oldest first, at most `limit`.
     public func exposures(
         environment: String, flag: String, from: Int64, to: Int64, limit: Int
     ) async throws(StoreError) -> [StoredExposure] {
@@ -406,6 +419,8 @@ public final class PostgresFlagEventStore: FlagEventStore {
         }
     }
 
+    /// Drops the raw partitions of days wholly before `time`, deletes the rows of the day it falls in and
+    /// the hourly rollups before `hourlyBefore`; returns how many raw events went.
     @discardableResult
     public func deleteExpired(rawBefore time: Int64, hourlyBefore: Int64) async throws(StoreError) -> Int {
         try await run { [logger, partitionLock] in

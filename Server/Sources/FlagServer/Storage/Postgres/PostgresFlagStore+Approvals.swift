@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresFlagStore: ApprovalStore {
+    /// The rule of every environment that has one, by environment name.
     public func approvalRules() async throws(StoreError) -> [String: ApprovalRule] {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -18,6 +19,7 @@ extension PostgresFlagStore: ApprovalStore {
         }
     }
 
+    /// Sets the environment's rule (removes it when `rule` is `nil`) and writes `audit`, in one transaction.
     public func putApprovalRule(_ rule: ApprovalRule?, environment: String, audit: AuditEntry) async throws(StoreError) {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -39,6 +41,7 @@ extension PostgresFlagStore: ApprovalStore {
         }
     }
 
+    /// Adds `request`; an existing id is refused (``StoreError/conflict(_:)``).
     public func insertChangeRequest(_ request: ChangeRequest) async throws(StoreError) {
         let document = try request.stored()
         try await run { [logger] in
@@ -59,6 +62,7 @@ extension PostgresFlagStore: ApprovalStore {
         }
     }
 
+    /// The change request `id`; `nil` when there is none.
     public func changeRequest(id: String) async throws(StoreError) -> ChangeRequest? {
         let document: String? = try await run { [logger] in
             try await client.withConnection { connection in
@@ -70,6 +74,7 @@ extension PostgresFlagStore: ApprovalStore {
         return try document.map { stored throws(StoreError) in try ChangeRequest(stored: stored) }
     }
 
+    /// The newest `limit` change requests of `environment`, newest first.
     public func changeRequests(environment: String, limit: Int) async throws(StoreError) -> [ChangeRequest] {
         let documents: [String] = try await run { [logger] in
             try await client.withConnection { connection in
@@ -88,6 +93,7 @@ extension PostgresFlagStore: ApprovalStore {
         return requests
     }
 
+    /// Replaces the request in one statement conditioned on the stored version being one less than `request`'s.
     public func updateChangeRequest(_ request: ChangeRequest) async throws(StoreError) {
         let document = try request.stored()
         try await run { [logger] in

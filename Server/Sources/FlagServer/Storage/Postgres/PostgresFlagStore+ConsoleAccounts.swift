@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresFlagStore: ConsoleAccountStore {
+    /// Every console user, disabled ones too, by name.
     public func consoleUsers() async throws(StoreError) -> [ConsoleUser] {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -21,6 +22,8 @@ extension PostgresFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// Adds `user` and writes `audit` (when given), in one transaction; an existing name is refused,
+    /// also when two replicas create the same user at once.
     public func insertConsoleUser(_ user: ConsoleUser, audit: AuditEntry?) async throws(StoreError) {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -45,6 +48,8 @@ extension PostgresFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// Replaces the user's password hash, role and disabled time, ends their sessions when
+    /// `endingSessions`, and writes `audit`, in one transaction.
     public func updateConsoleUser(_ user: ConsoleUser, endingSessions: Bool, audit: AuditEntry) async throws(StoreError) {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -69,6 +74,7 @@ extension PostgresFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// Of the newest `limit` audit entries of console accounts, those about users, newest first.
     public func consoleUserAudit(limit: Int) async throws(StoreError) -> [AuditEntry] {
         try await audit(environment: AuditEntry.accountsEnvironment, key: nil, limit: limit).filter { $0.subject == .user }
     }
@@ -84,6 +90,7 @@ extension PostgresFlagStore: ConsoleAccountStore {
             """, logger: logger)
     }
 
+    /// Adds `session`; throws ``StoreError/notFound(_:)`` when its user does not exist.
     public func insertConsoleSession(_ session: ConsoleSession) async throws(StoreError) {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -103,6 +110,7 @@ extension PostgresFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// The session whose id hashes (SHA-256, hex) to `digest`; `nil` when there is none.
     public func consoleSession(digest: String) async throws(StoreError) -> ConsoleSession? {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -120,6 +128,7 @@ extension PostgresFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// Deletes the session `digest` and every session that expired before `time`.
     public func deleteConsoleSession(digest: String, expiredBefore time: Date) async throws(StoreError) {
         try await run { [logger] in
             try await client.withConnection { connection in

@@ -27,6 +27,7 @@ extension PostgresFlagStore: ExperimentStore {
         }
     }
 
+    /// Every metric, by key.
     public func experimentMetrics() async throws(StoreError) -> [ExperimentMetric] {
         var metrics: [ExperimentMetric] = []
         for document in try await documents("SELECT document FROM experiment_metrics ORDER BY key") {
@@ -35,6 +36,7 @@ extension PostgresFlagStore: ExperimentStore {
         return metrics
     }
 
+    /// Adds `metric`; an existing key is refused (``StoreError/conflict(_:)``).
     public func insertExperimentMetric(_ metric: ExperimentMetric) async throws(StoreError) {
         let document = try ExperimentDocument.encode(metric, "metric \(metric.key)")
         let inserted = try await changed(
@@ -45,6 +47,7 @@ extension PostgresFlagStore: ExperimentStore {
         guard inserted else { throw .conflict("metric \"\(metric.key)\" exists already") }
     }
 
+    /// Replaces the metric in one statement conditioned on the stored version being one less than `metric`'s.
     public func updateExperimentMetric(_ metric: ExperimentMetric) async throws(StoreError) {
         let document = try ExperimentDocument.encode(metric, "metric \(metric.key)")
         // Compare-and-set on the version.
@@ -58,12 +61,14 @@ extension PostgresFlagStore: ExperimentStore {
         throw exists ? .conflict("metric \"\(metric.key)\" changed meanwhile; read it again") : .notFound("metric \"\(metric.key)\"")
     }
 
+    /// Deletes the metric; throws ``StoreError/notFound(_:)`` when there is none.
     public func deleteExperimentMetric(key: String) async throws(StoreError) {
         guard try await changed("DELETE FROM experiment_metrics WHERE key = \(key) RETURNING key") else {
             throw .notFound("metric \"\(key)\"")
         }
     }
 
+    /// Adds `experiment`; an existing id is refused (``StoreError/conflict(_:)``).
     public func insertExperiment(_ experiment: Experiment) async throws(StoreError) {
         let document = try ExperimentDocument.encode(experiment, "experiment \(experiment.id)")
         let inserted = try await changed(
@@ -76,12 +81,14 @@ extension PostgresFlagStore: ExperimentStore {
         guard inserted else { throw .conflict("experiment \"\(experiment.id)\" exists already") }
     }
 
+    /// The experiment `id`; `nil` when there is none.
     public func experiment(id: String) async throws(StoreError) -> Experiment? {
         try await documents("SELECT document FROM experiments WHERE id = \(id)").first.map { stored throws(StoreError) in
             try ExperimentDocument.decode(Experiment.self, stored)
         }
     }
 
+    /// The newest `limit` experiments, of `environment` only when given, newest first.
     public func experiments(environment: String?, limit: Int) async throws(StoreError) -> [Experiment] {
         let stored: [String]
         if let environment {
@@ -95,6 +102,7 @@ extension PostgresFlagStore: ExperimentStore {
         return experiments
     }
 
+    /// Every running experiment, by id.
     public func runningExperiments() async throws(StoreError) -> [Experiment] {
         var experiments: [Experiment] = []
         let running = Experiment.Status.running.rawValue
@@ -104,6 +112,7 @@ extension PostgresFlagStore: ExperimentStore {
         return experiments
     }
 
+    /// Replaces the experiment in one statement conditioned on the stored version being one less than `experiment`'s.
     public func updateExperiment(_ experiment: Experiment) async throws(StoreError) {
         let document = try ExperimentDocument.encode(experiment, "experiment \(experiment.id)")
         let updated = try await changed(
@@ -117,6 +126,7 @@ extension PostgresFlagStore: ExperimentStore {
             ? .conflict("experiment \"\(experiment.id)\" changed meanwhile; read it again") : .notFound("experiment \"\(experiment.id)\"")
     }
 
+    /// Deletes the experiment; throws ``StoreError/notFound(_:)`` when there is none.
     public func deleteExperiment(id: String) async throws(StoreError) {
         guard try await changed("DELETE FROM experiments WHERE id = \(id) RETURNING id") else { throw .notFound("experiment \"\(id)\"") }
     }

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresFlagStore: RolloutStore {
+    /// Adds `plan`; an existing id is refused (``StoreError/conflict(_:)``).
     public func insertRolloutPlan(_ plan: RolloutPlan) async throws(StoreError) {
         let document = try plan.stored()
         let inserted = try await run { [logger] in
@@ -24,6 +25,7 @@ extension PostgresFlagStore: RolloutStore {
         guard inserted else { throw .conflict("rollout plan \"\(plan.id)\" exists already") }
     }
 
+    /// The plan `id`; `nil` when there is none.
     public func rolloutPlan(id: String) async throws(StoreError) -> RolloutPlan? {
         let document: String? = try await run { [logger] in
             try await client.withConnection { connection in
@@ -35,6 +37,7 @@ extension PostgresFlagStore: RolloutStore {
         return try document.map { stored throws(StoreError) in try RolloutPlan(stored: stored) }
     }
 
+    /// The newest `limit` plans of `environment` (of `flag` only, when given), newest first.
     public func rolloutPlans(environment: String, flag: String?, limit: Int) async throws(StoreError) -> [RolloutPlan] {
         let documents: [String] = try await run { [logger] in
             try await client.withConnection { connection in
@@ -60,6 +63,7 @@ extension PostgresFlagStore: RolloutStore {
         return try SQLiteFlagStore.decodePlans(documents)
     }
 
+    /// Every running plan, by id.
     public func runningRolloutPlans() async throws(StoreError) -> [RolloutPlan] {
         let documents: [String] = try await run { [logger] in
             try await client.withConnection { connection in
@@ -73,6 +77,8 @@ extension PostgresFlagStore: RolloutStore {
         return try SQLiteFlagStore.decodePlans(documents)
     }
 
+    /// Replaces the plan in one statement conditioned on the stored version being one less than `plan`'s,
+    /// so that of two replicas updating one plan at once only one succeeds.
     public func updateRolloutPlan(_ plan: RolloutPlan) async throws(StoreError) {
         let document = try plan.stored()
         let outcome: Int = try await run { [logger] in
@@ -100,6 +106,7 @@ extension PostgresFlagStore: RolloutStore {
         }
     }
 
+    /// Deletes the plan; `false` when there was none.
     public func deleteRolloutPlan(id: String) async throws(StoreError) -> Bool {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -111,6 +118,7 @@ extension PostgresFlagStore: RolloutStore {
         }
     }
 
+    /// Every template, by name.
     public func rolloutTemplates() async throws(StoreError) -> [RolloutTemplate] {
         let documents: [String] = try await run { [logger] in
             try await client.withConnection { connection in
@@ -125,6 +133,7 @@ extension PostgresFlagStore: RolloutStore {
         return templates
     }
 
+    /// The template `name`; `nil` when there is none.
     public func rolloutTemplate(name: String) async throws(StoreError) -> RolloutTemplate? {
         let document: String? = try await run { [logger] in
             try await client.withConnection { connection in
@@ -136,6 +145,7 @@ extension PostgresFlagStore: RolloutStore {
         return try document.map { stored throws(StoreError) in try RolloutTemplate(stored: stored) }
     }
 
+    /// Inserts `template` at version 1, else replaces it by compare-and-set on the version.
     public func putRolloutTemplate(_ template: RolloutTemplate) async throws(StoreError) {
         let document = try template.stored()
         let outcome: Int = try await run { [logger] in
@@ -178,6 +188,7 @@ extension PostgresFlagStore: RolloutStore {
         }
     }
 
+    /// Deletes the template; `false` when there was none.
     public func deleteRolloutTemplate(name: String) async throws(StoreError) -> Bool {
         try await run { [logger] in
             try await client.withConnection { connection in

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresFlagStore: ScheduleStore {
+    /// Adds `schedule` and writes `audit` (when given), in a transaction that refuses an existing id.
     public func insertSchedule(_ schedule: ScheduledChange, audit: AuditEntry?) async throws(StoreError) {
         let document = try schedule.stored()
         try await run { [logger] in
@@ -26,11 +27,13 @@ extension PostgresFlagStore: ScheduleStore {
         }
     }
 
+    /// The scheduled change `id`; `nil` when there is none.
     public func schedule(id: String) async throws(StoreError) -> ScheduledChange? {
         let documents = try await scheduleDocuments("SELECT document FROM scheduled_changes WHERE id = \(id)")
         return documents.first
     }
 
+    /// The scheduled changes of `environment`, of `flag` and due in `from ..< to` where given, earliest first, at most `limit`.
     public func schedules(environment: String, flag: String?, from: Date?, to: Date?, limit: Int) async throws(StoreError) -> [ScheduledChange] {
         // Open ends as the widest bounds, so that one statement serves every filter.
         let lower = from?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
@@ -44,6 +47,7 @@ extension PostgresFlagStore: ScheduleStore {
             """)
     }
 
+    /// Up to `limit` pending changes due at or before `time`, earliest first.
     public func dueSchedules(at time: Date, limit: Int) async throws(StoreError) -> [ScheduledChange] {
         try await scheduleDocuments(
             """
@@ -52,6 +56,7 @@ extension PostgresFlagStore: ScheduleStore {
             """)
     }
 
+    /// When the earliest pending change is due; `nil` when none is pending.
     public func nextScheduleTime() async throws(StoreError) -> Date? {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -63,6 +68,8 @@ extension PostgresFlagStore: ScheduleStore {
         }
     }
 
+    /// Replaces the change by compare-and-set on its version and writes `audit` (when given), in one
+    /// transaction; of two servers updating the same version, the second matches no row and is refused.
     public func updateSchedule(_ schedule: ScheduledChange, audit: AuditEntry?) async throws(StoreError) {
         let document = try schedule.stored()
         try await run { [logger] in

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresFlagStore: WebhookStore {
+    /// Every endpoint with its secret, oldest first.
     public func webhookEndpoints() async throws(StoreError) -> [WebhookEndpoint] {
         let rows: [(String, String)] = try await run { [logger] in
             try await client.withConnection { connection in
@@ -18,6 +19,7 @@ extension PostgresFlagStore: WebhookStore {
         return endpoints
     }
 
+    /// The endpoint `id` with its secret; `nil` when there is none.
     public func webhookEndpoint(id: String) async throws(StoreError) -> WebhookEndpoint? {
         let row: (String, String)? = try await run { [logger] in
             try await client.withConnection { connection in
@@ -30,6 +32,7 @@ extension PostgresFlagStore: WebhookStore {
         return try row.map { row throws(StoreError) in try WebhookEndpoint(stored: row.0, secret: row.1) }
     }
 
+    /// Inserts or replaces the endpoint and writes `audit`, in one transaction.
     public func putWebhookEndpoint(_ endpoint: WebhookEndpoint, audit: AuditEntry) async throws(StoreError) {
         let document = try endpoint.stored()
         try await run { [logger] in
@@ -47,6 +50,7 @@ extension PostgresFlagStore: WebhookStore {
         }
     }
 
+    /// Deletes the endpoint, its deliveries and writes `audit`, in one transaction.
     public func deleteWebhookEndpoint(id: String, audit: AuditEntry) async throws(StoreError) {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -65,6 +69,7 @@ extension PostgresFlagStore: WebhookStore {
         }
     }
 
+    /// Adds `deliveries` in one transaction.
     public func insertWebhookDeliveries(_ deliveries: [WebhookDelivery]) async throws(StoreError) {
         guard !deliveries.isEmpty else { return }
         var rows: [(WebhookDelivery, String)] = []
@@ -86,6 +91,7 @@ extension PostgresFlagStore: WebhookStore {
         }
     }
 
+    /// The endpoints with a pending delivery due at or before `time`.
     public func endpointsWithDueWebhookDeliveries(at time: Date) async throws(StoreError) -> [String] {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -101,6 +107,8 @@ extension PostgresFlagStore: WebhookStore {
         }
     }
 
+    /// Claims up to `limit` of the endpoint's due deliveries until `leaseUntil` in one statement that
+    /// skips rows another replica has locked (`FOR UPDATE SKIP LOCKED`), so no delivery is claimed twice.
     public func claimWebhookDeliveries(endpoint: String, dueAt time: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [WebhookDelivery] {
         let documents: [String] = try await run { [logger] in
             try await client.withConnection { connection in
@@ -127,6 +135,7 @@ extension PostgresFlagStore: WebhookStore {
         return deliveries.sorted { ($0.nextAttemptAt ?? .distantPast, $0.id) < ($1.nextAttemptAt ?? .distantPast, $1.id) }
     }
 
+    /// Replaces the stored delivery with `delivery`.
     public func updateWebhookDelivery(_ delivery: WebhookDelivery) async throws(StoreError) {
         let document = try delivery.stored()
         try await run { [logger] in
@@ -147,6 +156,7 @@ extension PostgresFlagStore: WebhookStore {
         }
     }
 
+    /// The endpoint's newest `limit` deliveries, newest first.
     public func webhookDeliveries(endpoint: String, limit: Int) async throws(StoreError) -> [WebhookDelivery] {
         let documents: [String] = try await run { [logger] in
             try await client.withConnection { connection in
@@ -165,6 +175,7 @@ extension PostgresFlagStore: WebhookStore {
         return deliveries
     }
 
+    /// The delivery `id`; `nil` when there is none.
     public func webhookDelivery(id: String) async throws(StoreError) -> WebhookDelivery? {
         let document: String? = try await run { [logger] in
             try await client.withConnection { connection in
@@ -176,6 +187,7 @@ extension PostgresFlagStore: WebhookStore {
         return try document.map { stored throws(StoreError) in try WebhookDelivery(stored: stored) }
     }
 
+    /// Deletes delivered and failed deliveries last updated before `time`; returns how many.
     @discardableResult
     public func deleteWebhookDeliveries(finishedBefore time: Date) async throws(StoreError) -> Int {
         try await run { [logger] in

@@ -2,6 +2,7 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteFlagEventStore: RolloutAttributionCounting {
+    /// Counts the raw tracked events since `since` in one query, reading each event's variant of `flag` from its `variants` JSON.
     public func attributionCounts(
         environment: String, flag: String, sessions: [String], crash: String, since: Int64
     ) async throws(StoreError) -> RolloutAttributionCounts {

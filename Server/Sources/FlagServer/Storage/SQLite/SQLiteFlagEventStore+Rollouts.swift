@@ -2,6 +2,8 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteFlagEventStore: RolloutEventCounting {
+    /// Sums per unit and then per variant in one query over the raw tracked events, reading each
+    /// event's variant of `flag` from its `variants` JSON.
     public func unitRatesByVariant(
         environment: String, name: String, sessions: [String], flag: String, since: Int64, capAtSessions: Bool
     ) async throws(StoreError) -> [String: UnitRateSums] {
@@ -42,6 +44,8 @@ extension SQLiteFlagEventStore: RolloutEventCounting {
             return sums
         }
     }
+    /// Assigns each raw tracked event to a step by `stepStarts` and sums the cells and their pairs per
+    /// stratum in one query, as ``RolloutEventCounting`` describes.
     public func guardrailMoments(
         environment: String, name: String, sessions: [String], flag: String, variants: [String], stepStarts: [Int64],
         capAtSessions: Bool

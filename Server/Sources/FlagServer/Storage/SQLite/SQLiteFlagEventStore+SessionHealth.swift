@@ -2,6 +2,7 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteFlagEventStore: SessionHealthCounting {
+    /// Groups the raw tracked events by variant of `flag`, app version and platform in one query, most sessions first.
     public func sessionHealth(
         environment: String, flag: String, sessions: [String], crash: String, from: Int64, to: Int64, limit: Int
     ) async throws(StoreError) -> [SessionHealthCount] {

@@ -158,6 +158,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         }
     }
 
+    /// Waits for a running checkpoint, then closes both connections and stops counting their threads' time.
     public func close() async {
         await waitForCheckpoints()
         try? await checkpointer?.close()
@@ -223,6 +224,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         }
     }
 
+    /// Applies the event migrations newer than the file's `flag_event_migrations`, each in a transaction of its own.
     public func migrate() async throws(StoreError) {
         try await run {
             _ = try await connection.query(
@@ -242,6 +244,8 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         }
     }
 
+    /// Stores `batches` in one transaction (see the type's notes) and counts the write towards the next
+    /// checkpoint; returns for each batch whether it was stored (false: a repeated id).
     public func ingest(_ batches: [EventBatch]) async throws(StoreError) -> [Bool] {
         guard !batches.isEmpty else { return [] }
         let stored = try await run {
@@ -379,6 +383,8 @@ public actor SQLiteFlagEventStore: FlagEventStore {
             then: " ON CONFLICT (environment, flag) DO UPDATE SET time = max(time, excluded.time)")
     }
 
+    /// Reads the hourly rollups, or for days the daily rollups (folded when their hours expired) added
+    /// to the hours still kept, summed by day; ordered as ``FlagEventStore`` asks.
     public func rollups(
         environment: String, flag: String?, granularity: RollupGranularity, from: Int64, to: Int64
     ) async throws(StoreError) -> [EvaluationRollup] {
@@ -428,6 +434,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         return overflow ? .max : next
     }
 
+    /// Distinct units per flag, variant and day of `environment` for days in `from ..< to`.
     public func unitCounts(environment: String, flag: String?, from: Int64, to: Int64) async throws(StoreError) -> [UnitCount] {
         var sql = "SELECT * FROM flag_event_unit_counts WHERE environment = ? AND day >= ? AND day < ?"
         var binds: [SQLiteData] = [.text(environment), .integer(Int(from)), .integer(Int(to))]
@@ -445,6 +452,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         }
     }
 
+    /// The newest summary or exposure time per flag of `environment` (milliseconds since 1970).
     public func lastEvaluated(environment: String) async throws(StoreError) -> [String: Int64] {
         try await run {
             var times: [String: Int64] = [:]
@@ -457,6 +465,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         }
     }
 
+    /// Tracked events per name and day of `environment` for days in `from ..< to`, by day and name.
     public func trackedCounts(environment: String, from: Int64, to: Int64) async throws(StoreError) -> [TrackedCount] {
         try await run {
             try await connection.query(
@@ -470,6 +479,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         }
     }
 
+    /// The raw tracked events named `name` with `time` in `from ..< to`, oldest first, at most `limit`.
     public func trackedEvents(
         environment: String, name: String, from: Int64, to: Int64, limit: Int
     ) async throws(StoreError) -> [EventBatch.Tracked] {
@@ -493,6 +503,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         }
     }
 
+    /// The raw exposures to `flag` with `time` in `from ..< to`, each with its batch's source, oldest first, at most `limit`.
     public func exposures(
         environment: String, flag: String, from: Int64, to: Int64, limit: Int
     ) async throws(StoreError) -> [StoredExposure] {
@@ -522,6 +533,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         }
     }
 
+    /// Deletes expired raw events and hourly rollups in one transaction; returns how many raw events went.
     @discardableResult
     public func deleteExpired(rawBefore time: Int64, hourlyBefore: Int64) async throws(StoreError) -> Int {
         defer { wrote() }

@@ -3,6 +3,7 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteFlagStore: ApprovalStore {
+    /// The rule of every environment that has one, by environment name.
     public func approvalRules() async throws(StoreError) -> [String: ApprovalRule] {
         try await run {
             var rules: [String: ApprovalRule] = [:]
@@ -15,6 +16,7 @@ extension SQLiteFlagStore: ApprovalStore {
         }
     }
 
+    /// Sets the environment's rule (removes it when `rule` is `nil`) and writes `audit`, in one transaction.
     public func putApprovalRule(_ rule: ApprovalRule?, environment: String, audit: AuditEntry) async throws(StoreError) {
         try await run {
             try await transaction {
@@ -34,6 +36,7 @@ extension SQLiteFlagStore: ApprovalStore {
         }
     }
 
+    /// Adds `request`, in a transaction that refuses an existing id.
     public func insertChangeRequest(_ request: ChangeRequest) async throws(StoreError) {
         let document = try request.stored()
         try await run {
@@ -50,6 +53,7 @@ extension SQLiteFlagStore: ApprovalStore {
         }
     }
 
+    /// The change request `id`; `nil` when there is none.
     public func changeRequest(id: String) async throws(StoreError) -> ChangeRequest? {
         let document = try await run {
             try await connection.query("SELECT document FROM change_requests WHERE id = ?", [.text(id)]).first?.column("document")?.string
@@ -57,6 +61,7 @@ extension SQLiteFlagStore: ApprovalStore {
         return try document.map { stored throws(StoreError) in try ChangeRequest(stored: stored) }
     }
 
+    /// The newest `limit` change requests of `environment`, newest first.
     public func changeRequests(environment: String, limit: Int) async throws(StoreError) -> [ChangeRequest] {
         let documents = try await run {
             try await connection.query(
@@ -69,6 +74,7 @@ extension SQLiteFlagStore: ApprovalStore {
         return requests
     }
 
+    /// Replaces the request when the stored version is one less than `request`'s (compare-and-set).
     public func updateChangeRequest(_ request: ChangeRequest) async throws(StoreError) {
         let document = try request.stored()
         try await run {

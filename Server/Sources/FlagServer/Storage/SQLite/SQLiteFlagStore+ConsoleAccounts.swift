@@ -3,6 +3,7 @@ public import Foundation
 import SQLiteNIO
 
 extension SQLiteFlagStore: ConsoleAccountStore {
+    /// Every console user, disabled ones too, by name.
     public func consoleUsers() async throws(StoreError) -> [ConsoleUser] {
         try await run {
             try await connection.query("SELECT * FROM console_users ORDER BY name").map { row in
@@ -16,6 +17,7 @@ extension SQLiteFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// Adds `user` and writes `audit` (when given), in a transaction that refuses an existing name.
     public func insertConsoleUser(_ user: ConsoleUser, audit: AuditEntry?) async throws(StoreError) {
         try await run {
             try await transaction {
@@ -32,6 +34,8 @@ extension SQLiteFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// Replaces the user's password hash, role and disabled time, ends their sessions when
+    /// `endingSessions`, and writes `audit`, in one transaction.
     public func updateConsoleUser(_ user: ConsoleUser, endingSessions: Bool, audit: AuditEntry) async throws(StoreError) {
         try await run {
             try await transaction {
@@ -51,6 +55,7 @@ extension SQLiteFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// Of the newest `limit` audit entries of console accounts, those about users, newest first.
     public func consoleUserAudit(limit: Int) async throws(StoreError) -> [AuditEntry] {
         try await audit(environment: AuditEntry.accountsEnvironment, key: nil, limit: limit).filter { $0.subject == .user }
     }
@@ -69,6 +74,7 @@ extension SQLiteFlagStore: ConsoleAccountStore {
             ])
     }
 
+    /// Adds `session`; throws ``StoreError/notFound(_:)`` when its user does not exist.
     public func insertConsoleSession(_ session: ConsoleSession) async throws(StoreError) {
         try await run {
             let users = try await connection.query("SELECT name FROM console_users WHERE name = ?", [.text(session.user)])
@@ -82,6 +88,7 @@ extension SQLiteFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// The session whose id hashes (SHA-256, hex) to `digest`; `nil` when there is none.
     public func consoleSession(digest: String) async throws(StoreError) -> ConsoleSession? {
         try await run {
             try await connection.query("SELECT * FROM console_sessions WHERE digest = ?", [.text(digest)]).first.map { row in
@@ -94,6 +101,7 @@ extension SQLiteFlagStore: ConsoleAccountStore {
         }
     }
 
+    /// Deletes the session `digest` and every session that expired before `time`.
     public func deleteConsoleSession(digest: String, expiredBefore time: Date) async throws(StoreError) {
         try await run {
             _ = try await connection.query(

@@ -2,6 +2,7 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteFlagStore: ExperimentStore {
+    /// Every metric, by key.
     public func experimentMetrics() async throws(StoreError) -> [ExperimentMetric] {
         let documents = try await run {
             try await connection.query("SELECT document FROM experiment_metrics ORDER BY key").map { $0.column("document")?.string ?? "" }
@@ -11,6 +12,7 @@ extension SQLiteFlagStore: ExperimentStore {
         return metrics
     }
 
+    /// Adds `metric`, in a transaction that refuses an existing key.
     public func insertExperimentMetric(_ metric: ExperimentMetric) async throws(StoreError) {
         let document = try ExperimentDocument.encode(metric, "metric \(metric.key)")
         try await run {
@@ -24,6 +26,7 @@ extension SQLiteFlagStore: ExperimentStore {
         }
     }
 
+    /// Replaces the metric when the stored version is one less than `metric`'s (compare-and-set).
     public func updateExperimentMetric(_ metric: ExperimentMetric) async throws(StoreError) {
         let document = try ExperimentDocument.encode(metric, "metric \(metric.key)")
         try await run {
@@ -38,6 +41,7 @@ extension SQLiteFlagStore: ExperimentStore {
         }
     }
 
+    /// Deletes the metric; throws ``StoreError/notFound(_:)`` when there is none.
     public func deleteExperimentMetric(key: String) async throws(StoreError) {
         try await run {
             try await transaction {
@@ -48,6 +52,7 @@ extension SQLiteFlagStore: ExperimentStore {
         }
     }
 
+    /// Adds `experiment`, in a transaction that refuses an existing id.
     public func insertExperiment(_ experiment: Experiment) async throws(StoreError) {
         let document = try ExperimentDocument.encode(experiment, "experiment \(experiment.id)")
         try await run {
@@ -64,6 +69,7 @@ extension SQLiteFlagStore: ExperimentStore {
         }
     }
 
+    /// The experiment `id`; `nil` when there is none.
     public func experiment(id: String) async throws(StoreError) -> Experiment? {
         let document = try await run {
             try await connection.query("SELECT document FROM experiments WHERE id = ?", [.text(id)]).first?.column("document")?.string
@@ -71,6 +77,7 @@ extension SQLiteFlagStore: ExperimentStore {
         return try document.map { stored throws(StoreError) in try ExperimentDocument.decode(Experiment.self, stored) }
     }
 
+    /// The newest `limit` experiments, of `environment` only when given, newest first.
     public func experiments(environment: String?, limit: Int) async throws(StoreError) -> [Experiment] {
         let documents = try await run {
             if let environment {
@@ -88,6 +95,7 @@ extension SQLiteFlagStore: ExperimentStore {
         return experiments
     }
 
+    /// Every running experiment, by id.
     public func runningExperiments() async throws(StoreError) -> [Experiment] {
         let documents = try await run {
             try await connection.query(
@@ -99,6 +107,7 @@ extension SQLiteFlagStore: ExperimentStore {
         return experiments
     }
 
+    /// Replaces the experiment when the stored version is one less than `experiment`'s (compare-and-set).
     public func updateExperiment(_ experiment: Experiment) async throws(StoreError) {
         let document = try ExperimentDocument.encode(experiment, "experiment \(experiment.id)")
         try await run {
@@ -115,6 +124,7 @@ extension SQLiteFlagStore: ExperimentStore {
         }
     }
 
+    /// Deletes the experiment; throws ``StoreError/notFound(_:)`` when there is none.
     public func deleteExperiment(id: String) async throws(StoreError) {
         try await run {
             try await transaction {

@@ -2,6 +2,7 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteFlagStore: RolloutStore {
+    /// Adds `plan`, in a transaction that refuses an existing id.
     public func insertRolloutPlan(_ plan: RolloutPlan) async throws(StoreError) {
         let document = try plan.stored()
         try await run {
@@ -18,6 +19,7 @@ extension SQLiteFlagStore: RolloutStore {
         }
     }
 
+    /// The plan `id`; `nil` when there is none.
     public func rolloutPlan(id: String) async throws(StoreError) -> RolloutPlan? {
         let document = try await run {
             try await connection.query("SELECT document FROM rollout_plans WHERE id = ?", [.text(id)]).first?.column("document")?.string
@@ -25,6 +27,7 @@ extension SQLiteFlagStore: RolloutStore {
         return try document.map { stored throws(StoreError) in try RolloutPlan(stored: stored) }
     }
 
+    /// The newest `limit` plans of `environment` (of `flag` only, when given), newest first.
     public func rolloutPlans(environment: String, flag: String?, limit: Int) async throws(StoreError) -> [RolloutPlan] {
         let documents = try await run {
             let rows =
@@ -42,6 +45,7 @@ extension SQLiteFlagStore: RolloutStore {
         return try Self.decodePlans(documents)
     }
 
+    /// Every running plan, by id.
     public func runningRolloutPlans() async throws(StoreError) -> [RolloutPlan] {
         let documents = try await run {
             try await connection.query("SELECT document FROM rollout_plans WHERE status = 'running' ORDER BY id")
@@ -56,6 +60,7 @@ extension SQLiteFlagStore: RolloutStore {
         return plans
     }
 
+    /// Replaces the plan when the stored version is one less than `plan`'s (compare-and-set).
     public func updateRolloutPlan(_ plan: RolloutPlan) async throws(StoreError) {
         let document = try plan.stored()
         try await run {
@@ -72,6 +77,7 @@ extension SQLiteFlagStore: RolloutStore {
         }
     }
 
+    /// Deletes the plan; `false` when there was none.
     public func deleteRolloutPlan(id: String) async throws(StoreError) -> Bool {
         try await run {
             try await transaction {
@@ -83,6 +89,7 @@ extension SQLiteFlagStore: RolloutStore {
         }
     }
 
+    /// Every template, by name.
     public func rolloutTemplates() async throws(StoreError) -> [RolloutTemplate] {
         let documents = try await run {
             try await connection.query("SELECT document FROM rollout_templates ORDER BY name").map { $0.column("document")?.string ?? "" }
@@ -92,6 +99,7 @@ extension SQLiteFlagStore: RolloutStore {
         return templates
     }
 
+    /// The template `name`; `nil` when there is none.
     public func rolloutTemplate(name: String) async throws(StoreError) -> RolloutTemplate? {
         let document = try await run {
             try await connection.query("SELECT document FROM rollout_templates WHERE name = ?", [.text(name)]).first?.column("document")?.string
@@ -99,6 +107,7 @@ extension SQLiteFlagStore: RolloutStore {
         return try document.map { stored throws(StoreError) in try RolloutTemplate(stored: stored) }
     }
 
+    /// Inserts `template` at version 1, else replaces it by compare-and-set on the version.
     public func putRolloutTemplate(_ template: RolloutTemplate) async throws(StoreError) {
         let document = try template.stored()
         try await run {
@@ -123,6 +132,7 @@ extension SQLiteFlagStore: RolloutStore {
         }
     }
 
+    /// Deletes the template; `false` when there was none.
     public func deleteRolloutTemplate(name: String) async throws(StoreError) -> Bool {
         try await run {
             try await transaction {

@@ -2,6 +2,7 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteFlagStore: ScheduleStore {
+    /// Adds `schedule` and writes `audit` (when given), in a transaction that refuses an existing id.
     public func insertSchedule(_ schedule: ScheduledChange, audit: AuditEntry?) async throws(StoreError) {
         let document = try schedule.stored()
         try await run {
@@ -19,6 +20,7 @@ extension SQLiteFlagStore: ScheduleStore {
         }
     }
 
+    /// The scheduled change `id`; `nil` when there is none.
     public func schedule(id: String) async throws(StoreError) -> ScheduledChange? {
         let document = try await run {
             try await connection.query("SELECT document FROM scheduled_changes WHERE id = ?", [.text(id)]).first?.column("document")?.string
@@ -26,6 +28,7 @@ extension SQLiteFlagStore: ScheduleStore {
         return try document.map { stored throws(StoreError) in try ScheduledChange(stored: stored) }
     }
 
+    /// The scheduled changes of `environment`, of `flag` and due in `from ..< to` where given, earliest first, at most `limit`.
     public func schedules(environment: String, flag: String?, from: Date?, to: Date?, limit: Int) async throws(StoreError) -> [ScheduledChange] {
         var sql = "SELECT document FROM scheduled_changes WHERE environment = ?"
         var bindings: [SQLiteData] = [.text(environment)]
@@ -46,12 +49,14 @@ extension SQLiteFlagStore: ScheduleStore {
         return try await documents(sql, bindings)
     }
 
+    /// Up to `limit` pending changes due at or before `time`, earliest first.
     public func dueSchedules(at time: Date, limit: Int) async throws(StoreError) -> [ScheduledChange] {
         try await documents(
             "SELECT document FROM scheduled_changes WHERE status = 'pending' AND run_at <= ? ORDER BY run_at, id LIMIT ?",
             [.float(time.timeIntervalSince1970), .integer(limit)])
     }
 
+    /// When the earliest pending change is due; `nil` when none is pending.
     public func nextScheduleTime() async throws(StoreError) -> Date? {
         try await run {
             try await connection.query("SELECT MIN(run_at) AS next FROM scheduled_changes WHERE status = 'pending'")
@@ -59,6 +64,7 @@ extension SQLiteFlagStore: ScheduleStore {
         }
     }
 
+    /// Replaces the change by compare-and-set on its version and writes `audit` (when given), in one transaction.
     public func updateSchedule(_ schedule: ScheduledChange, audit: AuditEntry?) async throws(StoreError) {
         let document = try schedule.stored()
         try await run {

@@ -2,6 +2,7 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteFlagStore: WebhookStore {
+    /// Every endpoint with its secret, oldest first.
     public func webhookEndpoints() async throws(StoreError) -> [WebhookEndpoint] {
         let rows = try await run {
             try await connection.query("SELECT secret, document FROM webhook_endpoints ORDER BY created_at, id").map {
@@ -13,6 +14,7 @@ extension SQLiteFlagStore: WebhookStore {
         return endpoints
     }
 
+    /// The endpoint `id` with its secret; `nil` when there is none.
     public func webhookEndpoint(id: String) async throws(StoreError) -> WebhookEndpoint? {
         let row = try await run {
             try await connection.query("SELECT secret, document FROM webhook_endpoints WHERE id = ?", [.text(id)]).first.map {
@@ -22,6 +24,7 @@ extension SQLiteFlagStore: WebhookStore {
         return try row.map { row throws(StoreError) in try WebhookEndpoint(stored: row.0, secret: row.1) }
     }
 
+    /// Inserts or replaces the endpoint and writes `audit`, in one transaction.
     public func putWebhookEndpoint(_ endpoint: WebhookEndpoint, audit: AuditEntry) async throws(StoreError) {
         let document = try endpoint.stored()
         try await run {
@@ -37,6 +40,7 @@ extension SQLiteFlagStore: WebhookStore {
         }
     }
 
+    /// Deletes the endpoint, its deliveries and writes `audit`, in one transaction.
     public func deleteWebhookEndpoint(id: String, audit: AuditEntry) async throws(StoreError) {
         try await run {
             try await transaction {
@@ -49,6 +53,7 @@ extension SQLiteFlagStore: WebhookStore {
         }
     }
 
+    /// Adds `deliveries` in one transaction.
     public func insertWebhookDeliveries(_ deliveries: [WebhookDelivery]) async throws(StoreError) {
         guard !deliveries.isEmpty else { return }
         var documents: [String] = []
@@ -67,6 +72,7 @@ extension SQLiteFlagStore: WebhookStore {
         }
     }
 
+    /// The endpoints with a pending delivery due at or before `time`.
     public func endpointsWithDueWebhookDeliveries(at time: Date) async throws(StoreError) -> [String] {
         try await run {
             try await connection.query(
@@ -76,6 +82,8 @@ extension SQLiteFlagStore: WebhookStore {
         }
     }
 
+    /// Claims up to `limit` of the endpoint's due deliveries until `leaseUntil`, inside SQLite's write
+    /// lock, so that processes sharing the file never claim the same delivery.
     public func claimWebhookDeliveries(endpoint: String, dueAt time: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [WebhookDelivery] {
         // In a write transaction (SQLite's write lock): processes sharing the file claim in turn.
         let documents = try await run {
@@ -99,6 +107,7 @@ extension SQLiteFlagStore: WebhookStore {
         return deliveries
     }
 
+    /// Replaces the stored delivery with `delivery`.
     public func updateWebhookDelivery(_ delivery: WebhookDelivery) async throws(StoreError) {
         let document = try delivery.stored()
         try await run {
@@ -115,6 +124,7 @@ extension SQLiteFlagStore: WebhookStore {
         }
     }
 
+    /// The endpoint's newest `limit` deliveries, newest first.
     public func webhookDeliveries(endpoint: String, limit: Int) async throws(StoreError) -> [WebhookDelivery] {
         let documents = try await run {
             try await connection.query(
@@ -127,6 +137,7 @@ extension SQLiteFlagStore: WebhookStore {
         return deliveries
     }
 
+    /// The delivery `id`; `nil` when there is none.
     public func webhookDelivery(id: String) async throws(StoreError) -> WebhookDelivery? {
         let document = try await run {
             try await connection.query("SELECT document FROM webhook_deliveries WHERE id = ?", [.text(id)]).first?.column("document")?.string
@@ -134,6 +145,7 @@ extension SQLiteFlagStore: WebhookStore {
         return try document.map { stored throws(StoreError) in try WebhookDelivery(stored: stored) }
     }
 
+    /// Deletes delivered and failed deliveries last updated before `time`; returns how many.
     @discardableResult
     public func deleteWebhookDeliveries(finishedBefore time: Date) async throws(StoreError) -> Int {
         try await run {

@@ -39,6 +39,7 @@ public actor SQLiteFlagStore: FlagStore {
         try? await connection.close()
     }
 
+    /// Applies the migrations newer than the file's `schema_migrations`, each in a transaction of its own.
     public func migrate() async throws(StoreError) {
         try await run {
             _ = try await connection.query(
@@ -57,14 +58,18 @@ public actor SQLiteFlagStore: FlagStore {
         }
     }
 
+    /// The newest migration applied to the file (0 for a new file).
     public func schemaVersion() async throws(StoreError) -> Int {
         try await run { try await currentVersion() }
     }
 
+    /// Reads every environment's flags, segments and revision from the file.
     public func load() async throws(StoreError) -> ServerState {
         try await run { try await readState() }
     }
 
+    /// Checks the revisions and writes `changes` in one `BEGIN IMMEDIATE` transaction, waiting for
+    /// another process's write lock until the change set's deadline at most.
     @discardableResult
     public func commit(_ changes: ChangeSet, at time: Date) async throws(StoreError) -> [String: Int] {
         try await run {
@@ -104,6 +109,7 @@ public actor SQLiteFlagStore: FlagStore {
         }
     }
 
+    /// The newest `limit` revisions of `environment`, newest first, from the `revisions` table.
     public func revisions(environment: String, limit: Int) async throws(StoreError) -> [RevisionRecord] {
         try await run {
             try await connection.query(
@@ -121,6 +127,7 @@ public actor SQLiteFlagStore: FlagStore {
         }
     }
 
+    /// The newest `limit` audit entries of `environment` (of `key` only, when given), from the `audit` table.
     public func audit(environment: String, key: String?, limit: Int) async throws(StoreError) -> [AuditEntry] {
         try await run {
             var sql = "SELECT * FROM audit WHERE environment = ?"
@@ -148,10 +155,12 @@ public actor SQLiteFlagStore: FlagStore {
         }
     }
 
+    /// Whether the `bootstrap` table has its row.
     public func isBootstrapFinished() async throws(StoreError) -> Bool {
         try await run { try await !connection.query("SELECT id FROM bootstrap WHERE id = 1").isEmpty }
     }
 
+    /// Writes the `bootstrap` row once; a second call leaves the first time.
     public func finishBootstrap(at time: Date) async throws(StoreError) {
         try await run {
             _ = try await connection.query(
@@ -160,6 +169,7 @@ public actor SQLiteFlagStore: FlagStore {
         }
     }
 
+    /// Every token, revoked ones too, oldest first, from the `tokens` table.
     public func tokens() async throws(StoreError) -> [TokenRecord] {
         try await run {
             try await connection.query("SELECT * FROM tokens ORDER BY created_at, id").map { row in
@@ -176,6 +186,7 @@ public actor SQLiteFlagStore: FlagStore {
         }
     }
 
+    /// Adds `token` to the `tokens` table.
     public func insertToken(_ token: TokenRecord) async throws(StoreError) {
         try await run {
             _ = try await connection.query(
@@ -187,6 +198,7 @@ public actor SQLiteFlagStore: FlagStore {
         }
     }
 
+    /// Marks the token revoked at `time`; an already revoked token keeps its first time.
     public func revokeToken(id: String, at time: Date) async throws(StoreError) {
         try await run {
             let rows = try await connection.query("SELECT id FROM tokens WHERE id = ?", [.text(id)])
