@@ -9,8 +9,11 @@ import FlagEvaluation
 /// them, and the import's answer lists them, one at a time. Two drafts are equal when their JSON
 /// is, however each is held. Drafts live as long as a write: they keep its states alive.
 public struct AuditDraft: Sendable, Hashable {
+    /// The environment the entry is recorded in.
     public var environment: String
+    /// What kind of thing changed.
     public var subject: AuditEntry.Subject
+    /// The flag, segment or environment key.
     public var key: String
     var beforeValue: Value?
     var afterValue: Value?
@@ -27,6 +30,7 @@ public struct AuditDraft: Sendable, Hashable {
         set { afterValue = newValue.map(Value.json) }
     }
 
+    /// A draft holding `before` and `after` as JSON already built.
     public init(environment: String, subject: AuditEntry.Subject, key: String, before: JSONValue?, after: JSONValue?) {
         self.init(
             environment: environment, subject: subject, key: key, beforeValue: before.map(Value.json),
@@ -41,11 +45,13 @@ public struct AuditDraft: Sendable, Hashable {
         self.afterValue = afterValue
     }
 
+    /// Equal when environment, subject, key and the JSON before and after are.
     public static func == (lhs: AuditDraft, rhs: AuditDraft) -> Bool {
         lhs.environment == rhs.environment && lhs.subject == rhs.subject && lhs.key == rhs.key
             && lhs.before == rhs.before && lhs.after == rhs.after
     }
 
+    /// Hashes what ``==`` compares, the JSON before and after included.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(environment)
         hasher.combine(subject)

@@ -5,6 +5,7 @@ public import Foundation
 public struct AuditEntry: Sendable, Hashable, Codable {
     /// What kind of thing changed.
     public enum Subject: String, Sendable, Hashable, Codable {
+        /// A flag's definition or settings, a segment, or an environment (created, reordered).
         case flag, segment, environment
         /// A console user (created, role changed, disabled, enabled, password reset), recorded
         /// under the environment `*` at revision 0: users belong to no environment. Never holds
@@ -23,12 +24,17 @@ public struct AuditEntry: Sendable, Hashable, Codable {
         case schedule
     }
 
+    /// The environment the change was recorded in (`*` for changes of no environment).
     public var environment: String
     /// The environment revision the change produced.
     public var revision: Int
+    /// When the change was committed.
     public var time: Date
+    /// Who made it: a token's name, a console user, or the server's own `scheduler` or `rollout`.
     public var actor: String
+    /// The reason the writer gave, if any.
     public var reason: String?
+    /// What kind of thing changed.
     public var subject: Subject
     /// The flag, segment or environment key.
     public var key: String
@@ -43,6 +49,7 @@ public struct AuditEntry: Sendable, Hashable, Codable {
     /// Set when the change was a revert: the revision of this environment whose state it restored.
     public var revertedTo: Int?
 
+    /// An entry as the store records it.
     public init(
         environment: String, revision: Int, time: Date, actor: String, reason: String?, subject: Subject, key: String,
         before: JSONValue?, after: JSONValue?, revertedTo: Int? = nil

@@ -15,6 +15,7 @@ public struct EnvironmentState: Sendable, Hashable, Codable {
     /// production in that order.
     public var position: Int
 
+    /// An environment's state; a new environment has revision 0 and no settings or segments.
     public init(
         key: String, revision: Int = 0, settings: [String: FlagSettings] = [:], segments: [String: JSONValue] = [:],
         position: Int = 0

@@ -10,6 +10,7 @@ public struct FlagSettings: Sendable, Hashable, Codable {
     /// A flagd JSON Logic rule returning a variant name, or `nil`.
     public var targeting: JSONValue?
 
+    /// Settings with `targeting` when given.
     public init(enabled: Bool, defaultVariant: String?, targeting: JSONValue? = nil) {
         self.enabled = enabled
         self.defaultVariant = defaultVariant

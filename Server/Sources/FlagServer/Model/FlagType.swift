@@ -2,6 +2,7 @@ public import FlagEvaluation
 
 /// The type of a flag's values: every variant of the flag has it.
 public enum FlagType: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The flagd value types: `true`/`false`, text, whole numbers, floating-point numbers, JSON objects.
     case boolean, string, integer, float, object
 
     /// Whether `value` is a value of this type (an integer is also a float).

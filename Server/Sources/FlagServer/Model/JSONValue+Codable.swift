@@ -4,6 +4,7 @@ public import FlagEvaluation
 // Codable machinery (request and response bodies, stored documents). The conformance lives
 // here so that the evaluation library keeps no dependency on Codable conventions.
 extension JSONValue: @retroactive Codable {
+    /// Decodes any JSON value; a number that decodes as an `Int` becomes `.int`, any other `.double`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -23,6 +24,7 @@ extension JSONValue: @retroactive Codable {
         }
     }
 
+    /// Encodes the value as the JSON it stands for.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

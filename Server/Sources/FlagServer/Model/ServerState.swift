@@ -6,6 +6,7 @@ public struct ServerState: Sendable, Hashable {
     /// Environments by key.
     public var environments: [String: EnvironmentState]
 
+    /// A state of `flags` and `environments`; empty by default (a store before its first write).
     public init(flags: [String: FlagRecord] = [:], environments: [String: EnvironmentState] = [:]) {
         self.flags = flags
         self.environments = environments

@@ -30,6 +30,7 @@ public struct ChangeSet: Sendable, Hashable {
     public var actor: String
     /// Why, as the writer said.
     public var reason: String?
+    /// The edits, applied in order.
     public var changes: [StateChange]
     /// The revision of each environment the write was computed from. The store refuses the write
     /// (``StoreError/staleRevision(environment:expected:actual:)``) if any has moved on, so two
@@ -45,15 +46,19 @@ public struct ChangeSet: Sendable, Hashable {
 
     /// A revert's target: the environment and the revision whose state the write restores.
     public struct Revert: Sendable, Hashable {
+        /// The environment reverted.
         public var environment: String
+        /// The revision whose state the write restores.
         public var revision: Int
 
+        /// The revert of `environment` to `revision`.
         public init(environment: String, revision: Int) {
             self.environment = environment
             self.revision = revision
         }
     }
 
+    /// A write of `changes` by `actor`, refused by the store unless every environment is still at its `basedOn` revision.
     public init(
         actor: String, reason: String? = nil, changes: [StateChange], basedOn: [String: Int],
         revert: Revert? = nil, deadline: ContinuousClock.Instant? = nil

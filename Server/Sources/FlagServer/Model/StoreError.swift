@@ -12,6 +12,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// nothing was written. The text says which, without the driver's details (those are logged).
     case unavailable(String)
 
+    /// One sentence for logs and answers: a stale write names its environment and both revisions.
     public var description: String {
         switch self {
         case .staleRevision(let environment, let expected, let actual):
