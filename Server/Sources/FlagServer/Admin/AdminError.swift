@@ -2,11 +2,15 @@
 public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The write would produce an invalid state; every problem is listed.
     case invalid([ValidationError])
+    /// Something the request names does not exist (404); the text says what.
     case notFound(String)
+    /// The request conflicts with the stored state: a key taken, a version or revision moved on (409).
     case conflict(String)
     /// An approval rule covers the change: it needs an approved change request (409).
     case approvalRequired(String)
+    /// The request itself is malformed: a field missing, of the wrong type or out of range (400).
     case badRequest(String)
+    /// The database failed or holds something unreadable (500).
     case internalFailure(String)
     /// The database is unreachable or the write ran out of time; nothing was written. Retry later.
     case unavailable(String)
@@ -21,6 +25,7 @@ public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The message the answer carries: each problem of an invalid write, joined by `; `, or the case's text.
     public var description: String {
         switch self {
         case .invalid(let problems): problems.map(\.description).joined(separator: "; ")

@@ -6,8 +6,10 @@ public struct ValidationError: Error, Sendable, Hashable, Codable, CustomStringC
     public var key: String?
     /// The field, as a path in the request (`variants.on`, `settings.targeting`).
     public var field: String
+    /// What is wrong with the field, in a few words.
     public var problem: String
 
+    /// A problem with `field` of `key` (in `environment`, when it is about one environment).
     public init(environment: String? = nil, key: String?, field: String, problem: String) {
         self.environment = environment
         self.key = key
@@ -15,6 +17,7 @@ public struct ValidationError: Error, Sendable, Hashable, Codable, CustomStringC
         self.problem = problem
     }
 
+    /// The problem with its place: the key (or "request"), the environment and the field.
     public var description: String {
         var place = key.map { "\"\($0)\"" } ?? "request"
         if let environment { place += " in environment \"\(environment)\"" }
