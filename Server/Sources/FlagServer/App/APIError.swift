@@ -5,12 +5,18 @@ import Foundation
 /// An error answer of the admin API and the delivery endpoints:
 /// `{"error": {"code": …, "message": …, "problems": [...]}}`, where `message` says what and where.
 public struct APIError: HTTPResponseError {
+    /// The HTTP status of the answer.
     public var status: HTTPResponse.Status
+    /// A stable machine-readable code (`not_found`, `conflict`, `invalid`, …).
     public var code: String
+    /// What went wrong and where, for people.
     public var message: String
+    /// Each problem of an invalid write (422), else empty.
     public var problems: [ValidationError]
+    /// Extra headers of the answer (`Retry-After` for a 503).
     public var headers: HTTPFields
 
+    /// An error answer with `status` and `code`.
     public init(
         _ status: HTTPResponse.Status, code: String, message: String, problems: [ValidationError] = [],
         headers: HTTPFields = [:]
@@ -50,6 +56,7 @@ public struct APIError: HTTPResponseError {
         var error: Detail
     }
 
+    /// The JSON answer `{"error": {"code", "message", "problems"}}` with the status and headers.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = JSONBody.response(Body(error: .init(code: code, message: message, problems: problems)), status: status)
         response.headers.append(contentsOf: headers)

@@ -4,8 +4,10 @@ import Foundation
 /// variable, else its default. `serve` (``ServerConfiguration``) and `relay` resolve through it, so
 /// both read a variable and report a bad value the same way.
 public struct ConfigurationSource: Sendable {
+    /// The process's environment variables the settings fall back to.
     public let environment: [String: String]
 
+    /// A source reading `environment` (usually `ProcessInfo.processInfo.environment`).
     public init(environment: [String: String]) {
         self.environment = environment
     }

@@ -8,6 +8,7 @@ public struct DeliveryOptions: Sendable, Hashable {
     /// the open streams divided by this as `refetchSpreadMs` (at most 60 s); 0 advertises none.
     public var refetchesPerSecond: Int
 
+    /// Options with no trusted proxies and a spread aiming at 5,000 refetches a second by default.
     public init(trustedProxies: TrustedProxies = .none, refetchesPerSecond: Int = 5_000) {
         self.trustedProxies = trustedProxies
         self.refetchesPerSecond = refetchesPerSecond

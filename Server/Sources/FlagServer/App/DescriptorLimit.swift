@@ -21,11 +21,13 @@ public struct DescriptorLimit: Sendable, Hashable, CustomStringConvertible {
     /// The most the soft limit may be raised to without privileges.
     public var hard: Int
 
+    /// Limits as `getrlimit(RLIMIT_NOFILE)` reports them.
     public init(soft: Int, hard: Int) {
         self.soft = soft
         self.hard = hard
     }
 
+    /// `soft (hard limit hard)`, for the start-up log.
     public var description: String { "\(soft) (hard limit \(hard))" }
 
     /// The process's limit, or `nil` where it cannot be read.

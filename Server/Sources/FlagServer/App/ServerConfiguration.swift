@@ -31,9 +31,13 @@ public import Logging
 /// | `--maximum-event-streams` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS` | `100000` open at once in the process (then 503) |
 /// | `--maximum-event-streams-per-token` | `FLAG_SERVER_MAXIMUM_EVENT_STREAMS_PER_TOKEN` | `64` open at once per client of a token (see `--trusted-proxies`; then 429) |
 public struct ServerConfiguration: Sendable, Hashable {
+    /// The address to listen on (`127.0.0.1` by default).
     public var host: String
+    /// The TCP port to listen on (8080 by default).
     public var port: Int
+    /// Where the SQLite databases live (`./flag-server-data` by default).
     public var dataDirectory: String
+    /// A `postgres://` URL of a PostgreSQL database to use instead of SQLite; `nil` for SQLite.
     public var databaseURL: String?
     /// The PostgreSQL database ``databaseURL`` names; `nil` for SQLite in ``dataDirectory``.
     public var postgres: PostgresConfiguration?
@@ -48,7 +52,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var rateLimitPerSecond: Int
     /// Trusted proxies and the refetch spread.
     public var delivery = DeliveryOptions()
+    /// The lowest level logged (`info` by default).
     public var logLevel: Logger.Level
+    /// How long, in seconds, clients may keep an `app_config` answer before they refetch (60 by default).
     public var ttlSeconds: Int
     /// Whether console cookies are always `Secure` (set it when TLS ends in a proxy that does not
     /// send `X-Forwarded-Proto: https`).
@@ -154,6 +160,7 @@ public struct ServerConfiguration: Sendable, Hashable {
 
 /// A bad option or environment variable.
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, naming the option or variable and the value.
     public var description: String
     init(_ description: String) { self.description = description }
 }

@@ -49,6 +49,7 @@ public struct ServerLimits: Sendable, Hashable {
     /// 413 before its body is read, and the connection closed.
     public var maximumRequestBytes: Int { max(maximumEvaluationBytes, maximumAdminBytes, maximumImportBytes) }
 
+    /// Limits of 64 KiB for evaluations, 1 MiB for admin writes and 8 MiB for imports by default.
     public init(maximumEvaluationBytes: Int = 64 * 1024, maximumAdminBytes: Int = 1024 * 1024, maximumImportBytes: Int = 8 * 1024 * 1024) {
         self.maximumEvaluationBytes = maximumEvaluationBytes
         self.maximumAdminBytes = maximumAdminBytes
