@@ -8,7 +8,9 @@ public final class RateLimiter: Sendable {
         var updated: Double
     }
 
+    /// Requests a key's bucket regains per second.
     public let perSecond: Double
+    /// Requests a key may make at once: the bucket's size.
     public let burst: Double
     private let now: @Sendable () -> Double
     private let buckets = Mutex<[String: Bucket]>([:])

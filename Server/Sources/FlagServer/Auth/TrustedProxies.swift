@@ -71,6 +71,7 @@ public struct TrustedProxies: Sendable, Hashable, CustomStringConvertible {
         self.ranges = ranges
     }
 
+    /// The trusted ranges as `address/prefix`, comma-separated, or `none`.
     public var description: String {
         ranges.isEmpty ? "none" : ranges.map { "\(Self.text($0.bytes))/\($0.prefixLength)" }.joined(separator: ", ")
     }

@@ -18,11 +18,13 @@ public import Foundation
 public struct OIDCConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// The provider's issuer identifier, without a trailing `/`: `https://id.example.com/realms/main`.
     public var issuer: String
+    /// The console's client id at the provider.
     public var clientID: String
     /// Sent only to the issuer's own token endpoint; never logged or described.
     public var clientSecret: String?
     /// Where the provider sends the browser back: the console's `/console/login/sso/callback`.
     public var redirectURL: String
+    /// The scopes asked for; always includes `openid`.
     public var scopes: [String]
     /// The claim whose value is the console user name (a user is created at the first sign-in).
     public var usernameClaim: String
@@ -53,8 +55,13 @@ public struct OIDCConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// Sign-ins started and not finished at once; more are refused until some expire.
     public var maximumPending = 10_000
 
+    /// The console's path the provider redirects back to.
     public static let callbackPath = "/console/login/sso/callback"
 
+    /// Checks and keeps the settings; a trailing `/` of `issuer` is dropped.
+    /// - Throws: ``ConfigurationError`` naming the setting: an issuer that is not an absolute `https`
+    ///   URL (plain `http` only on a loopback host), an empty client id, client secret or claim, scopes
+    ///   without `openid`, or a redirect URL that is not the console's callback.
     public init(
         issuer: String, clientID: String, clientSecret: String?, redirectURL: String, scopes: [String] = ["openid", "profile", "email"],
         usernameClaim: String = "preferred_username", roleClaim: String = "groups", roleMapping: [String: ConsoleRole] = [:],
@@ -171,6 +178,7 @@ public struct OIDCConfiguration: Sendable, Hashable, CustomStringConvertible {
         claimValues.compactMap { roleMapping[$0] }.max() ?? defaultRole
     }
 
+    /// The settings with the client secret printed as `<REDACTED>`.
     public var description: String {
         "OIDCConfiguration(issuer: \(issuer), clientID: \(clientID), clientSecret: \(clientSecret == nil ? "nil" : "<REDACTED>"), redirectURL: \(redirectURL), roleClaim: \(roleClaim), allowsPasswords: \(allowsPasswords))"
     }

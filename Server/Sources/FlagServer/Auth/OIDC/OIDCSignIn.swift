@@ -33,6 +33,7 @@ public final class OIDCSignIn: Sendable {
         var binding: String
     }
 
+    /// The provider and the claims the sign-ins use.
     public let configuration: OIDCConfiguration
     let accounts: ConsoleAccounts
     let client: OIDCProviderClient
@@ -40,6 +41,7 @@ public final class OIDCSignIn: Sendable {
     let now: @Sendable () -> Date
     private let pending = Mutex<[String: Pending]>([:])
 
+    /// Sign-ins at the provider `configuration` names, as users of `accounts`; `now` reads the clock (injected by tests).
     public init(
         configuration: OIDCConfiguration, accounts: ConsoleAccounts, httpClient: HTTPClient = .shared, logger: Logger,
         now: @escaping @Sendable () -> Date = Date.init
