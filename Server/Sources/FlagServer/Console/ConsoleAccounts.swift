@@ -13,6 +13,7 @@ import Synchronization
 /// let session = try await accounts.signIn(name: "alice", password: "correct horse battery")
 /// ```
 public final class ConsoleAccounts: Sendable {
+    /// Where users and sessions are kept.
     public let store: any ConsoleAccountStore
     /// How long a session lasts after sign-in.
     public let sessionLifetime: TimeInterval
@@ -33,6 +34,9 @@ public final class ConsoleAccounts: Sendable {
     /// bcrypt reads at most 72 bytes; longer passwords are refused rather than silently cut.
     public static let maximumPasswordBytes = 72
 
+    /// Accounts in `store`: sessions last `sessionLifetime` seconds (12 hours by default), passwords are
+    /// hashed with bcrypt at `passwordCost`, and checked on `passwordCheckThreads` threads of their own
+    /// with at most `passwordCheckQueue` checks waiting.
     public init(
         store: any ConsoleAccountStore, sessionLifetime: TimeInterval = 12 * 3600, passwordCost: UInt8 = 12,
         now: @escaping @Sendable () -> Date = Date.init, passwordCheckThreads: Int = 2, passwordCheckQueue: Int = 8
@@ -58,7 +62,9 @@ public final class ConsoleAccounts: Sendable {
 
     /// A signed-in session: the id goes into the cookie, the user acts.
     public struct SignedIn: Sendable {
+        /// The session's id, which goes into the cookie; only its digest is stored.
         public var sessionID: String
+        /// The user signed in.
         public var user: ConsoleUser
     }
 
@@ -192,6 +198,7 @@ public final class ConsoleAccounts: Sendable {
 
     /// What a password sign-in came to.
     public enum PasswordSignIn: Sendable {
+        /// The password matched an enabled user: the new session.
         case signedIn(SignedIn)
         /// The name or the password is wrong, or the user is disabled.
         case wrong

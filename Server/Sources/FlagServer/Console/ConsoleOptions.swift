@@ -20,6 +20,7 @@ public struct ConsoleOptions: Sendable, Hashable {
     /// Sign-in through an OpenID provider; `nil`: passwords only.
     public var singleSignOn: OIDCConfiguration? = nil
 
+    /// Options with the defaults documented on each member.
     public init(secureCookies: Bool = false, signInsPerSecond: Double = 10, signInBurst: Int = 20) {
         self.secureCookies = secureCookies
         self.signInsPerSecond = signInsPerSecond

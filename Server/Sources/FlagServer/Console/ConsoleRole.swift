@@ -15,5 +15,6 @@ public enum ConsoleRole: String, Sendable, Hashable, Codable, CaseIterable, Comp
         }
     }
 
+    /// Orders roles by what they may do: viewer, then editor, then admin.
     public static func < (lhs: ConsoleRole, rhs: ConsoleRole) -> Bool { lhs.rank < rhs.rank }
 }

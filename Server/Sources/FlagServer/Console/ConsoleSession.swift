@@ -7,9 +7,12 @@ public struct ConsoleSession: Sendable, Hashable, Codable, CustomStringConvertib
     public var digest: String
     /// The ``ConsoleUser/name`` of the user.
     public var user: String
+    /// When the user signed in.
     public var createdAt: Date
+    /// When the session ends; it is refused from then on.
     public var expiresAt: Date
 
+    /// A session as stored.
     public init(digest: String, user: String, createdAt: Date, expiresAt: Date) {
         self.digest = digest
         self.user = user
@@ -17,6 +20,7 @@ public struct ConsoleSession: Sendable, Hashable, Codable, CustomStringConvertib
         self.expiresAt = expiresAt
     }
 
+    /// The session with its digest printed as `<REDACTED>`.
     public var description: String {
         "ConsoleSession(user: \(user), expiresAt: \(expiresAt), digest: <REDACTED>)"
     }
