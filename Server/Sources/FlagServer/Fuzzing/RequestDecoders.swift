@@ -29,9 +29,13 @@ import NIOCore
 
     /// A refused request: the HTTP status and the message (and problems) the server answers with.
     public struct Refusal: Error, Sendable, CustomStringConvertible {
+        /// The HTTP status the server answers with.
         public var status: Int
+        /// The answer's machine-readable code (`bad_request`, `invalid`, …).
         public var code: String
+        /// The answer's message.
         public var message: String
+        /// The answer's problems (for an invalid write), else empty.
         public var problems: [ValidationError]
 
         init(_ error: APIError) {
@@ -41,6 +45,7 @@ import NIOCore
             problems = error.problems
         }
 
+        /// `status code: message`.
         public var description: String { "\(status) \(code): \(message)" }
     }
 

@@ -12,7 +12,9 @@ import Synchronization
 public final class EventHub: Sendable {
     /// What a stream receives: a committed revision, or the cue to send a keep-alive comment.
     public enum Signal: Sendable, Hashable {
+        /// A write committed this revision of the stream's environment.
         case revision(Int)
+        /// Nothing happened for a while: send a keep-alive comment so that proxies keep the stream open.
         case keepAlive
     }
 
@@ -38,8 +40,10 @@ public final class EventHub: Sendable {
     public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
         /// Whether the per-owner cap (rather than the process's) was reached.
         public var perOwner: Bool
+        /// The cap that was reached.
         public var limit: Int
 
+        /// What was reached, and whether to close a stream or retry later.
         public var description: String {
             perOwner
                 ? "this client has \(limit) event streams open already, its limit; close one or retry later"
@@ -74,6 +78,7 @@ public final class EventHub: Sendable {
     /// The most streams open at once per owner.
     public let maximumStreamsPerOwner: Int
 
+    /// A hub capping streams at `maximumStreams` in the process and `maximumStreamsPerOwner` per owner.
     public init(maximumStreams: Int = 100_000, maximumStreamsPerOwner: Int = 64) {
         self.maximumStreams = maximumStreams
         self.maximumStreamsPerOwner = maximumStreamsPerOwner
@@ -165,6 +170,7 @@ public final class EventHub: Sendable {
 
 /// Where an event stream's signals go, from any thread: it must not block.
 public protocol EventStreamSink: Sendable {
+    /// Delivers `signal` to the stream without blocking.
     func send(_ signal: EventHub.Signal)
     /// The hub finished: end the stream.
     func finish()

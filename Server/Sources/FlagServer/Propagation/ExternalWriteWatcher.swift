@@ -9,6 +9,7 @@ public import ServiceLifecycle
 public struct ExternalWriteWatcher: Service, Sendable {
     let admin: FlagAdmin
     let store: SQLiteFlagStore
+    /// How often the file is asked whether another connection committed.
     public let interval: Duration
     let logger: Logger
 
@@ -21,6 +22,7 @@ public struct ExternalWriteWatcher: Service, Sendable {
         self.logger = logger
     }
 
+    /// Checks every interval, reloading the served state after an outside commit, until a graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             var seen = try? await store.dataVersion()

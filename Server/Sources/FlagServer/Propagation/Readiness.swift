@@ -30,6 +30,7 @@ public final class Readiness: Sendable {
 
     private let state: Mutex<State>
 
+    /// Readiness with no problem reported; ready only when `stateLoaded`.
     public init(stateLoaded: Bool = false) {
         state = Mutex(State(stateLoaded: stateLoaded, databaseProblem: nil))
     }

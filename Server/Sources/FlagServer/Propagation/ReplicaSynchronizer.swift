@@ -38,6 +38,7 @@ public final class ReplicaSynchronizer: Service, Sendable {
         /// including the reconnection and the catch-up stays within 2 s).
         public var timeout: Duration
 
+        /// A heartbeat every `interval`, the listening connection replaced after `timeout` without one.
         public init(interval: Duration = .milliseconds(500), timeout: Duration = .milliseconds(1200)) {
             self.interval = interval
             self.timeout = timeout

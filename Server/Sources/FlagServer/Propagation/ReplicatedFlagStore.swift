@@ -33,6 +33,7 @@ public struct StoreVersion: Sendable, Hashable {
     /// Grows with every token created or revoked (tokens change no revision).
     public var tokenGeneration: Int
 
+    /// A version of `revisions` per environment and the tokens' `tokenGeneration`.
     public init(revisions: [String: Int], tokenGeneration: Int) {
         self.revisions = revisions
         self.tokenGeneration = tokenGeneration
@@ -53,6 +54,7 @@ public struct RevisionAnnouncement: Sendable, Hashable, Codable {
     /// announcement of nothing new.
     public var heartbeat: String?
 
+    /// An announcement of a commit (or, with `heartbeat`, of a replica's heartbeat).
     public init(revisions: [String: Int], tokens: Bool = false, committedAt: Double, heartbeat: String? = nil) {
         self.revisions = revisions
         self.tokens = tokens

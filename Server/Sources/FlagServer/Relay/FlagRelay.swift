@@ -22,12 +22,17 @@ import ServiceLifecycle
 /// try await relay.application(host: "0.0.0.0", port: 8080).runService()
 /// ```
 public final class FlagRelay: Sendable {
+    /// The compiled state the relay serves, swapped on every feed.
     public let publisher: StatePublisher
+    /// The relay's own event streams, told of every revision it publishes.
     public let events: EventHub
+    /// The relay's Prometheus metrics (its upstream connection, feeds applied and failures, and delivery), served with its routes.
     public let metrics: PrometheusCollectorRegistry
+    /// The request size limits of the delivery endpoints.
     public let limits: ServerLimits
     /// Ready once the first feed is served; stale (still ready) while the upstream is lost.
     public let readiness: Readiness
+    /// The service that keeps the served state equal to the upstream's.
     public let follower: RelayFollower
     let rateLimiter: RateLimiter?
     let logger: Logger

@@ -22,6 +22,7 @@ public struct RelayFeed: Sendable, Hashable, Codable {
     /// The environment's client and server tokens (digests only), revoked ones included.
     public var tokens: [TokenRecord]
 
+    /// A feed of `environment` at its revision with the flags and tokens an upstream serves.
     public init(
         environment: EnvironmentState, flags: [String: FlagRecord], lastModified: Double?,
         fractionalBucketing: FractionalBucketing, tokens: [TokenRecord]
@@ -67,6 +68,7 @@ public struct RelayFeed: Sendable, Hashable, Codable {
 
     /// Why a feed was refused (one sentence; no credentials).
     public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What was wrong with the feed.
         public var description: String
     }
 

@@ -76,6 +76,7 @@ public final class RelayFollower: Service, Sendable {
             return text + upstream.path
         }
 
+        /// The options with the token printed as `<REDACTED>`.
         public var description: String { "RelayFollower.Options(upstream: \(upstreamDescription), token: <REDACTED>)" }
 
         func url(_ path: String) -> String {
@@ -106,6 +107,7 @@ public final class RelayFollower: Service, Sendable {
     private let feeds: Counter
     private let failures: Counter
 
+    /// A follower publishing what it receives to `publisher` and `events`, reporting to `readiness` and `metrics`.
     public init(
         options: Options, publisher: StatePublisher, events: EventHub, readiness: Readiness,
         metrics: PrometheusCollectorRegistry, logger: Logger = Logger(label: "flag-server.relay"),
@@ -135,6 +137,7 @@ public final class RelayFollower: Service, Sendable {
     /// The revision served, if any.
     public var revision: Int? { served.withLock { $0?.revision } }
 
+    /// Follows the upstream (and refreshes its tokens) until a graceful shutdown.
     public func run() async throws {
         let client = HTTPClient(
             eventLoopGroupProvider: .singleton,

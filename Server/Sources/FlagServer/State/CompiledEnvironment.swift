@@ -19,7 +19,9 @@ public struct CompiledEnvironment: Sendable {
         case evaluate(key: String, type: FlagType)
     }
 
+    /// The environment's key.
     public let key: String
+    /// The revision compiled.
     public let revision: Int
     /// When ``revision`` was committed (the writer's clock, as stored), so every replica names the
     /// same time: the `lastModified` of its events.
