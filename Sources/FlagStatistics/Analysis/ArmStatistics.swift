@@ -30,6 +30,7 @@ public struct ArmStatistics: Sendable, Hashable, Codable {
     /// taken (0 when absent): the mean is `offset + sum/units`, the variance does not change.
     public var offset: Double?
 
+    /// An arm's statistics; leave out the fields the metric's kind does not use.
     public init(
         units: Double, sum: Double, sumOfSquares: Double? = nil, covariateSum: Double? = nil,
         covariateSumOfSquares: Double? = nil, sumOfProducts: Double? = nil, offset: Double? = nil,

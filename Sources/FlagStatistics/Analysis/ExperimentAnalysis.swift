@@ -7,6 +7,7 @@ public struct ExperimentAnalysis: Sendable, Hashable, Codable {
     public var alpha: Double
     /// The sample ratio check, when an allocation was given.
     public var sampleRatio: SampleRatioCheck?
+    /// One analysis per metric, in the order of the data's metrics.
     public var metrics: [MetricAnalysis]
     /// The methods and priors, in words (shown on results pages).
     public var methods: [String]
@@ -25,9 +26,13 @@ public struct ExperimentAnalysis: Sendable, Hashable, Codable {
 /// be re-checked at every view, and on a minimum deviation, so that a split off by a hair in a
 /// huge experiment is not called a mismatch.
 public struct SampleRatioCheck: Sendable, Hashable, Codable {
+    /// Units observed per arm.
     public var observed: [String: Double]
+    /// Units expected per arm under the allocation (the total split by the planned shares).
     public var expected: [String: Double]
+    /// Pearson's χ² statistic, Σ (observed − expected)² / expected.
     public var chiSquared: Double
+    /// The arms less one.
     public var degreesOfFreedom: Double
     /// Pearson's fixed-horizon p-value (valid at one planned look only; shown, not decided on).
     public var pValue: Double
@@ -37,11 +42,13 @@ public struct SampleRatioCheck: Sendable, Hashable, Codable {
     public var maximumDeviation: Double?
     /// The deviation below which no mismatch is reported.
     public var minimumDeviation: Double?
+    /// The sequential p-value below which the split is a mismatch (0.001 unless the data set another).
     public var threshold: Double
     /// `sequentialPValue < threshold` and `maximumDeviation ≥ minimumDeviation`: the split is not
     /// the one planned, and no decision should be made.
     public var mismatch: Bool
 
+    /// A check as computed; the sequential p-value and the deviations are `nil` in checks made before they existed.
     public init(
         observed: [String: Double], expected: [String: Double], chiSquared: Double, degreesOfFreedom: Double, pValue: Double,
         sequentialPValue: Double? = nil, maximumDeviation: Double? = nil, minimumDeviation: Double? = nil,
@@ -62,12 +69,17 @@ public struct SampleRatioCheck: Sendable, Hashable, Codable {
 
 /// One metric: a summary of each arm and each arm against the control.
 public struct MetricAnalysis: Sendable, Hashable, Codable {
+    /// The metric's name, as the data gave it.
     public var name: String
+    /// How the metric's values are formed per unit.
     public var kind: MetricData.Kind
+    /// Whether a larger value is the good direction (`true` unless the data said otherwise).
     public var higherIsBetter: Bool
+    /// Whether the metric must not get worse.
     public var guardrail: Bool
     /// The CUPED adjustment, when every arm carried its covariate.
     public var cuped: CUPEDAdjustment?
+    /// Each arm's summary, the control first.
     public var arms: [ArmSummary]
     /// Each arm against the control, for the arms with enough data (see `notEnoughData`).
     public var comparisons: [Comparison]
@@ -79,9 +91,12 @@ public struct MetricAnalysis: Sendable, Hashable, Codable {
 /// An arm the analysis did not compare with the control, and why. A standard error of zero is
 /// never reported as certainty: it means the data cannot tell yet.
 public struct NotEnoughData: Sendable, Hashable, Codable {
+    /// The arm's name.
     public var arm: String
+    /// Why it was not compared, in words (too few units, no conversions, no variance…).
     public var reason: String
 
+    /// The arm `arm`, not compared for `reason`.
     public init(arm: String, reason: String) {
         self.arm = arm
         self.reason = reason
@@ -90,14 +105,19 @@ public struct NotEnoughData: Sendable, Hashable, Codable {
 
 /// An arm's mean and variance (after CUPED, when applied).
 public struct ArmSummary: Sendable, Hashable, Codable {
+    /// The arm's name.
     public var arm: String
+    /// The arm's units.
     public var units: Double
+    /// The arm's mean per unit (CUPED-adjusted when applied).
     public var mean: Double
+    /// The sample variance (divided by units − 1) of one unit's value; the variance of the mean is this over ``units``.
     public var variance: Double
 }
 
 /// θ = Cov(x, y)/Var(x) over all units, and how much of the variance it removed.
 public struct CUPEDAdjustment: Sendable, Hashable, Codable {
+    /// θ = Cov(x, y)/Var(x): how much of the covariate's deviation is taken off each unit's value.
     public var theta: Double
     /// The pooled covariate mean x̄ the arms are adjusted towards.
     public var covariateMean: Double
@@ -107,9 +127,13 @@ public struct CUPEDAdjustment: Sendable, Hashable, Codable {
 
 /// An interval for a difference and its test, at the analysis' α.
 public struct Estimate: Sendable, Hashable, Codable {
+    /// The difference (or relative difference) estimated.
     public var estimate: Double
+    /// The estimate's standard error.
     public var standardError: Double
+    /// The lower end of the (1 − α) interval.
     public var lower: Double
+    /// The upper end of the (1 − α) interval.
     public var upper: Double
     /// Two-sided p-value of "no difference".
     public var pValue: Double
@@ -119,7 +143,9 @@ public struct Estimate: Sendable, Hashable, Codable {
 
 /// The mixture sequential probability ratio test: intervals valid at every look.
 public struct SequentialEstimate: Sendable, Hashable, Codable {
+    /// The lower end of the always-valid (1 − α) interval of the difference.
     public var lower: Double
+    /// The upper end of the always-valid (1 − α) interval of the difference.
     public var upper: Double
     /// The always-valid p-value min(1, 1/Λ) of this look.
     public var pValue: Double
@@ -141,14 +167,18 @@ public struct BayesianEstimate: Sendable, Hashable, Codable {
 
 /// An arm against the control on one metric.
 public struct Comparison: Sendable, Hashable, Codable {
+    /// The arm compared.
     public var arm: String
+    /// The control it is compared with.
     public var control: String
     /// Arm mean − control mean, by Welch's t.
     public var absolute: Estimate
     /// (Arm mean − control mean)/|control mean|, by Fieller's interval; `nil` when the control
     /// mean is not distinguishable from 0 (the interval of a ratio is then unbounded).
     public var relative: Estimate?
+    /// The always-valid view of the absolute difference, for looks at any time.
     public var sequential: SequentialEstimate
+    /// The Bayesian view of the absolute difference.
     public var bayesian: BayesianEstimate
     /// The absolute difference's p-value adjusted across all comparisons of the experiment by
     /// ``ExperimentAnalysis/correction``.

@@ -28,8 +28,10 @@ public struct ExperimentData: Sendable, Hashable, Codable {
     /// How p-values are adjusted for the number of comparisons: Benjamini–Hochberg (`bh`) when
     /// absent, `holm`, or `dunnett` (fixed-horizon only: the sequential p-values then get Holm).
     public var correction: MultipleComparisonCorrection?
+    /// The metrics analysed, each with its arms' sufficient statistics.
     public var metrics: [MetricData]
 
+    /// Data of `metrics` compared with `control`; each setting left `nil` takes the default its member documents.
     public init(
         control: String, allocation: [String: Double]? = nil, units: [String: Double]? = nil, alpha: Double? = nil,
         sampleRatioThreshold: Double? = nil, sequentialMixingStandardDeviation: Double? = nil, minimumUnitsPerArm: Double? = nil,
@@ -50,6 +52,7 @@ public struct ExperimentData: Sendable, Hashable, Codable {
 
 /// One metric's sufficient statistics per arm.
 public struct MetricData: Sendable, Hashable, Codable {
+    /// How a metric's values are formed per unit, which decides how its variance is taken.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         /// The unit sent the event at least once in the window: values 0 or 1.
         case conversion
@@ -64,15 +67,19 @@ public struct MetricData: Sendable, Hashable, Codable {
         case ratio
     }
 
+    /// The metric's name, shown in the analysis.
     public var name: String
+    /// How the metric's values are formed per unit.
     public var kind: Kind
     /// Whether a higher value is the better one (conversion, revenue); `false` for errors,
     /// crashes, latency. `true` when absent.
     public var higherIsBetter: Bool?
     /// A guardrail metric: one that must not get worse.
     public var guardrail: Bool?
+    /// The arms' sufficient statistics, by arm name (the control's among them).
     public var arms: [String: ArmStatistics]
 
+    /// A metric's data; `higherIsBetter` and `guardrail` default to `true` and `false` when `nil`.
     public init(name: String, kind: Kind, higherIsBetter: Bool? = nil, guardrail: Bool? = nil, arms: [String: ArmStatistics]) {
         self.name = name
         self.kind = kind
@@ -86,12 +93,15 @@ public struct MetricData: Sendable, Hashable, Codable {
 public struct StatisticsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where: `metrics[2].arms.on.units`, `alpha`, ….
     public let path: String
+    /// What is wrong there, in words.
     public let problem: String
 
+    /// A problem at `path`.
     public init(_ path: String, _ problem: String) {
         self.path = path
         self.problem = problem
     }
 
+    /// `path: problem`.
     public var description: String { "\(path): \(problem)" }
 }

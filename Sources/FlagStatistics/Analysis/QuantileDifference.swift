@@ -16,15 +16,23 @@ import Foundation
 ///     let p90 = try QuantileDifference(treatment: newLatencies, control: oldLatencies, probability: 0.9)
 ///     p90.estimate, p90.lower, p90.upper, p90.pValue
 public struct QuantileDifference: Sendable, Hashable, Codable {
+    /// p, the quantile compared (0.5 for the median).
     public let probability: Double
+    /// The interval's significance level.
     public let alpha: Double
+    /// The treatment arm's quantile and its standard error.
     public let treatment: QuantileEstimate
+    /// The control arm's quantile and its standard error.
     public let control: QuantileEstimate
     /// treatment.quantile − control.quantile.
     public let estimate: Double
+    /// √(SE₁² + SE₀²): the difference's standard error.
     public let standardError: Double
+    /// The lower end of the (1 − α) interval, d − z·SE.
     public let lower: Double
+    /// The upper end of the (1 − α) interval, d + z·SE.
     public let upper: Double
+    /// The two-sided p-value of no difference, 2Φ(−|d|/SE).
     public let pValue: Double
 
     /// - Parameters:

@@ -29,9 +29,11 @@ public struct QuantileEstimate: Sendable, Hashable, Codable {
     public let quantile: Double
     /// l and u, 1-based ranks of the order statistics that bound the interval.
     public let lowerRank: Int
+    /// u, the 1-based rank of the order statistic bounding the interval from above.
     public let upperRank: Int
     /// Y₍ₗ₎ and Y₍ᵤ₎.
     public let lowerValue: Double
+    /// Y₍ᵤ₎, the interval's upper end.
     public let upperValue: Double
     /// P(l ≤ B ≤ u − 1): the exact coverage of [Y₍ₗ₎, Y₍ᵤ₎] for continuous values.
     public let coverage: Double

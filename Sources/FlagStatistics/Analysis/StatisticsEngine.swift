@@ -3,6 +3,7 @@ public enum StatisticsEngine {
     /// The most metrics and arms one analysis takes (each comparison is a few microseconds; the
     /// bound keeps work reachable from a request small).
     public static let maximumMetrics = 200
+    /// The most arms one analysis takes, the control included.
     public static let maximumArms = 20
     /// The largest magnitude of a statistic: squares and products of such numbers stay finite.
     public static let maximumMagnitude = 1e100

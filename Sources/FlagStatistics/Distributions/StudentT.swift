@@ -3,6 +3,7 @@ import Foundation
 /// Student's t distribution with `degreesOfFreedom` ν > 0 (not necessarily an integer: Welch's
 /// test gives fractional ones).
 public struct StudentT: Sendable, Hashable {
+    /// ν, greater than 0 and possibly fractional.
     public let degreesOfFreedom: Double
 
     /// From this many degrees of freedom on, the tail comes from the leading term of the

@@ -9,6 +9,7 @@ import Foundation
 /// engine applies). Sizing a fixed-horizon test instead, as many calculators do, leaves the
 /// sequential test with a power of 0.3–0.5 at the planned size.
 public struct SampleSizePlan: Sendable, Hashable, Codable {
+    /// The metric the plan is sized for, and what its variance is made of.
     public enum Metric: Sendable, Hashable, Codable {
         /// A conversion rate with this baseline (0 < p < 1).
         case conversion(baseline: Double)
