@@ -27,6 +27,7 @@ public enum BuildConfiguration: String, Sendable, Hashable, CaseIterable, Codabl
         }
     }
 
+    /// The configuration's raw value (`debug`, `alpha`, `internal`, `release`).
     public var description: String { rawValue }
 
     /// Whether `configuration` is one of `configurations`: `current ~= [.debug, .alpha]`.

@@ -11,6 +11,7 @@ public struct PhasePolicy: Sendable, Hashable {
     /// The phases enabled by default, per configuration.
     public var enabledPhases: [BuildConfiguration: ClosedRange<Int>]
 
+    /// A policy enabling each configuration's phases; a configuration not listed enables none.
     public init(_ enabledPhases: [BuildConfiguration: ClosedRange<Int>]) {
         self.enabledPhases = enabledPhases
     }

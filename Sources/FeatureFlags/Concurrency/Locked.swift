@@ -21,6 +21,7 @@ package final class Locked<Value>: @unchecked Sendable {  // safe: see the doc c
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
+    /// A lock around `value`.
     package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)

@@ -34,14 +34,21 @@ public struct AppContext: Sendable, Hashable {
 
     /// The kind of device, never its model.
     public enum DeviceClass: String, Sendable, Hashable, CaseIterable, Codable {
+        /// The kind of device: phone, tablet, Mac, watch, TV, headset, or a server (Linux).
         case phone, pad, mac, watch, tv, vision, server
     }
 
+    /// The app's version (`CFBundleShortVersionString`); `nil` when unknown or left out.
     public var appVersion: String?
+    /// The app's build number (`CFBundleVersion`); `nil` when unknown or left out.
     public var appBuild: String?
+    /// The operating system (`iOS`, `macOS`, `Linux`…); `nil` when left out.
     public var osName: String?
+    /// The operating system's version as `major.minor.patch`; `nil` when left out.
     public var osVersion: String?
+    /// The kind of device; `nil` when unknown or left out.
     public var deviceClass: DeviceClass?
+    /// The user's locale identifier (`en_NZ`); `nil` when left out.
     public var locale: String?
     /// The fields left out of evaluation contexts and events, whatever their values (the app's
     /// opt-out).

@@ -15,8 +15,10 @@ public protocol AppContextProvider: Sendable {
 /// A value the system does not have (a command-line tool has no bundle version) is `nil`, and
 /// the field is left out.
 public struct SystemAppContextProvider: AppContextProvider {
+    /// The system's provider.
     public init() {}
 
+    /// Reads the context from the main bundle, `ProcessInfo`, the platform compiled for and `Locale.current`.
     public func appContext() -> AppContext {
         let info = Bundle.main.infoDictionary ?? [:]
         let version = ProcessInfo.processInfo.operatingSystemVersion

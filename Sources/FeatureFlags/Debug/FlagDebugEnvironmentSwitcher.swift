@@ -19,8 +19,10 @@ public struct FlagDebugEnvironmentSwitcher: Sendable {
         /// A line under the name, such as the base URL; `nil` for none.
         public var detail: String?
 
+        /// The option's ``name``, unique among the options.
         public var id: String { name }
 
+        /// An option named `name`, with `detail` under it when given.
         public init(name: String, detail: String? = nil) {
             self.name = name
             self.detail = detail
@@ -78,14 +80,18 @@ public struct FlagDebugEnvironmentSwitcher: Sendable {
 
 /// An environment name the switcher does not offer.
 public struct FlagDebugEnvironmentError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The name asked for.
     public var name: String
+    /// The names the switcher offers.
     public var known: [String]
 
+    /// The error for `name`, which is not among `known`.
     public init(name: String, known: [String]) {
         self.name = name
         self.known = known
     }
 
+    /// A sentence naming the environment asked for and those the menu offers.
     public var description: String {
         "There is no environment '\(name)'; the menu offers \(known.joined(separator: ", "))."
     }

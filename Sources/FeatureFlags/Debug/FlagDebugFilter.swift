@@ -11,6 +11,7 @@ public struct FlagDebugFilter: Sendable, Hashable {
     /// How rows are grouped into sections.
     public var grouping: FlagDebugGrouping
 
+    /// A filter; by default it lets every flag through, ungrouped.
     public init(
         search: String = "", phase: Int? = nil, overriddenOnly: Bool = false, grouping: FlagDebugGrouping = .ungrouped
     ) {
@@ -30,6 +31,7 @@ public enum FlagDebugGrouping: String, Sendable, Hashable, CaseIterable, Identif
     /// A section per phase (ascending), flags without a phase last.
     case phase
 
+    /// The grouping's raw value, for pickers.
     public var id: String { rawValue }
 
     /// The name a picker shows.
@@ -48,8 +50,10 @@ public struct FlagDebugSection: Sendable, Hashable, Identifiable {
     public var id: String { title }
     /// `Flags`, an owner's name, `Phase 2`, `No owner`, `No phase`.
     public var title: String
+    /// The section's rows, in registry order.
     public var rows: [FlagDebugRow]
 
+    /// A section titled `title` holding `rows`.
     public init(title: String, rows: [FlagDebugRow]) {
         self.title = title
         self.rows = rows
@@ -81,6 +85,7 @@ public struct FlagDebugList: Sendable, Hashable {
             : "Clear all \(overrideCount) overrides? Every flag goes back to its remote, preference or build value."
     }
 
+    /// A list as the model builds it.
     public init(sections: [FlagDebugSection], phases: [Int], overrideCount: Int, overridesPermitted: Bool) {
         self.sections = sections
         self.phases = phases

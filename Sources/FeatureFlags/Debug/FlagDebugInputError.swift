@@ -8,10 +8,12 @@ public struct FlagDebugInputError: Error, Sendable, Hashable, CustomStringConver
     /// One or two sentences for the field's validation message.
     public let message: String
 
+    /// The error for the flag `key`, with `message` already redacted where the flag is sensitive.
     public init(key: String, message: String) {
         self.key = key
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

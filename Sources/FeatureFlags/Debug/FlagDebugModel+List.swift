@@ -57,6 +57,7 @@ public enum FlagDebugRowAction: String, Sendable, Hashable, CaseIterable, Identi
     /// Clears the user's preference for a user-togglable flag.
     case clearUserPreference
 
+    /// The action's raw value, for lists and buttons.
     public var id: String { rawValue }
 
     /// The button's title.

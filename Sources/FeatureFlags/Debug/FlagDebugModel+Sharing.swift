@@ -79,7 +79,9 @@ public struct FlagOverridesExport: Sendable, Hashable {
 public struct FlagOverridesImport: Sendable, Hashable {
     /// An entry that was not applied, and why.
     public struct Skipped: Sendable, Hashable {
+        /// The entry's flag key.
         public var key: String
+        /// Why it was not applied: no such flag in this app, or why the value was refused.
         public var reason: String
     }
 
@@ -101,7 +103,9 @@ public struct FlagOverridesImportError: Error, Sendable, Hashable, CustomStringC
     /// What went wrong, in a sentence or two.
     public var message: String
 
+    /// The error with `message`.
     public init(message: String) { self.message = message }
 
+    /// The message.
     public var description: String { message }
 }

@@ -1,13 +1,21 @@
 /// One flag as the debug menu shows it.
 public struct FlagDebugRow: Sendable, Hashable, Identifiable {
+    /// The flag's key.
     public var id: String { key }
 
+    /// The flag's key.
     public let key: String
+    /// The name the menu shows.
     public let displayName: String
+    /// What the flag is for.
     public let description: String
+    /// The flag's lifecycle phase; `nil` when it has none.
     public let phase: Int?
+    /// Who owns the flag; `nil` when not declared.
     public let owner: String?
+    /// When the flag is to be removed, as declared; `nil` when not.
     public let removalTarget: String?
+    /// The type of the flag's value.
     public let type: FlagValueType
     /// The resolved value.
     public let value: FlagValue

@@ -17,6 +17,7 @@ public struct FlagDebugStatus: Sendable, Hashable {
     /// Problems the flags noticed and worked around, oldest first.
     public var diagnostics: [FlagDiagnostic]
 
+    /// A status as the model builds it.
     public init(
         buildConfiguration: BuildConfiguration?, overridesPermitted: Bool, remoteSource: String?,
         hasPendingRemoteValues: Bool, remote: FlagDebugRemoteStatus?, diagnostics: [FlagDiagnostic]
@@ -47,6 +48,7 @@ public struct FlagDebugRemoteStatus: Sendable, Hashable {
     /// followed.
     public var eventStream: String?
 
+    /// A remote status as a loader reports it.
     public init(
         state: String, source: String? = nil, lastFetch: Date? = nil, error: String? = nil, notice: String? = nil,
         eventStream: String? = nil

@@ -28,6 +28,7 @@ where RawValue == String, AllCases: Sendable {
 }
 
 extension FeatureFlagKey {
+    /// No typed flags.
     public static var typedFlags: [any FlagDefinitionConvertible] { [] }
 
     /// The flag's definition in the registry.

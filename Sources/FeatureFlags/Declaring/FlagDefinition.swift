@@ -43,6 +43,7 @@ public struct FlagDefinition: Sendable {
     /// passes its `validate` closure.
     var check: FlagValueCheck?
 
+    /// A definition; each parameter sets the member of the same name (see each for its meaning).
     public init(
         key: String,
         type: FlagValueType,
@@ -94,6 +95,7 @@ public protocol FlagDefinitionConvertible: Sendable {
 }
 
 extension FlagDefinition: FlagDefinitionConvertible {
+    /// The definition itself.
     public var definition: FlagDefinition { self }
 }
 

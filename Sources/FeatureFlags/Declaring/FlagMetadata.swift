@@ -37,6 +37,7 @@ public struct FlagMetadata<Flag: Hashable & Sendable>: Sendable {
     /// How the user's preference combines with the other layers.
     public var checking: CheckingMode
 
+    /// A flag's metadata; each parameter sets the member of the same name, and everything but the display name is optional.
     public init(
         _ displayName: String,
         description: String = "",

@@ -36,6 +36,8 @@ public struct TypedFlag<Value: FlagValueConvertible>: Sendable, FlagDefinitionCo
     @usableFromInline
     let position = TypedFlagPosition()
 
+    /// A typed flag with key `key` and the code default `defaultValue`; `validate` refuses values
+    /// of the right type that the app cannot use (a refused layer's value gives way to the layer below).
     public init(
         _ key: String,
         default defaultValue: Value,

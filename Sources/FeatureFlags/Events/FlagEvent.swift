@@ -105,6 +105,7 @@ public struct FlagExposure: Sendable, Hashable, Codable {
     /// The app that read it.
     public var source: FlagEventSource
 
+    /// An exposure of `flag` first read at `time` in the app `source` names.
     public init(
         flag: String, variant: String?, value: FlagValue?, reason: FlagReason, revision: String?, unit: String?,
         time: Date, source: FlagEventSource
@@ -139,6 +140,7 @@ public struct FlagEvaluationSummary: Sendable, Hashable, Codable {
     /// The app that read it.
     public var source: FlagEventSource
 
+    /// A summary of `count` reads of `flag` with `variant` and `reason` between `start` and `end`.
     public init(
         flag: String, variant: String?, reason: FlagReason, count: Int, start: Date, end: Date, source: FlagEventSource
     ) {
@@ -182,6 +184,7 @@ public struct TrackedFlagEvent: Sendable, Hashable, Codable {
     /// The app that tracked it.
     public var source: FlagEventSource
 
+    /// A tracked event named `name` of `unit`, with the variants the unit was exposed to.
     public init(
         name: String, value: Double?, attributes: [String: FlagValue], unit: String?, variants: [String: String],
         time: Date, source: FlagEventSource
@@ -198,8 +201,11 @@ public struct TrackedFlagEvent: Sendable, Hashable, Codable {
 
 /// One recorded event: what a ``FlagEventRecorder`` hands to delivery.
 public enum FlagEvent: Sendable, Hashable, Codable {
+    /// A unit was served a flag's value for the first time in the session.
     case exposure(FlagExposure)
+    /// Reads of one flag, variant and reason, counted.
     case summary(FlagEvaluationSummary)
+    /// An event the app tracked.
     case tracked(TrackedFlagEvent)
 
     /// The app the event came from.
@@ -215,10 +221,14 @@ public enum FlagEvent: Sendable, Hashable, Codable {
 /// Events a recorder had to drop because its in-memory buffer was full, by kind; reported with
 /// the next batch. Summaries are merged, never dropped.
 public struct FlagEventDropCounts: Sendable, Hashable, Codable {
+    /// Exposures dropped.
     public var exposures: Int
+    /// Tracked events dropped.
     public var tracked: Int
+    /// Summaries dropped.
     public var summaries: Int
 
+    /// Counts of dropped events; zero where none were.
     public init(exposures: Int = 0, tracked: Int = 0, summaries: Int = 0) {
         self.exposures = exposures
         self.tracked = tracked

@@ -29,7 +29,10 @@ public protocol FlagEventHook: Sendable {
 }
 
 extension FlagEventHook {
+    /// Does nothing: a hook implements only what it needs.
     public func didExpose(_ exposure: FlagExposure) {}
+    /// Does nothing: a hook implements only what it needs.
     public func didTrack(_ event: TrackedFlagEvent) {}
+    /// Does nothing: a hook implements only what it needs.
     public func didSummarize(_ summaries: [FlagEvaluationSummary]) {}
 }

@@ -46,6 +46,7 @@ public final class FlagEventRecorder: Sendable {
         /// Where dropped attributes and over-long names are reported.
         public var logger: Logger
 
+        /// A configuration with the defaults documented on each member.
         public init(
             source: FlagEventSource, allowedAttributes: Set<String> = [], maximumBufferedEvents: Int = 1_000,
             flushThreshold: Int = 200, maximumRememberedExposures: Int = 100_000, hooks: [any FlagEventHook] = [],
@@ -68,6 +69,7 @@ public final class FlagEventRecorder: Sendable {
     /// The longest attribute value kept, as JSON text in UTF-8 bytes.
     public static let maximumAttributeLength = 1_024
 
+    /// What the recorder records and how much it keeps.
     public let configuration: Configuration
 
     struct ExposureKey: Hashable {
@@ -98,6 +100,7 @@ public final class FlagEventRecorder: Sendable {
 
     private let state: Locked<State>
 
+    /// A recorder with `configuration`, empty until the first read or track.
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         state = Locked(State(intervalStart: configuration.now()))
@@ -290,6 +293,7 @@ public struct FlagEventDrain: Sendable, Hashable {
     /// What the recorder had to drop since the previous drain.
     public var dropped: FlagEventDropCounts
 
+    /// A drain of `events` with what was `dropped` before them.
     public init(events: [FlagEvent], dropped: FlagEventDropCounts) {
         self.events = events
         self.dropped = dropped

@@ -25,12 +25,14 @@ public struct FlagDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// What happened and what was done about it.
     public let message: String
 
+    /// A diagnostic of `kind` about the flag `key`, if it concerns one.
     public init(kind: Kind, key: String? = nil, message: String) {
         self.kind = kind
         self.key = key
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 
@@ -47,6 +49,7 @@ public struct FlagOverrideError: Error, Sendable, Hashable, CustomStringConverti
 
     let kind: Kind
 
+    /// A sentence naming the flag and what to do.
     public var description: String {
         switch kind {
         case .unknownFlag(let key):

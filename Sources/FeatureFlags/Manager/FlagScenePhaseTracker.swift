@@ -1,7 +1,10 @@
 /// An app's scene phase as the flags see it: SwiftUI's `ScenePhase`, without SwiftUI.
 public enum FlagScenePhase: String, Sendable, Hashable, CaseIterable {
+    /// In the foreground and receiving events.
     case active
+    /// In the foreground without events (an alert, the app switcher).
     case inactive
+    /// Not visible.
     case background
 }
 
@@ -36,6 +39,7 @@ public struct FlagScenePhaseTracker: Sendable, Hashable {
     /// Whether the app went to the background since it was last in the foreground.
     public private(set) var isInBackground = false
 
+    /// A tracker that has seen no phase yet.
     public init() {}
 
     /// Records a phase; returns what the flags should do, if anything.

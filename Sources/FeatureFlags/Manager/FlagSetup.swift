@@ -33,6 +33,7 @@ public struct FlagSetup: Sendable {
     /// Records exposures, read counts and tracked events, when set (see ``FlagEventRecorder``).
     public var eventRecorder: FlagEventRecorder?
 
+    /// A setup for `buildConfiguration`; every other part has the default documented on its member.
     public init(
         buildConfiguration: BuildConfiguration,
         overrideStore: any FlagValueStore = InMemoryFlagStore(),

@@ -78,6 +78,7 @@ public struct FlagOverridesDocumentError: Error, Sendable, Hashable, CustomStrin
     /// Whether the text is not JSON (rather than JSON of the wrong shape, or too large).
     public var isSyntax: Bool
 
+    /// An error with `reason` and, for text that is not JSON, where parsing stopped.
     public init(reason: String, line: Int? = nil, column: Int? = nil, isSyntax: Bool = false) {
         self.reason = reason
         self.line = line
@@ -85,6 +86,7 @@ public struct FlagOverridesDocumentError: Error, Sendable, Hashable, CustomStrin
         self.isSyntax = isSyntax
     }
 
+    /// The reason, with the line and column when known.
     public var description: String {
         let place = line.map { line in column.map { " at line \(line), column \($0)" } ?? " at line \(line)" } ?? ""
         return isSyntax

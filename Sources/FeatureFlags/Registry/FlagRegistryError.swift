@@ -36,6 +36,7 @@ public struct FlagRegistryError: Error, Sendable, Hashable, CustomStringConverti
         }
     }
 
+    /// What is wrong with the registry and how to fix it, naming the flags involved.
     public var description: String {
         switch kind {
         case .emptyKey(let index):

@@ -26,8 +26,10 @@ public protocol RemoteFlagProvider: Sendable {
 }
 
 extension RemoteFlagProvider {
+    /// No cached values.
     public func cachedFlags() -> RemoteFlagValues? { nil }
 
+    /// A stream that finishes at once: no values of the provider's own.
     public func updates() -> AsyncStream<RemoteFlagValues> {
         AsyncStream { $0.finish() }
     }
@@ -36,10 +38,13 @@ extension RemoteFlagProvider {
 /// A provider with no remote values: the remote layer stays empty. Use it for apps without a
 /// backend, in tests, and as the starting point of a provider of your own.
 public struct LocalFlagProvider: RemoteFlagProvider {
+    /// A provider with no values.
     public init() {}
 
+    /// No values.
     public func loadFlags() async throws -> RemoteFlagValues { .empty }
 
+    /// No values.
     public func refresh() async throws -> RemoteFlagValues { .empty }
 }
 

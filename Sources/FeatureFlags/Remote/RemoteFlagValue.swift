@@ -10,6 +10,7 @@ public struct RemoteFlagValue: Sendable, Hashable {
     /// Why the provider chose the value.
     public var reason: FlagReason
 
+    /// A remote value, `STATIC` unless the provider gives another reason.
     public init(_ value: FlagValue, variant: String? = nil, reason: FlagReason = .static) {
         self.value = value
         self.variant = variant
@@ -34,6 +35,7 @@ public struct RemoteFlagValues: Sendable, Hashable {
     /// revision number), carried into exposures.
     public var revision: String?
 
+    /// A set of `values` from `source`, evaluated for `unit` at the server's `revision` when known.
     public init(
         _ values: [String: RemoteFlagValue] = [:], source: String = "remote", unit: String? = nil, revision: String? = nil
     ) {
@@ -66,6 +68,7 @@ extension RemoteFlagValue: CustomStringConvertible, CustomDebugStringConvertible
         return text + ", reason: \(reason))"
     }
 
+    /// The same as ``description``: the value redacted.
     public var debugDescription: String { description }
 
     /// Keeps the value out of `dump` and debugger summaries.
@@ -84,6 +87,7 @@ extension RemoteFlagValues: CustomStringConvertible, CustomDebugStringConvertibl
         return "RemoteFlagValues(source: \(source), \(count)\(keys.isEmpty ? "" : ": " + shown))"
     }
 
+    /// The same as ``description``: keys only, never values.
     public var debugDescription: String { description }
 
     /// Keeps the values out of `dump` and debugger summaries.

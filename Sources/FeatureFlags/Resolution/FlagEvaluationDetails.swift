@@ -29,6 +29,7 @@ public struct FlagEvaluationDetails: Sendable, Hashable, CustomStringConvertible
     /// Whether the value must not be logged.
     public let isSensitive: Bool
 
+    /// Details as resolution produces them; tests and providers build them to compare.
     public init(
         key: String, value: FlagValue, variant: String? = nil, layer: FlagLayer, reason: FlagReason,
         errorCode: FlagErrorCode? = nil, message: String? = nil, layers: [FlagLayerReport] = [],
@@ -45,6 +46,7 @@ public struct FlagEvaluationDetails: Sendable, Hashable, CustomStringConvertible
         self.isSensitive = isSensitive
     }
 
+    /// `key = value [layer, reason]`, with the error code and message when there are; a sensitive value shows as `<REDACTED>`.
     public var description: String {
         var text = "\(key) = \(isSensitive ? "<REDACTED>" : value.jsonString) [\(layer), \(reason)]"
         if let errorCode { text += " \(errorCode)" }
@@ -76,6 +78,7 @@ public struct FlagLayerReport: Sendable, Hashable, CustomStringConvertible {
     /// Whether the value must not be shown.
     let isSensitive: Bool
 
+    /// A layer's report; a sensitive value is never shown in its description.
     public init(layer: FlagLayer, value: FlagValue?, status: Status, isSensitive: Bool = false) {
         self.layer = layer
         self.value = value
@@ -83,6 +86,7 @@ public struct FlagLayerReport: Sendable, Hashable, CustomStringConvertible {
         self.isSensitive = isSensitive
     }
 
+    /// The layer, its value (`<REDACTED>` when sensitive, `—` when none) and how it was used.
     public var description: String {
         let shown = value.map { isSensitive ? "<REDACTED>" : $0.jsonString } ?? "—"
         switch status {

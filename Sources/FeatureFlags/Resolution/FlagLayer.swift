@@ -11,6 +11,7 @@ public enum FlagLayer: Int, Sendable, Hashable, CaseIterable, Comparable, Codabl
     /// A local developer override, where the build configuration permits overrides.
     case override
 
+    /// Orders layers by precedence: a higher layer's value wins.
     public static func < (lhs: FlagLayer, rhs: FlagLayer) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The name used in tables and JSON output.
@@ -24,5 +25,6 @@ public enum FlagLayer: Int, Sendable, Hashable, CaseIterable, Comparable, Codabl
         }
     }
 
+    /// The layer's name, as ``name`` gives it.
     public var description: String { name }
 }

@@ -4,9 +4,12 @@
 public struct FlagReason: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible,
     ExpressibleByStringLiteral
 {
+    /// The reason as OpenFeature spells it (`STATIC`, `TARGETING_MATCH`, …) or as a provider named it.
     public let rawValue: String
 
+    /// The reason spelled `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// The reason spelled as written.
     public init(stringLiteral value: String) { self.rawValue = value }
 
     /// A fixed value: build configuration, user preference or override.
@@ -28,16 +31,23 @@ public struct FlagReason: RawRepresentable, Sendable, Hashable, Codable, CustomS
     /// The provider gave no reason.
     public static let unknown: FlagReason = "UNKNOWN"
 
+    /// The reason as spelled.
     public var description: String { rawValue }
 }
 
 /// What went wrong in an evaluation, in the OpenFeature vocabulary.
 public enum FlagErrorCode: String, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The provider does not know the flag.
     case flagNotFound = "FLAG_NOT_FOUND"
+    /// The value is not of the flag's type.
     case typeMismatch = "TYPE_MISMATCH"
+    /// The provider's payload or rule could not be read.
     case parseError = "PARSE_ERROR"
+    /// The provider has no values yet.
     case providerNotReady = "PROVIDER_NOT_READY"
+    /// Any other problem; the details' message says which.
     case general = "GENERAL"
 
+    /// The code as OpenFeature spells it (`FLAG_NOT_FOUND`, …).
     public var description: String { rawValue }
 }

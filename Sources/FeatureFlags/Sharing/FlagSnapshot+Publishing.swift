@@ -1,11 +1,15 @@
 /// One flag of a snapshot as another process needs it: what
 /// `FeatureFlagsSharing`'s publisher writes to the App Group container.
 package struct PublishedFlag: Sendable, Hashable {
+    /// The flag's key.
     package let key: String
+    /// The flag's value in the snapshot.
     package let value: FlagValue
     /// The remote provider's variant, when the remote layer won.
     package let variant: String?
+    /// The layer the value came from.
     package let layer: FlagLayer
+    /// Whether the value must never be shown or logged by the process that reads it.
     package let isSensitive: Bool
 }
 

@@ -34,6 +34,7 @@ public struct FlagCrashReportSnapshot: Sendable, Hashable {
     /// The shown text of each flag away from its default, by key.
     public let texts: [String: String]
 
+    /// A snapshot of `texts`, by flag key.
     public init(texts: [String: String]) {
         self.texts = texts
     }

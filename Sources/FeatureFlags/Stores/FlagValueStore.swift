@@ -43,6 +43,7 @@ public struct FlagStoreError: Error, Sendable, Hashable, CustomStringConvertible
         if case .unreadable(_, _, let movedTo) = kind { movedTo } else { nil }
     }
 
+    /// What could not be read or written, where, why, and where unreadable data was moved.
     public var description: String {
         switch kind {
         case .unreadable(let location, let reason, let movedTo?):

@@ -19,6 +19,7 @@ public struct JSONFileFlagStore: FlagValueStore {
     /// The clock that stamps the name of an unreadable file moved aside (tests set it).
     package var now: @Sendable () -> Date = { Date() }
 
+    /// A store of the file at `url` (it need not exist yet).
     public init(url: URL) {
         self.url = url
     }
@@ -28,6 +29,9 @@ public struct JSONFileFlagStore: FlagValueStore {
         self.url = directory.appendingPathComponent(fileName)
     }
 
+    /// The file's values; none when there is no file.
+    /// - Throws: ``FlagStoreError`` when the file cannot be read or is not a JSON object of flag values,
+    ///   after moving it aside.
     public func load() throws(FlagStoreError) -> [String: FlagValue] {
         AtomicFile.removeStaleTemporaryFiles(for: url)
         let data: Data
@@ -46,6 +50,8 @@ public struct JSONFileFlagStore: FlagValueStore {
         }
     }
 
+    /// Writes `values` atomically (a temporary file renamed over the old one).
+    /// - Throws: ``FlagStoreError`` when the file cannot be written.
     public func save(_ values: [String: FlagValue]) throws(FlagStoreError) {
         do {
             let text = FlagValue.object(values).jsonString + "\n"

@@ -17,6 +17,7 @@ public struct UserDefaultsFlagStore: FlagValueStore {
     /// The clock that stamps the key of an unreadable entry moved aside (tests set it).
     package var now: @Sendable () -> Date = { Date() }
 
+    /// A store under `key` in the suite `suiteName` (`UserDefaults.standard` when `nil`).
     public init(suiteName: String? = nil, key: String = "debug-feature-flags") {
         self.suiteName = suiteName
         self.key = key
@@ -28,6 +29,8 @@ public struct UserDefaultsFlagStore: FlagValueStore {
 
     private var location: String { "UserDefaults(\(suiteName ?? "standard"))[\(key)]" }
 
+    /// The entry's values; none when there is no entry.
+    /// - Throws: ``FlagStoreError`` when the entry is not a JSON object of flag values, after moving it aside.
     public func load() throws(FlagStoreError) -> [String: FlagValue] {
         let defaults = self.defaults
         guard let stored = defaults.object(forKey: key) else { return [:] }
@@ -44,6 +47,7 @@ public struct UserDefaultsFlagStore: FlagValueStore {
         }
     }
 
+    /// Writes `values` as JSON text under the key.
     public func save(_ values: [String: FlagValue]) throws(FlagStoreError) {
         defaults.set(FlagValue.object(values).jsonString, forKey: key)
     }

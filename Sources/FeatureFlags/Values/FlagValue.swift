@@ -7,12 +7,19 @@
 /// let values: [String: FlagValue] = ["chat_view_redesign": true, "page_size": 50]
 /// ```
 public enum FlagValue: Sendable, Hashable {
+    /// A Boolean.
     case bool(Bool)
+    /// A whole number.
     case int(Int)
+    /// A floating-point number; finite (decoding refuses infinity and NaN).
     case double(Double)
+    /// A string.
     case string(String)
+    /// A JSON array.
     case array([FlagValue])
+    /// A JSON object, by member name.
     case object([String: FlagValue])
+    /// JSON `null`: no value.
     case null
 
     /// The value's type, or `nil` for `null`.
@@ -90,11 +97,17 @@ public enum FlagValue: Sendable, Hashable {
 extension FlagValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
+    /// `true` or `false` written as a flag value.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A whole number written as a flag value.
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// A floating-point number written as a flag value.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string written as a flag value.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array written as a flag value.
     public init(arrayLiteral elements: FlagValue...) { self = .array(elements) }
+    /// An object written as a flag value; of repeated keys, the last wins.
     public init(dictionaryLiteral elements: (String, FlagValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

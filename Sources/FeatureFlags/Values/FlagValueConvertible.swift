@@ -22,47 +22,62 @@ public protocol FlagValueConvertible: Sendable, Equatable {
 }
 
 extension Bool: FlagValueConvertible {
+    /// ``FlagValueType/boolean``.
     public static var flagValueType: FlagValueType { .boolean }
+    /// The Boolean `flagValue` holds; `nil` for any other value.
     public init?(flagValue: FlagValue) {
         guard let value = flagValue.boolValue else { return nil }
         self = value
     }
+    /// ``FlagValue/bool(_:)`` of this value.
     public var flagValue: FlagValue { .bool(self) }
 }
 
 extension Int: FlagValueConvertible {
+    /// ``FlagValueType/integer``.
     public static var flagValueType: FlagValueType { .integer }
+    /// The integer `flagValue` holds, also from a double with an exact integer value; `nil` otherwise.
     public init?(flagValue: FlagValue) {
         guard let value = flagValue.intValue else { return nil }
         self = value
     }
+    /// ``FlagValue/int(_:)`` of this value.
     public var flagValue: FlagValue { .int(self) }
 }
 
 extension Double: FlagValueConvertible {
+    /// ``FlagValueType/double``.
     public static var flagValueType: FlagValueType { .double }
+    /// The number `flagValue` holds, integers included; `nil` for any other value.
     public init?(flagValue: FlagValue) {
         guard let value = flagValue.doubleValue else { return nil }
         self = value
     }
+    /// ``FlagValue/double(_:)`` of this value.
     public var flagValue: FlagValue { .double(self) }
 }
 
 extension String: FlagValueConvertible {
+    /// ``FlagValueType/string``.
     public static var flagValueType: FlagValueType { .string }
+    /// The string `flagValue` holds; `nil` for any other value.
     public init?(flagValue: FlagValue) {
         guard let value = flagValue.stringValue else { return nil }
         self = value
     }
+    /// ``FlagValue/string(_:)`` of this value.
     public var flagValue: FlagValue { .string(self) }
 }
 
 extension FlagValueConvertible where Self: RawRepresentable, RawValue: FlagValueConvertible {
+    /// The raw value's type: an enum with `String` raw values is a string flag.
     public static var flagValueType: FlagValueType { RawValue.flagValueType }
+    /// The case whose raw value `flagValue` holds; `nil` when no case has it.
     public init?(flagValue: FlagValue) {
         guard let raw = RawValue(flagValue: flagValue) else { return nil }
         self.init(rawValue: raw)
     }
+    /// The raw value's flag representation.
     public var flagValue: FlagValue { rawValue.flagValue }
 }
 
@@ -79,8 +94,10 @@ extension FlagValueConvertible where Self: RawRepresentable, RawValue: FlagValue
 public protocol CodableFlagValue: FlagValueConvertible, Codable {}
 
 extension CodableFlagValue {
+    /// ``FlagValueType/object``.
     public static var flagValueType: FlagValueType { .object }
 
+    /// Decodes the value from the JSON object `flagValue` holds; `nil` when it is not an object or does not decode.
     public init?(flagValue: FlagValue) {
         guard flagValue.valueType == .object,
             let data = try? JSONEncoder().encode(flagValue),
@@ -89,6 +106,7 @@ extension CodableFlagValue {
         self = value
     }
 
+    /// The value encoded as JSON; `null` when it cannot be encoded.
     public var flagValue: FlagValue {
         guard let data = try? JSONEncoder().encode(self),
             let value = try? JSONDecoder().decode(FlagValue.self, from: data)
