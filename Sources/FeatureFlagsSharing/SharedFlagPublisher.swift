@@ -66,6 +66,7 @@ public final class SharedFlagPublisher<Key: FeatureFlagKey>: Sendable {
             flags: flags, file: file, sharingSensitiveValues: sharingSensitiveValues, logger: logger, now: { Date() })
     }
 
+    /// The publisher with an injected clock, for tests.
     package init(
         flags: FeatureFlagManager<Key>, file: SharedFlagsFile, sharingSensitiveValues: Bool, logger: Logger,
         now: @escaping @Sendable () -> Date

@@ -6,6 +6,7 @@ public struct SharedFlagsChange: Sendable, Hashable, CustomStringConvertible {
     /// The keys whose published value, layer or variant changed, appeared or went, sorted.
     public let changedKeys: [String]
 
+    /// A change to `revision` of `changedKeys`.
     public init(revision: UInt64, changedKeys: [String]) {
         self.revision = revision
         self.changedKeys = changedKeys

@@ -29,6 +29,7 @@ public struct SharedFlagsFile: Sendable, Hashable {
     /// The file's location.
     public let url: URL
 
+    /// The shared file at `url`.
     public init(url: URL) {
         self.url = url
     }

@@ -10,6 +10,7 @@ public enum SharedFlagsStatus: Sendable, Hashable, CustomStringConvertible {
     /// A file that could not be read, and why. Values are code defaults.
     case unreadable(String)
 
+    /// The status in words, saying when values are code defaults and why.
     public var description: String {
         switch self {
         case .published: "published"

@@ -8,11 +8,14 @@ public import FeatureFlags
 /// let context = AppContext(reading: iPad, excluding: [.locale])
 /// ```
 public struct FixedAppContextProvider: AppContextProvider {
+    /// The context every call returns.
     public var context: AppContext
 
+    /// A provider always returning `context`.
     public init(_ context: AppContext) {
         self.context = context
     }
 
+    /// ``context``.
     public func appContext() -> AppContext { context }
 }

@@ -13,6 +13,7 @@ public struct FlagValueStoreCompatibilityTest {
     /// storage, so the test can check that values survive a new instance.
     public let makeStore: () -> any FlagValueStore
 
+    /// A test of the stores `makeStore` makes, each over the same storage.
     public init(makeStore: @escaping () -> any FlagValueStore) {
         self.makeStore = makeStore
     }

@@ -12,13 +12,17 @@ public import Logging
 public final class RecordingLogHandler: Sendable {
     /// One recorded message.
     public struct Entry: Sendable, Hashable {
+        /// The level it was logged at.
         public let level: Logger.Level
+        /// The message as logged.
         public let message: String
+        /// Its metadata, each value as text.
         public let metadata: [String: String]
     }
 
     private let entries = Locked<[Entry]>([])
 
+    /// A handler that has recorded nothing.
     public init() {}
 
     /// A logger that records into this handler, at `trace` level so nothing is filtered.

@@ -49,10 +49,12 @@ public final class TestRemoteProvider: RemoteFlagProvider {
         state.withLock { ($0.loadCount, $0.refreshCount) }
     }
 
+    /// The cached values the provider was made with.
     public func cachedFlags() -> RemoteFlagValues? {
         state.withLock { $0.cached }
     }
 
+    /// The values set for loading (the cached ones unless set); throws the failure set, if any. Counted.
     public func loadFlags() async throws -> RemoteFlagValues {
         let (values, failure) = state.withLock { state in
             state.loadCount += 1
@@ -62,6 +64,7 @@ public final class TestRemoteProvider: RemoteFlagProvider {
         return values
     }
 
+    /// The values set for loading, as ``loadFlags()``; throws the failure set, if any. Counted.
     public func refresh() async throws -> RemoteFlagValues {
         let (values, failure) = state.withLock { state in
             state.refreshCount += 1
@@ -71,6 +74,7 @@ public final class TestRemoteProvider: RemoteFlagProvider {
         return values
     }
 
+    /// The stream ``push(_:)`` delivers to.
     public func updates() -> AsyncStream<RemoteFlagValues> {
         stream
     }
@@ -78,11 +82,14 @@ public final class TestRemoteProvider: RemoteFlagProvider {
 
 /// The error a ``TestRemoteProvider`` throws when told to fail.
 public struct TestProviderFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What the failure says.
     public let message: String
 
+    /// A failure saying `message`.
     public init(_ message: String = "the test provider was told to fail") {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -15,42 +15,61 @@ public struct FlagEventBatch: Sendable, Hashable, Codable {
     public var source: FlagEventSource
     /// Events dropped on the device since the previous batch, when any were.
     public var dropped: FlagEventDropCounts?
+    /// The exposures, in the order recorded.
     public var exposures: [Exposure]
+    /// The evaluation summaries.
     public var summaries: [Summary]
+    /// The tracked events, in the order recorded.
     public var events: [Tracked]
 
     /// A unit was served a flag's value (the first read of each flag, variant and unit in a
     /// session).
     public struct Exposure: Sendable, Hashable, Codable {
+        /// The flag's key.
         public var flag: String
+        /// The variant served, when the server named one.
         public var variant: String?
         /// Left out for sensitive flags.
         public var value: FlagValue?
+        /// Why the value was chosen, in OpenFeature's vocabulary (`TARGETING_MATCH`, `SPLIT`, …).
         public var reason: String
+        /// The server's revision of the flags the value came from, when it said.
         public var revision: String?
         /// The evaluation context's targeting key the value was served for.
         public var unit: String?
+        /// When the flag was first read (milliseconds since 1970).
         public var time: Int64
     }
 
     /// Reads of one flag with one variant and reason between `start` and `end`.
     public struct Summary: Sendable, Hashable, Codable {
+        /// The flag's key.
         public var flag: String
+        /// The variant read; `nil` for a local value (code default, build default, override).
         public var variant: String?
+        /// Why the reads had their value, in OpenFeature's vocabulary.
         public var reason: String
+        /// How many reads the summary counts (at least 1).
         public var count: Int
+        /// The first read's time (milliseconds since 1970).
         public var start: Int64
+        /// The last read's time (milliseconds since 1970).
         public var end: Int64
     }
 
     /// An event the app tracked.
     public struct Tracked: Sendable, Hashable, Codable {
+        /// The event's name (`purchase`, or a reserved `$session`, `$crash`, `$error`).
         public var name: String
+        /// The event's number (a price, a duration), if the app gave one.
         public var value: Double?
+        /// The attributes the recorder kept.
         public var attributes: [String: FlagValue]
+        /// The targeting key of the values in effect when it was tracked; `nil` for an anonymous context.
         public var unit: String?
         /// The variants the unit was exposed to, by flag key.
         public var variants: [String: String]
+        /// When it was tracked (milliseconds since 1970).
         public var time: Int64
     }
 

@@ -37,6 +37,7 @@ public actor FlagEventDelivery {
         public var headerFields: [String: String]
         /// The queue's file (a file of its own, in the app's caches or support directory).
         public var queueFile: URL
+        /// How much the queue keeps and how large a batch may be.
         public var limits: FlagEventQueue.Limits
         /// How often the recorder is drained and the queue sent (60 seconds).
         public var flushInterval: TimeInterval
@@ -49,6 +50,7 @@ public actor FlagEventDelivery {
         /// The most batches sent by one flush (20): a flush is bounded work however much waits.
         public var batchesPerFlush: Int
 
+        /// A configuration posting to `endpoint`; every other setting has the default documented on its member.
         public init(
             endpoint: URL, headerFields: [String: String] = [:], queueFile: URL,
             limits: FlagEventQueue.Limits = FlagEventQueue.Limits(), flushInterval: TimeInterval = 60,
@@ -77,6 +79,7 @@ public actor FlagEventDelivery {
         public var remaining: Bool = false
     }
 
+    /// Where and how often events are sent.
     public let configuration: Configuration
     /// The recorder drained (the session health monitor begins its sessions).
     let recorder: FlagEventRecorder

@@ -32,6 +32,7 @@ public final class FlagEventQueue {
         /// The most bytes of events in one batch, as JSON.
         public var batchBytes: Int
 
+        /// Limits of 10,000 events and 2 MB kept, 500 events and 256 kB per batch by default; each at least 1.
         public init(maximumEvents: Int = 10_000, maximumBytes: Int = 2_000_000, batchEvents: Int = 500, batchBytes: Int = 256_000) {
             self.maximumEvents = max(1, maximumEvents)
             self.maximumBytes = max(1, maximumBytes)
@@ -61,6 +62,7 @@ public final class FlagEventQueue {
 
     /// The file the queue lives in.
     public let url: URL
+    /// How much the queue keeps and how large a batch may be.
     public let limits: Limits
     private(set) var contents: Contents
     private let makeID: () -> String

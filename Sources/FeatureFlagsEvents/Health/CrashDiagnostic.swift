@@ -12,6 +12,7 @@ public struct CrashDiagnostic: Sendable, Hashable {
     /// The Mach exception type, when known.
     public var exceptionType: Int?
 
+    /// A diagnostic covering `begin` to `end` (swapped if given in the wrong order).
     public init(begin: Date, end: Date, signal: Int? = nil, exceptionType: Int? = nil) {
         self.begin = min(begin, end)
         self.end = max(begin, end)

@@ -18,6 +18,7 @@ import MetricKit
 public final class SessionHealthMetricKitSubscriber: NSObject, MXMetricManagerSubscriber {
     private let monitor: SessionHealthMonitor
 
+    /// A subscriber handing diagnostics to `monitor`; call `subscribe()` to start receiving them.
     public init(monitor: SessionHealthMonitor) {
         self.monitor = monitor
         super.init()

@@ -67,11 +67,14 @@ public final class SessionHealthMonitor: FlagEventHook {
         public var errorInterval: TimeInterval
         /// The most `$error` events of one session (100).
         public var maximumErrorsPerSession: Int
+        /// The clock sessions and markers are stamped with (injected by tests).
         public var now: @Sendable () -> Date
         /// The id of each new session (a UUID by default; letters, digits, `.`, `_`, `-`, at most 64).
         public var makeSessionID: @Sendable () -> String
+        /// Where unreadable markers and dropped errors are reported (never values or identifiers).
         public var logger: Logger
 
+        /// A configuration keeping markers in `directory`; every other setting has the default documented on its member.
         public init(
             directory: URL, source: FlagEventSource, maximumUnits: Int = 4, maximumFlagsPerUnit: Int = 64,
             markerRefreshInterval: TimeInterval = 300, errorBurst: Int = 10, errorInterval: TimeInterval = 6,
@@ -105,6 +108,7 @@ public final class SessionHealthMonitor: FlagEventHook {
     static let markerPrefix = "session-health-"
     static let markerSuffix = ".json"
 
+    /// Where markers live and how much a session records.
     public let configuration: Configuration
 
     struct Session {

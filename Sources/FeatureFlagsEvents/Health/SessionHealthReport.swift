@@ -15,6 +15,7 @@ public struct SessionHealthReport: Sendable, Hashable {
 
         /// Its id; `nil` when an unreadable marker's file name names none.
         public var id: String?
+        /// How the session was found.
         public var outcome: Outcome
         /// The units its events are attributed to.
         public var units: Int
@@ -22,6 +23,7 @@ public struct SessionHealthReport: Sendable, Hashable {
         /// and before removing the marker already had.
         public var queued: Bool
 
+        /// A previous session as the monitor found it.
         public init(id: String?, outcome: Outcome, units: Int, queued: Bool) {
             self.id = id
             self.outcome = outcome
