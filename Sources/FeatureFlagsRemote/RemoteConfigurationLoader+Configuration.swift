@@ -30,6 +30,7 @@ extension RemoteConfigurationLoader {
         /// ``RemoteDurationLimits/inactivityDelay``.
         public var eventStreamInactivityDelay: TimeInterval?
 
+        /// A configuration loading from `environment`; every other setting has the default documented on its member.
         public init(
             environment: AppEnvironment,
             source: RemoteSource = .appConfig,

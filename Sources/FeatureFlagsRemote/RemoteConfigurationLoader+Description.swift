@@ -6,12 +6,16 @@ import Foundation
 extension RemoteConfigurationLoader.Configuration: CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
+    /// The environment and its base URL, the source, the cache directory and the timings; never
+    /// credentials or the evaluation context's values.
     public var description: String {
         "Configuration(environment: \(environment) \(environment.baseURL.absoluteString), source: \(source), cacheDirectory: \(cacheDirectory?.path ?? "nil"), defaultTTL: \(defaultTTL), requestTimeout: \(requestTimeout), maximumPayloadSize: \(maximumPayloadSize), headerFields: \(headerFields.redactedDescription), followsEventStreams: \(followsEventStreams))"
     }
 
+    /// The same as ``description``.
     public var debugDescription: String { description }
 
+    /// What `dump` shows: the fields of ``description``, redacted alike.
     public var customMirror: Mirror {
         Mirror(
             self,

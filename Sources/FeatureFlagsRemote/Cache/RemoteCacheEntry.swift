@@ -20,6 +20,7 @@ public struct RemoteCacheEntry: Sendable, Hashable {
     /// nothing; at most ``RemoteDurationLimits/retryAfter`` ahead.
     public var notBefore: Date?
 
+    /// An entry of `payload` as fetched at `writtenAt`, fresh for `ttl` seconds.
     public init(
         payload: Data, format: RemotePayloadFormat, etag: String?, writtenAt: Date, ttl: TimeInterval, cacheKey: String,
         notBefore: Date? = nil

@@ -25,6 +25,7 @@ public struct RemoteCacheFile: Sendable {
     /// The file's location.
     public let url: URL
 
+    /// The cache file at `url` (it need not exist yet).
     public init(url: URL) {
         self.url = url
     }

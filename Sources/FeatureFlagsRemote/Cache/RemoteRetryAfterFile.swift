@@ -25,6 +25,7 @@ public struct RemoteRetryAfterFile: Sendable {
     /// The file's location.
     public let url: URL
 
+    /// The `Retry-After` file at `url` (it need not exist yet).
     public init(url: URL) {
         self.url = url
     }

@@ -9,7 +9,9 @@ import FeatureFlags
 public struct RuntimeConfigurationUpdates<Key: FeatureFlagKey, Configuration: RuntimeConfiguration>: AsyncSequence,
     Sendable
 {
+    /// Each element is a whole configuration.
     public typealias Element = Configuration
+    /// The sequence never throws.
     public typealias Failure = Never
 
     let snapshots: AsyncStream<FlagSnapshot<Key>>
@@ -19,6 +21,7 @@ public struct RuntimeConfigurationUpdates<Key: FeatureFlagKey, Configuration: Ru
         var snapshots: AsyncStream<FlagSnapshot<Key>>.Iterator
         var last: Configuration?
 
+        /// The next configuration that differs from the last one given; `nil` when the flags stop.
         public mutating func next() async -> Configuration? {
             while let snapshot = await snapshots.next() {
                 let configuration = Configuration(reading: snapshot)
@@ -30,6 +33,7 @@ public struct RuntimeConfigurationUpdates<Key: FeatureFlagKey, Configuration: Ru
             return nil
         }
 
+        /// The next configuration that differs from the last one given, on `actor`; `nil` when the flags stop.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Configuration? {
             while let snapshot = await snapshots.next(isolation: actor) {
                 let configuration = Configuration(reading: snapshot)
@@ -42,6 +46,7 @@ public struct RuntimeConfigurationUpdates<Key: FeatureFlagKey, Configuration: Ru
         }
     }
 
+    /// An iterator starting with the current configuration.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(snapshots: snapshots.makeAsyncIterator(), last: nil)
     }

@@ -26,6 +26,7 @@ public struct AppEnvironment: Sendable, Hashable, CustomStringConvertible {
         /// Production.
         case prod
 
+        /// The name (`dev`, `stage`, `prod`).
         public var description: String { rawValue }
 
         /// The log level an environment uses unless told otherwise: `debug` in dev, `info` in
@@ -52,6 +53,7 @@ public struct AppEnvironment: Sendable, Hashable, CustomStringConvertible {
     /// The log level to configure for this environment.
     public var defaultLogLevel: Logger.Level
 
+    /// An environment named `name` at `baseURL`; its log level defaults to the name's (``Name/defaultLogLevel``).
     public init(
         _ name: Name,
         baseURL: URL,

@@ -13,10 +13,14 @@ import Logging
 ///     named: ProcessInfo.processInfo.environment["APP_ENV"], fallback: .prod)
 /// ```
 public struct AppEnvironments: Sendable, Hashable {
+    /// The development environment.
     public var dev: AppEnvironment
+    /// The staging environment.
     public var stage: AppEnvironment
+    /// The production environment.
     public var prod: AppEnvironment
 
+    /// The app's three environments.
     public init(dev: AppEnvironment, stage: AppEnvironment, prod: AppEnvironment) {
         self.dev = dev
         self.stage = stage

@@ -7,7 +7,9 @@ import Foundation
 public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// An HTTP method.
     public enum Method: String, Sendable, Hashable {
+        /// `GET`.
         case get = "GET"
+        /// `POST`.
         case post = "POST"
     }
 
@@ -16,6 +18,7 @@ public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The path below the base URL, without a leading slash.
     public var path: String
 
+    /// An endpoint reached with `method` at `path` below the base URL (no leading slash).
     public init(_ method: Method, path: String) {
         self.method = method
         self.path = path.hasPrefix("/") ? String(path.dropFirst()) : path
@@ -32,5 +35,6 @@ public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
         baseURL.appendingPathComponent(path)
     }
 
+    /// `METHOD /path`.
     public var description: String { "\(method.rawValue) /\(path)" }
 }

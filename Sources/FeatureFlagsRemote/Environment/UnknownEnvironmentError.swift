@@ -8,6 +8,7 @@ public struct UnknownEnvironmentError: Error, Sendable, Hashable, CustomStringCo
     /// The names an environment can have.
     public var knownNames: [String] { AppEnvironment.Name.allCases.map(\.rawValue) }
 
+    /// The error for `name`.
     public init(name: String) {
         self.name = name
     }
@@ -15,6 +16,7 @@ public struct UnknownEnvironmentError: Error, Sendable, Hashable, CustomStringCo
     /// The longest part of a name a message quotes, so an oversized setting can't flood a log.
     static let quotedLength = 64
 
+    /// A sentence quoting the name (shortened past 64 characters) and listing the known ones.
     public var description: String {
         let quoted = name.count > Self.quotedLength ? String(name.prefix(Self.quotedLength)) + "…" : name
         return

@@ -23,6 +23,7 @@ public struct RemoteEventStream: Sendable, Hashable, CustomStringConvertible, Cu
     /// (`inactivityDelaySec`, at least 1).
     public var inactivityDelay: TimeInterval?
 
+    /// A stream as the server advertised it; not checked until it is followed.
     public init(
         type: String, url: String? = nil, origin: String? = nil, requestURI: String? = nil,
         inactivityDelay: TimeInterval? = nil
@@ -86,6 +87,7 @@ public struct RemoteEventStream: Sendable, Hashable, CustomStringConvertible, Cu
         RemoteLoadError(.eventStreamRefused, message: "The advertised event stream is not followed: \(reason).")
     }
 
+    /// The type and where it leads, its URL's query left out (it may carry credentials).
     public var description: String {
         var parts = ["type: \(type)"]
         if let url { parts.append("url: \(Self.withoutQuery(url))") }
@@ -95,8 +97,10 @@ public struct RemoteEventStream: Sendable, Hashable, CustomStringConvertible, Cu
         return "RemoteEventStream(\(parts.joined(separator: ", ")))"
     }
 
+    /// The same as ``description``.
     public var debugDescription: String { description }
 
+    /// What `dump` shows: the fields of ``description``, URLs without their query.
     public var customMirror: Mirror {
         Mirror(
             self,

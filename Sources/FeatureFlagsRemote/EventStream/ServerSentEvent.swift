@@ -8,6 +8,7 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// sent back as `Last-Event-ID` when reconnecting.
     public var lastEventID: String
 
+    /// An event of `type` (`message` by default) carrying `data`.
     public init(type: String = "message", data: String, lastEventID: String = "") {
         self.type = type
         self.data = data

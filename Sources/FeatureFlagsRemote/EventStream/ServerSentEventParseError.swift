@@ -11,6 +11,7 @@ public struct ServerSentEventParseError: Error, Sendable, Hashable, CustomString
         self.kind = kind
     }
 
+    /// Which limit the stream passed, with the limit.
     public var description: String {
         switch kind {
         case .lineTooLong(let limit):

@@ -24,6 +24,7 @@ public struct ServerSentEventParser: Sendable {
         /// The most `data` bytes one event may gather (256 KiB by default).
         public var maximumEventSize: Int
 
+        /// Limits of 64 KiB per line and 256 KiB per event by default; each at least 1.
         public init(maximumLineLength: Int = 64 * 1024, maximumEventSize: Int = 256 * 1024) {
             self.maximumLineLength = max(1, maximumLineLength)
             self.maximumEventSize = max(1, maximumEventSize)
@@ -46,6 +47,7 @@ public struct ServerSentEventParser: Sendable {
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
+    /// A parser holding the stream to `limits`.
     public init(limits: Limits = Limits()) {
         self.limits = limits
     }

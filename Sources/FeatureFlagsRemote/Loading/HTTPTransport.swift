@@ -38,6 +38,7 @@ public struct RemoteHTTPRequest: Sendable, Hashable {
     /// How long the transport may take, as a backstop to the loader's own timeout.
     public var timeout: TimeInterval
 
+    /// A request; the timeout has the default documented on its member.
     public init(
         method: RemoteEndpoint.Method, url: URL, headerFields: [String: String] = [:], body: Data? = nil,
         timeout: TimeInterval = 30
@@ -59,6 +60,7 @@ public struct RemoteHTTPStreamingResponse: Sendable {
     /// The body's chunks; it finishes with an error when the connection breaks off.
     public var body: AsyncThrowingStream<Data, any Error>
 
+    /// A response whose body arrives through `body`.
     public init(statusCode: Int, headerFields: [String: String] = [:], body: AsyncThrowingStream<Data, any Error>) {
         self.statusCode = statusCode
         self.headerFields = Dictionary(
@@ -92,6 +94,7 @@ public struct RemoteHTTPResponse: Sendable, Hashable {
     /// The body.
     public var body: Data
 
+    /// A response with its whole body.
     public init(statusCode: Int, headerFields: [String: String] = [:], body: Data = Data()) {
         self.statusCode = statusCode
         self.headerFields = Dictionary(

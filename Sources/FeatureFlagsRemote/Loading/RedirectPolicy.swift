@@ -25,6 +25,7 @@ public struct RedirectPolicy: Sendable, Hashable {
     /// The most redirects followed for one request (5 by default).
     public var maximumRedirects: Int
 
+    /// A policy following at most `maximumRedirects` same-origin redirects (0 or more).
     public init(maximumRedirects: Int = 5) {
         self.maximumRedirects = max(0, maximumRedirects)
     }

@@ -14,8 +14,10 @@ public protocol RefreshClock: Sendable {
 
 /// The system wall clock.
 public struct SystemRefreshClock: RefreshClock {
+    /// The system clock.
     public init() {}
 
+    /// `Date()`.
     public var now: Date { Date() }
 
     /// Sleeps in steps of at most a day, so that any deadline, however far (even

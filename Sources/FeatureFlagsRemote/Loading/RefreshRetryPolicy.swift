@@ -19,6 +19,7 @@ public struct RefreshRetryPolicy: Sendable {
     /// A random number in `0..<1`; inject a fixed one in tests.
     public var random: @Sendable () -> Double
 
+    /// A policy with the defaults documented on each member.
     public init(
         initialDelay: TimeInterval = 2,
         multiplier: Double = 2,

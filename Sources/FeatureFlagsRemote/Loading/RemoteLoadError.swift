@@ -2,8 +2,11 @@
 public struct RemoteLoadError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure. New codes may be added.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name (`timedOut`, `unauthorized`, …).
         public let rawValue: String
+        /// The code named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// 401 or 403: refreshing stopped until the app is set up again.
@@ -46,6 +49,7 @@ public struct RemoteLoadError: Error, Sendable, Hashable, CustomStringConvertibl
     /// One sentence saying what happened.
     public let message: String
 
+    /// An error of `code`, with the HTTP status when there was one.
     public init(_ code: Code, statusCode: Int? = nil, message: String) {
         self.code = code
         self.statusCode = statusCode
@@ -55,5 +59,6 @@ public struct RemoteLoadError: Error, Sendable, Hashable, CustomStringConvertibl
     /// Whether a later attempt may succeed without anyone changing anything.
     public var isFatal: Bool { code == .unauthorized }
 
+    /// The message.
     public var description: String { message }
 }

@@ -44,6 +44,7 @@ public struct RemoteEvaluationContext: Sendable, Hashable {
     /// with `.current.excluding(.locale)`.
     public var appContext: AppContext?
 
+    /// A context for `targetingKey` (anonymous when `nil`) with `attributes`, sending the process's app context unless told otherwise.
     public init(targetingKey: String? = nil, attributes: [String: FlagValue] = [:], appContext: AppContext? = .current) {
         self.targetingKey = targetingKey
         self.attributes = attributes

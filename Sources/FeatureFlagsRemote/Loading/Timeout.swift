@@ -5,6 +5,7 @@ import Foundation
 /// the other is cancelled. The caller never waits for a transport that ignores cancellation.
 /// `package`: FeatureFlagsEvents' delivery sends its batches through it too.
 package enum Timeout {
+    /// The result of `operation`, or ``RemoteLoadError`` with code `timedOut` when `seconds` (clamped to 0 to a day) pass first on `clock`.
     package static func run<T: Sendable>(
         seconds: TimeInterval, clock: any RefreshClock, operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {

@@ -32,6 +32,7 @@ public struct URLSessionTransport: HTTPTransport {
         self.owner = SessionOwner(configuration: configuration, redirectPolicy: redirectPolicy)
     }
 
+    /// Sends `request`, its body streamed back; a refused redirect throws ``RemoteLoadError`` with code `redirectRefused`.
     public func send(_ request: RemoteHTTPRequest) async throws -> RemoteHTTPStreamingResponse {
         var urlRequest = URLRequest(
             url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)

@@ -13,6 +13,7 @@ public struct IgnoredRemoteValue: Sendable, Hashable, CustomStringConvertible {
         /// An entry that is not a flag evaluation (no key, or not an object).
         case malformedEntry
 
+        /// Why, in a few words.
         public var description: String {
             switch self {
             case .unknownKey: "unknown key"
@@ -28,10 +29,12 @@ public struct IgnoredRemoteValue: Sendable, Hashable, CustomStringConvertible {
     /// Why it was left out.
     public var reason: Reason
 
+    /// A value of `key` left out for `reason`.
     public init(key: String, reason: Reason) {
         self.key = key
         self.reason = reason
     }
 
+    /// `'key': reason`.
     public var description: String { "'\(key)': \(reason)" }
 }

@@ -16,6 +16,7 @@ public struct DecodedRemotePayload: Sendable, Hashable {
     /// most 8, in the server's order.
     public var eventStreams: [RemoteEventStream]
 
+    /// A decoded payload; the time to live is the server's, when it gave one.
     public init(
         values: [String: RemoteFlagValue], ignored: [IgnoredRemoteValue] = [], ttl: TimeInterval? = nil,
         deferredToDefault: [String] = [], eventStreams: [RemoteEventStream] = []

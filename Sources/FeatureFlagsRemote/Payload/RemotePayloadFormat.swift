@@ -5,5 +5,6 @@ public enum RemotePayloadFormat: String, Sendable, Hashable, Codable, CustomStri
     /// An OFREP bulk evaluation response.
     case ofrep
 
+    /// The format's name.
     public var description: String { rawValue }
 }

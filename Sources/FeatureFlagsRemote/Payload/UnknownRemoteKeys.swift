@@ -17,6 +17,7 @@ package final class UnknownRemoteKeys: Sendable {
     private let seen = Locked<Set<String>>([])
     private let capacity: Int
 
+    /// A record remembering at most `capacity` keys.
     package init(capacity: Int = UnknownRemoteKeys.capacity) {
         self.capacity = capacity
     }

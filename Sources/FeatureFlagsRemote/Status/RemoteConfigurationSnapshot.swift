@@ -33,6 +33,7 @@ public struct RemoteConfigurationSnapshot: Sendable, Hashable {
     /// second rather than at the next TTL refresh.
     public var isEventStreamConnected = false
 
+    /// A snapshot; by default no values and not ready.
     public init(
         values: RemoteFlagValues = .empty, status: RemoteStatus = .notReady, notice: RemoteNotice? = nil,
         lastError: RemoteLoadError? = nil, ignored: [IgnoredRemoteValue] = [], cacheProblem: String? = nil,

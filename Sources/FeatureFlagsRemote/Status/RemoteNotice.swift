@@ -14,6 +14,7 @@ public struct RemoteNotice: Sendable, Hashable, CustomStringConvertible {
     /// An English sentence to show, or to replace with the app's own localised text by `kind`.
     public var message: String
 
+    /// The notice of `kind`, with its English message.
     public init(kind: Kind) {
         self.kind = kind
         switch kind {
@@ -24,5 +25,6 @@ public struct RemoteNotice: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The message.
     public var description: String { message }
 }

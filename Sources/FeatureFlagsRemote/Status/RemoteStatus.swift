@@ -25,6 +25,7 @@ public enum RemoteStatus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The status' name, with the error's code for a failure.
     public var description: String {
         switch self {
         case .error(let error), .fatal(let error): "\(name) (\(error.code))"
