@@ -16,7 +16,8 @@ public final class StatePublisher: Sendable {
     /// `nil` when the server takes no events.
     public let eventIngestion: JSONValue?
 
-    /// A publisher serving no environment until the first publish; `ttlSeconds`, `bucketing` and `eventIngestion` apply to every state it compiles.
+    /// A publisher serving no environment until the first publish; `ttlSeconds`, `bucketing` and
+    /// `eventIngestion` apply to every state it compiles.
     public init(ttlSeconds: Int, bucketing: FractionalBucketing = .current, eventIngestion: JSONValue? = nil) {
         self.ttlSeconds = ttlSeconds
         self.bucketing = bucketing
