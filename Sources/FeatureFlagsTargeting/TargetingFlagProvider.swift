@@ -89,14 +89,17 @@ public struct TargetingFlagProvider: RemoteFlagProvider {
         return RemoteFlagValues(values, source: "flag definitions")
     }
 
+    /// The registry's flags evaluated for the provider's context, at once.
     public func cachedFlags() -> RemoteFlagValues? {
         values(for: context)
     }
 
+    /// The registry's flags evaluated for the provider's context.
     public func loadFlags() async throws -> RemoteFlagValues {
         values(for: context)
     }
 
+    /// The registry's flags evaluated for the provider's context again (the definitions do not change).
     public func refresh() async throws -> RemoteFlagValues {
         values(for: context)
     }

@@ -10,11 +10,13 @@ public struct FlagDebugRowView: View {
     let model: FlagDebugModel
     @State private var problem: String?
 
+    /// The view of `row`, acting through `model`.
     public init(row: FlagDebugRow, model: FlagDebugModel) {
         self.row = row
         self.model = model
     }
 
+    /// The flag's name, value and winning layer, its editor, and its clear actions.
     public var body: some View {
         VStack(alignment: .leading, spacing: 4) {
             HStack {

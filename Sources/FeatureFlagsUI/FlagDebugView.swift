@@ -44,6 +44,7 @@ public struct FlagDebugView<Key: FeatureFlagKey>: View {
         self.environments = environments
     }
 
+    /// The searchable, filterable flag list with its status and Reset All.
     public var body: some View {
         let list = model.list(filter)
         List {

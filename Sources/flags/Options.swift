@@ -40,9 +40,11 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension BuildConfiguration: ExpressibleByArgument {
+    /// The configuration named `argument` (its name or an alias such as `dev`); `nil` for an unknown name.
     public init?(argument: String) {
         self.init(name: argument)
     }
 
+    /// The configurations' raw values, for `--help`.
     public static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }

@@ -95,6 +95,7 @@ public struct DefinedFlag: Sendable {
 
     /// The flag key.
     public var key: String { storage.key }
+    /// Whether the flag is in service (`ENABLED`) or returns the caller's default (`DISABLED`).
     public var state: FlagState { storage.state }
     /// Variant names and their values, all of ``variantType``.
     ///
@@ -102,6 +103,7 @@ public struct DefinedFlag: Sendable {
     public var variants: [String: JSONValue] {
         storage.variantsByName ?? Dictionary(storage.variants, uniquingKeysWith: { first, _ in first })
     }
+    /// The JSON type every variant's value has.
     public var variantType: FlagVariantType { storage.variantType }
     /// The variant served without targeting; `nil` means "the caller's default".
     public var defaultVariant: String? { storage.defaultVariant }

@@ -29,6 +29,7 @@ public struct FlagDefinitionError: Error, Sendable, Hashable, CustomStringConver
     /// What loading did about it.
     public var effect: Effect
 
+    /// A problem with `source` (or its flag `flagKey`) and what loading did about it.
     public init(source: String, flagKey: String?, problem: String, effect: Effect) {
         self.source = source
         self.flagKey = flagKey
@@ -36,6 +37,7 @@ public struct FlagDefinitionError: Error, Sendable, Hashable, CustomStringConver
         self.effect = effect
     }
 
+    /// `source: flag "key": problem (what loading did)`, as the type's example shows.
     public var description: String {
         let place = flagKey.map { "\(source): flag \"\($0)\"" } ?? source
         let consequence: String = switch effect {
@@ -51,8 +53,10 @@ public struct FlagDefinitionError: Error, Sendable, Hashable, CustomStringConver
 
 /// Every problem found by ``FlagDefinitions/loadStrictly(_:)``.
 public struct FlagDefinitionLoadFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Every problem, in the order found.
     public var errors: [FlagDefinitionError]
 
+    /// One problem per line.
     public var description: String {
         errors.map(\.description).joined(separator: "\n")
     }

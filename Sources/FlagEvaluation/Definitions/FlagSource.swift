@@ -7,11 +7,13 @@ public struct FlagSource: Sendable, Hashable {
     /// The JSON document (UTF-8).
     public var data: Data
 
+    /// A source named `name` holding `data` (UTF-8 JSON).
     public init(name: String, data: Data) {
         self.name = name
         self.data = data
     }
 
+    /// A source named `name` holding the JSON text `json`.
     public init(name: String, json: String) {
         self.init(name: name, data: Data(json.utf8))
     }

@@ -1,8 +1,12 @@
 /// The JSON type shared by all variants of a flag.
 public enum FlagVariantType: String, Sendable, Hashable, CaseIterable {
+    /// `true` and `false`.
     case boolean
+    /// Strings.
     case string
+    /// Numbers, whole or not.
     case number
+    /// JSON objects.
     case object
 
     init?(of value: JSONValue) {

@@ -12,6 +12,7 @@ public struct EvaluationContext: Sendable, Hashable {
     /// Any other attributes.
     public var attributes: [String: JSONValue]
 
+    /// A context for `targetingKey` (anonymous when `nil`) with `attributes`.
     public init(targetingKey: String? = nil, attributes: [String: JSONValue] = [:]) {
         self.targetingKey = targetingKey
         self.attributes = attributes

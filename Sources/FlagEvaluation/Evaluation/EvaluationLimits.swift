@@ -18,6 +18,7 @@ public struct EvaluationLimits: Sendable, Hashable {
     /// Array elements plus string bytes one evaluation may build. Default 100,000.
     public var maximumAllocatedElements: Int
 
+    /// Limits of `maximumSteps` steps and `maximumAllocatedElements` built elements per evaluation.
     public init(maximumSteps: Int = 100_000, maximumAllocatedElements: Int = 100_000) {
         self.maximumSteps = maximumSteps
         self.maximumAllocatedElements = maximumAllocatedElements
@@ -37,15 +38,18 @@ public struct EvaluationLimitExceeded: Error, Sendable, Hashable, CustomStringCo
         case allocatedElements
     }
 
+    /// Which limit was reached.
     public let limit: Limit
     /// The limit's value.
     public let maximum: Int
 
+    /// The error for `limit`, whose value was `maximum`.
     public init(limit: Limit, maximum: Int) {
         self.limit = limit
         self.maximum = maximum
     }
 
+    /// Which budget the rule exceeded, with its value and the setting that holds it.
     public var description: String {
         switch limit {
         case .steps:

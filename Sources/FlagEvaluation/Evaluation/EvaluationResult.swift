@@ -6,6 +6,7 @@ public struct EvaluationResult: Sendable, Hashable {
     public var value: JSONValue
     /// The chosen variant, or `nil` when the caller's default was served.
     public var variant: String?
+    /// Why the value was served (`STATIC`, `TARGETING_MATCH`, `DEFAULT`, `DISABLED` or `ERROR`).
     public var reason: EvaluationReason
     /// Set when ``reason`` is ``EvaluationReason/error``.
     public var errorCode: EvaluationErrorCode?
@@ -14,6 +15,7 @@ public struct EvaluationResult: Sendable, Hashable {
     /// The flag's metadata (flag-set metadata merged under it); empty if the flag was not found.
     public var metadata: [String: JSONValue]
 
+    /// A result as evaluation produces it.
     public init(
         flagKey: String,
         value: JSONValue,

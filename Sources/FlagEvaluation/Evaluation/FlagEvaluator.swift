@@ -16,6 +16,7 @@ import Foundation
 /// if result.value == true { ... }
 /// ```
 public struct FlagEvaluator: Sendable {
+    /// The compiled definitions evaluated.
     public let definitions: FlagDefinitions
     /// The algorithm `fractional` uses to pick buckets.
     public let bucketing: FractionalBucketing
@@ -23,6 +24,7 @@ public struct FlagEvaluator: Sendable {
     /// code `GENERAL`.
     public let limits: EvaluationLimits
 
+    /// An evaluator of `definitions`, bucketing `fractional` with `bucketing` and bounding each evaluation by `limits`.
     public init(definitions: FlagDefinitions, bucketing: FractionalBucketing = .current, limits: EvaluationLimits = .default) {
         self.definitions = definitions
         self.bucketing = bucketing

@@ -7,12 +7,14 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
     /// 1-based column (in bytes) of the offending byte.
     public var column: Int
 
+    /// An error with `reason` at `line` and `column` (1-based; the column in bytes).
     public init(reason: String, line: Int, column: Int) {
         self.reason = reason
         self.line = line
         self.column = column
     }
 
+    /// `invalid JSON at line L, column C: reason`.
     public var description: String {
         "invalid JSON at line \(line), column \(column): \(reason)"
     }

@@ -121,6 +121,7 @@ extension JSONValue: Equatable {
 }
 
 extension JSONValue: Hashable {
+    /// Hashes the value so that equal numbers hash alike whether held as `.int` or `.double`.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null:

@@ -27,6 +27,7 @@ public struct JSONLogicError: Error, Sendable, Hashable, CustomStringConvertible
             + (quoted.count > 4 ? " (\(quoted.count) evaluators)" : "")
     }
 
+    /// What cannot be compiled and where, naming the operator or the `$ref` chain.
     public var description: String {
         switch kind {
         case .unknownOperator(let name):

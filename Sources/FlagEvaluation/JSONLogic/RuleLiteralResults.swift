@@ -11,11 +11,13 @@ public struct RuleLiteralResult: Sendable, Hashable, CustomStringConvertible {
     /// Where the literal is: `if[1]`, `fractional[1][0]`, `$ref "beta" › if[2]`.
     public var path: String
 
+    /// The literal `variant` at `path`.
     public init(variant: String, path: String) {
         self.variant = variant
         self.path = path
     }
 
+    /// `"variant" at path`.
     public var description: String { "\"\(variant)\" at \(path)" }
 }
 
