@@ -50,6 +50,7 @@ public struct Manifest: Sendable {
     /// first occurrence is in ``flags``). Filled only by a lenient read, for linting.
     public var duplicateKeys: [(key: String, lines: [Int])]
 
+    /// A manifest of `flags`, with flagd's `flagSetId` and the manifest's version when given.
     public init(flags: [ManifestFlag], flagSetID: String? = nil, version: String? = nil) {
         self.flags = flags
         self.flagSetID = flagSetID

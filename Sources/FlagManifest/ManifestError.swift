@@ -16,6 +16,7 @@ public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible 
     /// What is wrong, as a sentence.
     public let message: String
 
+    /// An error in `file` (at `line`, in `field`, when known) saying `message`.
     public init(file: String, line: Int? = nil, field: String = "", message: String) {
         self.file = file
         self.line = line
@@ -23,6 +24,7 @@ public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible 
         self.message = message
     }
 
+    /// `file:line: field: message`, leaving out what is not known.
     public var description: String {
         var text = file
         if let line { text += ":\(line)" }

@@ -19,6 +19,7 @@ public struct ManifestFlag: Sendable {
     /// `iPadLayouts` for `ipad_layouts`. Metadata `swiftName`.
     public var swiftName: String?
 
+    /// A manifest flag of `definition`; every other part has the default documented on its member.
     public init(
         definition: FlagDefinition, isEnabled: Bool = true, line: Int? = nil, customMetadata: [String: FlagValue] = [:],
         swiftName: String? = nil

@@ -11,6 +11,7 @@ public struct ManifestReader: Sendable {
     /// linting) instead of failing the read.
     public var allowsDuplicateFlags: Bool
 
+    /// A reader; with `allowsDuplicateFlags` a repeated flag key is recorded rather than refused.
     public init(allowsDuplicateFlags: Bool = false) {
         self.allowsDuplicateFlags = allowsDuplicateFlags
     }

@@ -20,6 +20,7 @@
 /// Shared by the core (`FlagValue`) and the evaluation engine (`JSONValue`), which do not depend
 /// on each other. Its code is inlinable so that each builder gets a specialized parser.
 public struct JSONParser<Builder: JSONTreeBuilder> {
+    /// The value type the builder makes.
     public typealias Value = Builder.Value
 
     /// Deepest nesting accepted, so hostile input cannot exhaust the stack: input at this depth

@@ -15,6 +15,7 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
     /// `/flags/page_size`; empty at the top level.
     public var path: String
 
+    /// An error with `reason` at `line` and `column` (1-based; the column in bytes), inside `path` when given.
     public init(reason: String, line: Int, column: Int, path: String = "") {
         self.reason = reason
         self.line = line
@@ -27,6 +28,7 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
         path.isEmpty ? reason : "at \(Self.quoted(path)): \(reason)"
     }
 
+    /// `invalid JSON at line L, column C: reason`, with the JSON Pointer when there is one.
     public var description: String {
         path.isEmpty
             ? "invalid JSON at line \(line), column \(column): \(reason)"

@@ -12,11 +12,15 @@
 /// for child in tape.children(of: root) { ... }
 /// ```
 public struct JSONTape<Value> {
+    /// One JSON value on the tape: its kind, its size, and where its subtree, scalar and key are.
     public struct Node {
+        /// What kind of value a node is.
         public enum Kind: UInt8 {
+            /// A scalar (null, Boolean, number, string), an array or an object.
             case scalar, array, object
         }
 
+        /// What kind of value the node is.
         public var kind: Kind
         /// The number of elements of an array or members of an object; 0 for a scalar.
         public var count: Int32
@@ -36,10 +40,14 @@ public struct JSONTape<Value> {
         }
     }
 
+    /// Every value parsed, each followed by its subtree.
     public var nodes: [Node] = []
+    /// The scalars' values, in document order.
     public var scalars: [Value] = []
+    /// The object members' keys, in document order.
     public var keys: [String] = []
 
+    /// An empty tape.
     @inlinable public init() {}
 
     /// The children of the array or object at `index`, in document order.
@@ -67,10 +75,12 @@ public struct JSONTape<Value> {
             self.parent = parent
         }
 
+        /// An iterator over the children's indices, in document order.
         @inlinable public func makeIterator() -> Iterator {
             Iterator(nodes: nodes, next: parent + 1, end: Int(nodes[parent].end))
         }
 
+        /// Steps from one child to the next over the child's subtree.
         public struct Iterator: IteratorProtocol {
             @usableFromInline let nodes: [Node]
             @usableFromInline var upcoming: Int
@@ -82,6 +92,7 @@ public struct JSONTape<Value> {
                 self.end = end
             }
 
+            /// The next child's index; `nil` after the last.
             @inlinable public mutating func next() -> Int? {
                 guard upcoming < end else { return nil }
                 let child = upcoming
