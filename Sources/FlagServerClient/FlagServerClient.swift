@@ -29,9 +29,11 @@ public struct FlagServerClient: Sendable {
     /// The largest answer accepted by default: 8 MiB, the server's own import limit.
     public static let defaultMaximumResponseBytes = 8 * 1024 * 1024
 
+    /// The server's base URL (without `/admin/v1`).
     public let server: URL
     private let token: String
     private let transport: any FlagServerTransport
+    /// The largest answer body accepted (8 MiB unless set).
     public let maximumResponseBytes: Int
     /// Where the token came from, as a refused token's message names it: `--token or the
     /// FLAGS_SERVER_TOKEN environment variable` unless told otherwise.
@@ -89,16 +91,21 @@ public struct FlagServerClient: Sendable {
     public struct Registration: Sendable, Hashable {
         /// One changed subject: `flag "checkout" in production`.
         public struct Change: Sendable, Hashable, Decodable {
+            /// The environment changed.
             public var environment: String
+            /// What kind of thing changed (`flag`, `segment`, `environment`).
             public var subject: String
+            /// The flag's or segment's key, or the environment's name.
             public var key: String
 
+            /// A change of `subject` `key` in `environment`.
             public init(environment: String, subject: String, key: String) {
                 self.environment = environment
                 self.subject = subject
                 self.key = key
             }
         }
+        /// Every subject the registration changes (or changed).
         public var changes: [Change]
         /// Why the server would refuse the write (dry run), one sentence each.
         public var problems: [String]

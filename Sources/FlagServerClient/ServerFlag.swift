@@ -6,6 +6,7 @@ import FeatureFlags
 public struct ServerFlag: Sendable, Hashable, Codable {
     /// The server's value types (`float` where the manifest says `double`).
     public enum ValueType: String, Sendable, Hashable, Codable {
+        /// The flag's value type as the server names it: `boolean`, `string`, `integer`, `float` or `object`.
         case boolean, string, integer, float, object
 
         /// The server's name for a manifest type.
@@ -33,13 +34,21 @@ public struct ServerFlag: Sendable, Hashable, Codable {
 
     /// The registry metadata the server keeps, and the flag's own flagd metadata.
     public struct Metadata: Sendable, Hashable, Codable {
+        /// A name for people; `nil` when not given.
         public var displayName: String?
+        /// What the flag is for; `nil` when not given.
         public var description: String?
+        /// Who owns the flag; `nil` when not given.
         public var owner: String?
+        /// The flag's lifecycle phase; `nil` when not given.
         public var phase: Int?
+        /// When the flag is to be removed, as written; `nil` when not given.
         public var removalTarget: String?
+        /// Flags that must be on for this one to be on.
         public var requires: [String]
+        /// Flags that must not be on together with this one.
         public var conflicts: [String]
+        /// Whether the flag's values must never be shown or logged.
         public var sensitive: Bool
         /// The flag's own flagd metadata (`metadata.custom` on the server): string, number and
         /// Boolean values under keys that are not registry fields, served with every evaluation.
@@ -47,6 +56,7 @@ public struct ServerFlag: Sendable, Hashable, Codable {
         /// those and keeps the server's other keys.
         public var custom: [String: FlagValue]
 
+        /// Metadata with every field empty by default.
         public init(
             displayName: String? = nil, description: String? = nil, owner: String? = nil, phase: Int? = nil,
             removalTarget: String? = nil, requires: [String] = [], conflicts: [String] = [], sensitive: Bool = false,
@@ -67,6 +77,7 @@ public struct ServerFlag: Sendable, Hashable, Codable {
             case displayName, description, owner, phase, removalTarget, requires, conflicts, sensitive, custom
         }
 
+        /// Decodes metadata; absent lists are empty, `sensitive` is `false` and `custom` empty when left out.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
@@ -96,14 +107,18 @@ public struct ServerFlag: Sendable, Hashable, Codable {
         }
     }
 
+    /// The flag's key.
     public var key: String
+    /// The type of every variant's value.
     public var type: ValueType
     /// The named values the flag can serve.
     public var variants: [String: FlagValue]
+    /// The registry metadata and the flag's own flagd metadata.
     public var metadata: Metadata
     /// The code default's variant, when the flag was registered by `flags push`.
     public var defaultVariant: String?
 
+    /// A flag definition as the server holds it.
     public init(
         key: String, type: ValueType, variants: [String: FlagValue], metadata: Metadata = Metadata(),
         defaultVariant: String? = nil

@@ -7,15 +7,22 @@
 /// - ``Kind/serverFailure``: a flag server could not be reached, refused the token or the
 ///   request, or answered something unusable (exit status 3).
 public struct ToolingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it is, which decides the exit status (see the type's documentation).
     public enum Kind: Sendable, Hashable {
+        /// The input cannot be used (exit status 2).
         case invalidInput
+        /// The command ran and found a problem (exit status 1).
         case failed
+        /// A flag server could not be reached or answered something unusable (exit status 3).
         case serverFailure
     }
 
+    /// What kind of failure it is.
     public let kind: Kind
+    /// What happened and how to fix it, in a sentence or two.
     public let message: String
 
+    /// A failure of `kind` saying `message`.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
@@ -30,5 +37,6 @@ public struct ToolingError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The message.
     public var description: String { message }
 }

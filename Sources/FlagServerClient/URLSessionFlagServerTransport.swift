@@ -14,10 +14,14 @@ public struct URLSessionFlagServerTransport: FlagServerTransport {
     /// How long to wait for the server: for the connection, each read, and the whole answer.
     public var timeout: TimeInterval
 
+    /// A transport waiting `timeout` seconds (30 by default) for the server.
     public init(timeout: TimeInterval = 30) {
         self.timeout = timeout
     }
 
+    /// Sends `request` and waits for the answer, without following redirects.
+    /// - Throws: ``FlagServerTransportError`` when the server cannot be reached or times out, or the
+    ///   answer passes the request's limit.
     public func send(_ request: FlagServerRequest) throws(FlagServerTransportError) -> FlagServerResponse {
         let collector = Collector(limit: request.maximumResponseBytes)
         let configuration = URLSessionConfiguration.ephemeral
