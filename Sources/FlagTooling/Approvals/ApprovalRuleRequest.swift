@@ -15,6 +15,7 @@ public struct ApprovalRuleRequest: Sendable, Hashable, Decodable {
     /// Why, recorded in the audit log (sent, never answered).
     public var reason: String?
 
+    /// A rule request; with `appliesTo` `nil` the server covers its default scopes (all three).
     public init(requiredApprovals: Int, appliesTo: [String]? = nil, reason: String? = nil) {
         self.requiredApprovals = requiredApprovals
         self.appliesTo = appliesTo

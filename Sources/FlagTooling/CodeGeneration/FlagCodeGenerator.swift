@@ -17,6 +17,8 @@ public struct FlagCodeGenerator: Sendable {
     /// `public` or `internal`.
     public var accessLevel: String
 
+    /// A generator naming the enum `enumName` and the typed values' namespace `valuesName` (the
+    /// enum's name and `Values` when `nil`), declared at `accessLevel`.
     public init(enumName: String = "AppFlag", valuesName: String? = nil, accessLevel: String = "internal") {
         self.enumName = enumName
         self.valuesName = valuesName ?? "\(enumName)Values"

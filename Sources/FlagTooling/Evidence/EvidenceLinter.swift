@@ -5,8 +5,10 @@ import FlagManifest
 /// manifest flag the server finds `unused` (rule `unused`) or `settled` (rule `settled`), saying
 /// what to remove it with. Flags the server does not know, and active or unknown ones, pass.
 public struct EvidenceLinter: Sendable {
+    /// The server's evidence of one environment.
     public var evidence: ServerEvidence
 
+    /// A linter of `evidence`.
     public init(evidence: ServerEvidence) {
         self.evidence = evidence
     }

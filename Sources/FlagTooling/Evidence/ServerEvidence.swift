@@ -10,21 +10,30 @@ import Foundation
 /// otherwise, and `unknown` when the server keeps no events or has not kept them long enough.
 /// The server's documentation gives the exact rules.
 public struct ServerEvidence: Sendable, Hashable, Decodable {
+    /// What the evidence says about removing the flag.
     public enum State: String, Sendable, Hashable, Decodable {
+        /// Active, unused, settled or unknown, by the server's rules.
         case active, unused, settled, unknown
     }
 
     /// The unbroken run of one variant up to the day the evidence was computed.
     public struct Run: Sendable, Hashable, Decodable {
+        /// The variant served throughout the run.
         public var variant: String
         /// The first day of the run (milliseconds since 1970, the start of a UTC day).
         public var since: Int64
+        /// Whether the run reaches back to the window's start without anything else served.
         public var coversWindow: Bool
+        /// The app versions served in the run, sorted.
         public var appVersions: [String]
+        /// The variant's evaluations on the run's days.
         public var evaluations: Int
+        /// The variant's exposures on the run's days.
         public var exposures: Int
+        /// Distinct units per day on the run's days, added over the days.
         public var unitDays: Int
 
+        /// A run as the server answers it.
         public init(
             variant: String, since: Int64, coversWindow: Bool, appVersions: [String], evaluations: Int, exposures: Int, unitDays: Int
         ) {
@@ -38,17 +47,26 @@ public struct ServerEvidence: Sendable, Hashable, Decodable {
         }
     }
 
+    /// The evidence of one flag.
     public struct Flag: Sendable, Hashable, Decodable {
+        /// The flag's key.
         public var flag: String
+        /// What the evidence says about removing it.
         public var state: State
         /// Why, one sentence from the server.
         public var reason: String
+        /// The newest summary or exposure the server received for the flag (milliseconds since 1970).
         public var lastEvaluated: Int64?
+        /// The window's evaluations, served and local.
         public var evaluations: Int
+        /// The window's exposures, served and local.
         public var exposures: Int
+        /// The window's evaluations and exposures of a local value (code default, build value, override).
         public var localEvaluations: Int
+        /// The newest served variant's unbroken run; `nil` when nothing was served in the window.
         public var run: Run?
 
+        /// A flag's evidence as the server answers it.
         public init(
             flag: String, state: State, reason: String, lastEvaluated: Int64? = nil, evaluations: Int = 0, exposures: Int = 0,
             localEvaluations: Int = 0, run: Run? = nil
@@ -64,12 +82,18 @@ public struct ServerEvidence: Sendable, Hashable, Decodable {
         }
     }
 
+    /// The environment whose events were read.
     public var environment: String
+    /// How many whole days before today the window reaches back.
     public var days: Int
+    /// The start of the window (milliseconds since 1970, the start of a UTC day).
     public var windowStart: Int64
+    /// Whether the server keeps events at all; without, every flag is unknown.
     public var eventsEnabled: Bool
+    /// Every flag's evidence, in key order.
     public var flags: [Flag]
 
+    /// Evidence as the server answers it.
     public init(environment: String, days: Int, windowStart: Int64, eventsEnabled: Bool = true, flags: [Flag]) {
         self.environment = environment
         self.days = days

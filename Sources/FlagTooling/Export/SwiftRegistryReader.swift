@@ -26,6 +26,7 @@ import SwiftSyntax
 /// registry checks it; a `validate` closure is code the manifest cannot carry and is left out,
 /// as the in-process export leaves it out.
 public struct SwiftRegistryReader: Sendable {
+    /// A reader.
     public init() {}
 
     /// Every `TypedFlag` and `FlagDefinition` constant declared in `sources` (`static let`),

@@ -1,6 +1,7 @@
 /// A dotted version such as `3.0` or `3.1.2`, compared component by component (missing
 /// components count as zero, so `3.0` equals `3.0.0`).
 public struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The version's numbers, in order (`[3, 1, 2]` for `3.1.2`).
     public let components: [Int]
 
     /// Parses `X.Y` or `X.Y.Z` (whole numbers); `nil` for anything else.
@@ -17,6 +18,7 @@ public struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.components = components
     }
 
+    /// Compares component by component, a missing component counting as zero.
     public static func < (lhs: AppVersion, rhs: AppVersion) -> Bool {
         for index in 0..<max(lhs.components.count, rhs.components.count) {
             let left = index < lhs.components.count ? lhs.components[index] : 0
@@ -26,15 +28,18 @@ public struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
         return false
     }
 
+    /// Equal when no component differs, a missing component counting as zero (`3.0` equals `3.0.0`).
     public static func == (lhs: AppVersion, rhs: AppVersion) -> Bool {
         !(lhs < rhs) && !(rhs < lhs)
     }
 
+    /// Hashes the components without trailing zeros, so that equal versions hash alike.
     public func hash(into hasher: inout Hasher) {
         var trimmed = components
         while trimmed.last == 0 { trimmed.removeLast() }
         hasher.combine(trimmed)
     }
 
+    /// The components joined by dots, as given.
     public var description: String { components.map(String.init).joined(separator: ".") }
 }

@@ -2,6 +2,7 @@ import FeatureFlags
 
 /// One problem found by ``ManifestLinter``.
 public struct LintFinding: Sendable, Hashable {
+    /// Whether the finding fails the lint.
     public enum Severity: String, Sendable, Hashable {
         /// Fails the lint (exit status 1).
         case error
@@ -9,6 +10,7 @@ public struct LintFinding: Sendable, Hashable {
         case warning
     }
 
+    /// Whether the finding fails the lint.
     public let severity: Severity
     /// A stable identifier of the rule, such as `removal-due`, for CI filters.
     public let rule: String
@@ -19,6 +21,7 @@ public struct LintFinding: Sendable, Hashable {
     /// What is wrong and how to fix it.
     public let message: String
 
+    /// A finding of `rule` about the flag `key` (at `line`, when known).
     public init(_ severity: Severity, rule: String, key: String?, line: Int?, message: String) {
         self.severity = severity
         self.rule = rule

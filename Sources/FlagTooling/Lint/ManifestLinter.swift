@@ -16,6 +16,7 @@ public struct ManifestLinter: Sendable {
     /// The version of the app being built or released.
     public var appVersion: AppVersion
 
+    /// A linter for the app at `appVersion`.
     public init(appVersion: AppVersion) {
         self.appVersion = appVersion
     }

@@ -2,7 +2,9 @@ import FeatureFlags
 
 /// One flag as the command-line debug menu shows it.
 public struct FlagRow: Sendable {
+    /// The flag as the manifest declares it.
     public let definition: FlagDefinition
+    /// The flag's value with its layer, reason and every layer's report.
     public let details: FlagEvaluationDetails
     /// Whether a local override is set (whether or not it won).
     public let isOverridden: Bool

@@ -10,7 +10,9 @@ import Logging
 /// Reading never changes the file. Overrides for keys the manifest does not know are kept in
 /// the file untouched (another manifest may know them) and reported as ``warnings``.
 public final class OverrideSession: Sendable {
+    /// The manifest whose flags are resolved.
     public let manifest: Manifest
+    /// The engine resolving them for the build configuration.
     public let engine: FlagEngine
     /// The override file.
     public let overridesURL: URL

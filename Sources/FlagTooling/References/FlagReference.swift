@@ -16,10 +16,13 @@ public struct FlagReference: Sendable, Hashable {
 
     /// The flag's key.
     public let key: String
+    /// The file's path, as given to the finder.
     public let file: String
     /// 1-based line and column.
     public let line: Int
+    /// The 1-based column.
     public let column: Int
+    /// How the source names the flag.
     public let kind: Kind
     /// The referring source text, such as `AppFlag.chatViewRedesign`.
     public let text: String

@@ -19,8 +19,10 @@ import SwiftSyntax
 /// Declarations themselves (the enum, its metadata, the typed constants) and generated files
 /// (starting with ``FlagCodeGenerator/header``) are not references.
 public struct ReferenceFinder: Sendable {
+    /// The manifest whose flags are looked for.
     public let manifest: Manifest
 
+    /// A finder of the flags of `manifest`.
     public init(manifest: Manifest) {
         self.manifest = manifest
     }

@@ -3,6 +3,7 @@ import FlagManifest
 
 /// What ``ReferenceFinder`` found.
 public struct ReferenceReport: Sendable {
+    /// The manifest whose flags were looked for.
     public let manifest: Manifest
     /// Every reference, in file and line order.
     public var references: [FlagReference] = []

@@ -5,16 +5,23 @@ import Foundation
 
 /// The changes ``FlagRemover`` would make.
 public struct FlagRemovalPlan: Sendable {
+    /// One Swift file's rewrite.
     public struct FileEdit: Sendable {
+        /// The file's path.
         public let path: String
+        /// The file's text before the rewrite.
         public let before: String
+        /// The file's text after it.
         public let after: String
         /// What the rewrite did, as short phrases.
         public let notes: [String]
     }
 
+    /// The key of the flag removed.
     public let key: String
+    /// Whether the flag stays on (`true`: the code it guards is kept) or off (that code is removed).
     public let keep: Bool
+    /// The Swift files the rewrite changes.
     public let edits: [FileEdit]
     /// The manifest without the flag.
     public let manifest: Manifest

@@ -13,7 +13,9 @@ import Foundation
 /// try plan.apply(manifestPath: "flags.json")
 /// ```
 public struct FlagRemover: Sendable {
+    /// The manifest declaring the flag.
     public let manifest: Manifest
+    /// The key of the flag to remove.
     public let key: String
     /// Whether the flag stays on (`true`) or off.
     public let keep: Bool

@@ -8,14 +8,18 @@ import Foundation
 public enum RolloutSpecification {
     /// One step: the share of units on the new variant and how long it is held.
     public struct Step: Sendable, Hashable {
+        /// The share of units on the new variant, in percent (0 < percent ≤ 100).
         public var percent: Double
+        /// Seconds the step is held before the next.
         public var durationSeconds: Int
 
+        /// A step serving `percent` % of units for `durationSeconds` seconds.
         public init(percent: Double, durationSeconds: Int) {
             self.percent = percent
             self.durationSeconds = durationSeconds
         }
 
+        /// The step as the admin API takes it: `{"percent", "durationSeconds"}`, a whole percent as an integer.
         public var json: FlagValue {
             let percent: FlagValue = percent == percent.rounded() ? .int(Int(percent)) : .double(percent)
             return .object(["percent": percent, "durationSeconds": .int(durationSeconds)])

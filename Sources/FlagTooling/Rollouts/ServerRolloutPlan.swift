@@ -4,66 +4,115 @@ import Foundation
 /// A rollout plan as the server's admin API answers it
 /// (`/admin/v1/environments/{environment}/rollouts`), for `flags rollout`.
 public struct ServerRolloutPlan: Sendable, Hashable, Decodable {
+    /// One step: the new variant's share and how long it is held.
     public struct Step: Sendable, Hashable, Decodable {
+        /// The share of units served the new variant, in percent.
         public var percent: Double
+        /// Seconds the step is held before the next.
         public var durationSeconds: Int
     }
 
+    /// A metric watched during the rollout.
     public struct Guardrail: Sendable, Hashable, Decodable {
+        /// `crash_rate`, `error_rate`, `event_rate` or `experiment_metric`.
         public var metric: String
+        /// The custom event's name, for `event_rate`.
         public var event: String?
+        /// The harm tolerated, in the rate's units.
         public var tolerance: Double
+        /// Which way is harmful: `increase` or `decrease`.
         public var direction: String
     }
 
     /// A guardrail's evaluation, with the numbers the server computed.
     public struct Finding: Sendable, Hashable, Decodable {
+        /// The guardrail's name: `crash rate`, `event rate of "purchase"`, ….
         public var metric: String
+        /// The variant served before the rollout.
         public var oldVariant: String
+        /// The variant being rolled out.
         public var newVariant: String
+        /// The old variant's trials (sessions, or units for an experiment metric) since the run started.
         public var oldTrials: Int
+        /// The new variant's trials, counted as ``oldTrials`` is.
         public var newTrials: Int
+        /// The old variant's numerator events.
         public var oldEvents: Int
+        /// The new variant's numerator events.
         public var newEvents: Int
+        /// The old variant's events per trial.
         public var oldRate: Double
+        /// The new variant's events per trial.
         public var newRate: Double
+        /// newRate − oldRate.
         public var difference: Double
+        /// The lower end of the difference's always-valid (1 − α) interval.
         public var lower: Double
+        /// The upper end of the difference's always-valid (1 − α) interval.
         public var upper: Double
+        /// The sequential test's error rate.
         public var alpha: Double
+        /// The harm tolerated, in the rate's units.
         public var tolerance: Double
+        /// Which way is harmful: `increase` or `decrease`.
         public var direction: String
+        /// Whether the interval lies entirely beyond the tolerance in the harmful direction.
         public var regression: Bool
     }
 
+    /// One thing that happened to the plan.
     public struct Entry: Sendable, Hashable, Decodable {
+        /// `created`, `edited`, `started`, `stepped`, `paused`, `resumed`, `regression`, `finished` or `rolled_back`.
         public var action: String
+        /// Who did it: a token, a console user, or the server's rollout executor.
         public var actor: String
+        /// When, as the server wrote it (ISO 8601).
         public var time: String
+        /// The step index after the action.
         public var step: Int?
+        /// The new variant's share after the action, in percent.
         public var percent: Double?
+        /// The environment revision the action produced, when it wrote the flag.
         public var revision: Int?
+        /// The comment given with the action, if any.
         public var comment: String?
+        /// The guardrail result that caused the action (a regression).
         public var finding: Finding?
     }
 
+    /// The plan's identifier (`ro-` and 16 hexadecimal digits).
     public var id: String
+    /// The key of the flag being rolled out.
     public var flag: String
+    /// The environment the plan runs in.
     public var environment: String
+    /// The variant served before the rollout, and after a rollback.
     public var oldVariant: String
+    /// The variant being rolled out.
     public var newVariant: String
+    /// The shares served in order; the last is 100 %.
     public var steps: [Step]
+    /// The metrics compared between the variants at each evaluation.
     public var guardrails: [Guardrail]
+    /// The sequential test's error rate, per guardrail.
     public var alpha: Double
+    /// How often the guardrails of a running plan are evaluated, in seconds.
     public var evaluationIntervalSeconds: Int
+    /// What a regression does: `pause` or `rollback`.
     public var onRegression: String
+    /// Which units get the new variant when a rolled-back plan starts again: `same_units` or `new_units`.
     public var restart: String
+    /// The template the plan was made from, if any.
     public var template: String?
+    /// `draft`, `running`, `paused`, `rolled_back` or `finished`.
     public var status: String
     /// The index of the step being served (from 0), while running or paused.
     public var currentStep: Int?
+    /// When the current step started serving (ISO 8601).
     public var stepStartedAt: String?
+    /// When the guardrails were last evaluated (ISO 8601).
     public var lastEvaluatedAt: String?
+    /// What happened to the plan, oldest first.
     public var history: [Entry]
 
     /// The newest guardrail finding in the history, if the guardrails were evaluated.
@@ -153,14 +202,23 @@ extension ServerRolloutPlan {
 
 /// A rollout template as the server answers it (`/admin/v1/rollout-templates`).
 public struct ServerRolloutTemplate: Sendable, Hashable, Decodable {
+    /// The template's name.
     public var name: String
+    /// What the template is for; `nil` when not given.
     public var description: String?
+    /// The steps a plan made from it takes.
     public var steps: [ServerRolloutPlan.Step]
+    /// The guardrails a plan made from it watches.
     public var guardrails: [ServerRolloutPlan.Guardrail]
+    /// The sequential test's error rate per guardrail.
     public var alpha: Double
+    /// How often a plan's guardrails are evaluated, in seconds.
     public var evaluationIntervalSeconds: Int
+    /// What a regression does: `pause` or `rollback`.
     public var onRegression: String
+    /// Which units get the new variant again after a rollback: `same_units` or `new_units`.
     public var restart: String
+    /// Bumped on every stored change; an edit names the version it is based on.
     public var version: Int
 
     /// `1:1h,5:1h,25:2h,50:2h,100`, as `--steps` takes it.

@@ -6,12 +6,16 @@ import Foundation
 public struct ScheduledChangeRequest: Sendable, Hashable {
     /// `{"patch": {…}}` or `{"settings": {…}}`.
     public var change: FlagValue
+    /// When the change is due.
     public var runAt: Date
+    /// Why, recorded in the audit log.
     public var reason: String
+    /// The flag's revision the change is based on; `nil` lets the server take its current one.
     public var basedOnRevision: Int?
     /// `PUT` only: the version the edit is based on.
     public var version: Int?
 
+    /// A request for `change` at `runAt`.
     public init(change: FlagValue, runAt: Date, reason: String, basedOnRevision: Int? = nil, version: Int? = nil) {
         self.change = change
         self.runAt = runAt

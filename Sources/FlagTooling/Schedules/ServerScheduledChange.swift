@@ -4,23 +4,36 @@ import Foundation
 /// A scheduled change as the server's admin API answers it
 /// (`/admin/v1/environments/{environment}/flags/{key}/schedules`), for `flags schedule`.
 public struct ServerScheduledChange: Sendable, Hashable, Decodable {
+    /// The change's identifier (`sc-` and 16 hexadecimal digits).
     public var id: String
+    /// The environment it applies to.
     public var environment: String
+    /// The key of the flag it changes.
     public var flag: String
     /// Exactly one of `patch`, `settings`, `definition`.
     public var change: [String: FlagValue]
     /// As the server wrote it (ISO 8601).
     public var runAt: String
+    /// The flag's revision it was based on; it applies only while the flag is still there.
     public var basedOnRevision: Int?
+    /// Who scheduled it, when the server says.
     public var actor: String?
+    /// Why, as whoever scheduled it wrote it.
     public var reason: String
+    /// `pending`, `ran`, `held`, `missed`, `cancelled` or `failed`.
     public var status: String
+    /// The revision a run produced (`ran`).
     public var revision: Int?
+    /// Why it was held, missed, failed or cancelled.
     public var outcome: String?
+    /// The approved change request it applies, if it came from one.
     public var changeRequest: String?
+    /// The server holding the change while it runs.
     public var claimedBy: String?
+    /// Bumped on every stored change; an edit names the version it is based on.
     public var version: Int
 
+    /// A scheduled change as the server answers it.
     public init(
         id: String, environment: String, flag: String, change: [String: FlagValue], runAt: String, reason: String,
         status: String, outcome: String? = nil, version: Int = 1

@@ -25,8 +25,10 @@ public struct ServerDiff: Sendable, Hashable {
         public var field: String
         /// The value in code (the manifest) and on the server, as JSON text (`null` when absent).
         public var code: String
+        /// The value on the server, as JSON text (`null` when absent).
         public var server: String
 
+        /// A difference in `field`.
         public init(field: String, code: String, server: String) {
             self.field = field
             self.code = code
@@ -36,11 +38,14 @@ public struct ServerDiff: Sendable, Hashable {
 
     /// A flag whose definition differs, with the fields.
     public struct ChangedFlag: Sendable, Hashable {
+        /// The flag's key.
         public var key: String
+        /// The fields that differ.
         public var changes: [FieldChange]
         /// Whether either side marks the flag sensitive: its values print as `<REDACTED>`.
         public var isSensitive: Bool
 
+        /// A changed flag.
         public init(key: String, changes: [FieldChange], isSensitive: Bool) {
             self.key = key
             self.changes = changes
@@ -50,10 +55,14 @@ public struct ServerDiff: Sendable, Hashable {
 
     /// A flag whose type in code is not the server's.
     public struct TypeMismatch: Sendable, Hashable {
+        /// The flag's key.
         public var key: String
+        /// The type the manifest declares.
         public var code: FlagValueType
+        /// The type the server holds.
         public var server: FlagValueType
 
+        /// A flag whose type differs.
         public init(key: String, code: FlagValueType, server: FlagValueType) {
             self.key = key
             self.code = code
