@@ -47,8 +47,9 @@ public indirect enum JSONNode: Sendable, Hashable {
     }
 }
 
-/// A syntax error in JSON text, with the line and column where it was noticed.
-public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+/// A syntax error in JSON text read by ``JSONNodeParser``, with the line and column where it was
+/// noticed and, for a repeated key, the key (the manifest reader reports those itself).
+public struct JSONNodeSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     public let message: String
     public let line: Int
     public let column: Int
@@ -76,9 +77,9 @@ public struct JSONNodeParser {
     /// - Parameter allowedPath: the keys leading to the one object in which a repeated key is
     ///   kept (both members appear in ``JSONNode/object(_:)``) rather than rejected, for a
     ///   caller that reports it better, such as the manifest reader for `["flags"]`.
-    /// - Throws: ``JSONSyntaxError`` at the first character that is not valid JSON, or at a key
+    /// - Throws: ``JSONNodeSyntaxError`` at the first character that is not valid JSON, or at a key
     ///   that appears twice in an object, naming the key and the line of the first.
-    public static func parse(_ text: String, allowingDuplicateKeysIn allowedPath: [String]? = nil) throws(JSONSyntaxError) -> JSONNode {
+    public static func parse(_ text: String, allowingDuplicateKeysIn allowedPath: [String]? = nil) throws(JSONNodeSyntaxError) -> JSONNode {
         var parser = JSONNodeParser(bytes: Array(text.utf8))
         parser.duplicatesAllowedAt = allowedPath
         parser.skipWhitespace()
@@ -92,8 +93,8 @@ public struct JSONNodeParser {
         self.bytes = bytes
     }
 
-    private func error(_ message: String) -> JSONSyntaxError {
-        JSONSyntaxError(message: message, line: line, column: position - lineStart + 1)
+    private func error(_ message: String) -> JSONNodeSyntaxError {
+        JSONNodeSyntaxError(message: message, line: line, column: position - lineStart + 1)
     }
 
     private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
@@ -113,7 +114,7 @@ public struct JSONNodeParser {
         }
     }
 
-    private mutating func expect(_ literal: String, value: JSONNode) throws(JSONSyntaxError) -> JSONNode {
+    private mutating func expect(_ literal: String, value: JSONNode) throws(JSONNodeSyntaxError) -> JSONNode {
         for byte in literal.utf8 {
             guard current == byte else { throw error("expected '\(literal)'") }
             position += 1
@@ -121,7 +122,7 @@ public struct JSONNodeParser {
         return value
     }
 
-    private mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
+    private mutating func parseValue() throws(JSONNodeSyntaxError) -> JSONNode {
         guard let byte = current else { throw error("unexpected end of text, expected a value") }
         switch byte {
         case UInt8(ascii: "{"): return try parseObject()
@@ -135,12 +136,12 @@ public struct JSONNodeParser {
         }
     }
 
-    private mutating func enter() throws(JSONSyntaxError) {
+    private mutating func enter() throws(JSONNodeSyntaxError) {
         depth += 1
         guard depth <= 512 else { throw error("nesting is too deep") }
     }
 
-    private mutating func parseObject() throws(JSONSyntaxError) -> JSONNode {
+    private mutating func parseObject() throws(JSONNodeSyntaxError) -> JSONNode {
         try enter()
         defer { depth -= 1 }
         position += 1
@@ -160,7 +161,7 @@ public struct JSONNodeParser {
             let key = try parseString()
             if let first = firstLines[key], duplicatesAllowedAt != path {
                 let place = path.isEmpty ? "" : " in \(path.joined(separator: "."))"
-                throw JSONSyntaxError(
+                throw JSONNodeSyntaxError(
                     message: "the key \"\(key)\" appears twice\(place) (first on line \(first)); JSON readers would silently keep only one. Remove one of them.",
                     line: keyLine, column: keyColumn, duplicateKey: key)
             }
@@ -189,7 +190,7 @@ public struct JSONNodeParser {
         }
     }
 
-    private mutating func parseArray() throws(JSONSyntaxError) -> JSONNode {
+    private mutating func parseArray() throws(JSONNodeSyntaxError) -> JSONNode {
         try enter()
         defer { depth -= 1 }
         position += 1
@@ -215,7 +216,7 @@ public struct JSONNodeParser {
         }
     }
 
-    private mutating func parseString() throws(JSONSyntaxError) -> String {
+    private mutating func parseString() throws(JSONNodeSyntaxError) -> String {
         position += 1
         var scalars = String.UnicodeScalarView()
         var run: [UInt8] = []
@@ -268,7 +269,7 @@ public struct JSONNodeParser {
         }
     }
 
-    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
+    private mutating func parseHex4() throws(JSONNodeSyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = current, let digit = Self.hexValue(byte) else { throw error("invalid \\u escape") }
@@ -287,7 +288,7 @@ public struct JSONNodeParser {
         }
     }
 
-    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONNode {
+    private mutating func parseNumber() throws(JSONNodeSyntaxError) -> JSONNode {
         let start = position
         var isInteger = true
         if current == UInt8(ascii: "-") { position += 1 }

@@ -97,7 +97,7 @@ struct ManifestTests {
         #expect {
             try JSONNodeParser.parse("{\"x\": 1,\n \"x\": [{\"y\": 1}]}")
         } throws: { error in
-            let error = try #require(error as? JSONSyntaxError)
+            let error = try #require(error as? JSONNodeSyntaxError)
             return error.description
                 == #"line 2, column 2: the key "x" appears twice (first on line 1); JSON readers would silently keep only one. Remove one of them."#
                 && error.duplicateKey == "x"
