@@ -1,27 +1,38 @@
 /// A parsed JSON value that remembers what a manifest reader needs and `JSONSerialization`
 /// forgets: the order of object members, the line each value starts on, and repeated keys.
 public indirect enum JSONNode: Sendable, Hashable {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number written without a fraction or exponent that fits in `Int`.
     case integer(Int)
+    /// Any other number.
     case double(Double)
+    /// A string, escapes decoded.
     case string(String)
+    /// An array, in file order.
     case array([JSONNode])
     /// Members in file order; a key may appear more than once.
     case object([Member])
 
     /// One `"key": value` pair of an object.
     public struct Member: Sendable, Hashable {
+        /// The member's key.
         public var key: String
+        /// The member's value.
         public var value: JSONNode
         /// The 1-based line the key is on.
         public var line: Int
         /// UTF-8 offsets in the text: where the key's opening quote is, and where the value
         /// starts and ends (for edits that keep the rest of the file as written).
         public var keyStart: Int = 0
+        /// The UTF-8 offset where the value starts.
         public var valueStart: Int = 0
+        /// The UTF-8 offset just past the value's end.
         public var valueEnd: Int = 0
 
+        /// A member of `key` and `value` on `line`; its offsets start at 0 until the parser sets them.
         public init(key: String, value: JSONNode, line: Int) {
             self.key = key
             self.value = value
@@ -50,12 +61,16 @@ public indirect enum JSONNode: Sendable, Hashable {
 /// A syntax error in JSON text read by ``JSONNodeParser``, with the line and column where it was
 /// noticed and, for a repeated key, the key (the manifest reader reports those itself).
 public struct JSONNodeSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, in a sentence.
     public let message: String
+    /// The 1-based line where it was noticed.
     public let line: Int
+    /// The 1-based column (in bytes) where it was noticed.
     public let column: Int
     /// The key, when the text is well-formed but repeats a key in an object.
     public var duplicateKey: String?
 
+    /// `line L, column C: message`.
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
