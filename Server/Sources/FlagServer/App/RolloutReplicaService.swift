@@ -5,9 +5,12 @@ import ServiceLifecycle
 /// Runs this server's ``RolloutExecutor`` under the replica's name: over a SQLite database, the
 /// name claimed beside it (``ReplicaNameClaim``), the same after a restart, so that a process
 /// killed in the middle of a step is followed by one that resumes the plan at its first tick
-/// instead of waiting out the dead process's lease. Elsewhere (PostgreSQL, an in-memory database)
-/// or when no name can be claimed, a name of this process's own, as before: a plan a killed
-/// replica held waits for its lease to expire (`Server/Docs/Replicas.md`).
+/// instead of waiting out the dead process's lease. Over PostgreSQL, a name of this process's own
+/// and the rollout leadership (``PostgresRolloutLeadership``): only the replica holding the
+/// database's rollout lock acts, and a replica killed while it led frees the lock with its
+/// connection, so the next replica to tick leads and takes its plans over. Elsewhere (an
+/// in-memory database) or when no name can be claimed, a name of this process's own: a plan a
+/// killed process held waits for its lease to expire (`Server/Docs/Replicas.md`).
 struct RolloutReplicaService: Service {
     let rollouts: Rollouts
     let store: any FlagStore
@@ -17,9 +20,29 @@ struct RolloutReplicaService: Service {
     func run() async throws {
         let claim = await Self.claimName(store: store, logger: logger)
         defer { claim?.release() }
+        let leadership = Self.leadership(store: store, logger: logger)
         let executor = RolloutExecutor(
-            rollouts: rollouts, replica: claim?.name ?? UUID().uuidString, tickInterval: tickInterval, logger: logger)
-        try await RolloutExecutorService(executor: executor).run()
+            rollouts: rollouts, replica: claim?.name ?? UUID().uuidString, tickInterval: tickInterval, leadership: leadership,
+            logger: logger)
+        do {
+            try await RolloutExecutorService(executor: executor).run()
+        } catch {
+            await leadership?.resign()
+            throw error
+        }
+        await leadership?.resign()
+    }
+
+    /// The rollout leadership of replicas sharing `store`'s database, if it is PostgreSQL.
+    static func leadership(store: any FlagStore, logger: Logger) -> PostgresRolloutLeadership? {
+        guard let postgres = store as? PostgresFlagStore else { return nil }
+        do {
+            return try postgres.rolloutLeadership(logger: logger)
+        } catch {
+            // Only a TLS context that cannot be made fails here; the pool would fail alike.
+            logger.error("no rollout lock can be taken (\(error)): this replica acts under leases alone, and a plan a killed replica held waits for its lease")
+            return nil
+        }
     }
 
     /// The name claimed beside `store`'s file, if it is a SQLite file and a slot is free.

@@ -14,9 +14,11 @@ import ServiceLifecycle
 /// on the plan's version (``RolloutPlan/lease``): two replicas ticking at once leave one acting
 /// and the other skipping the plan. A replica that dies holding a lease leaves it to expire
 /// (``leaseDuration``), unless it restarts on the same SQLite data directory, whose replica name is
-/// kept beside the database (``ReplicaNameClaim``) so that the restart holds the lease as its own;
-/// the next holder repeats the last action, which writes the same settings
-/// (no new revision) if it had been committed.
+/// kept beside the database (``ReplicaNameClaim``) so that the restart holds the lease as its own.
+/// Replicas sharing a database with a ``RolloutLeadership`` (PostgreSQL) act only while they lead,
+/// and the leader takes over whatever lease a plan still names, so a plan a killed replica was
+/// acting on resumes at the next tick of the replica that leads after it. The next holder repeats
+/// the last action, which writes the same settings (no new revision) if it had been committed.
 public struct RolloutExecutor: Sendable {
     public let rollouts: Rollouts
     /// Names this replica in leases.
@@ -25,17 +27,26 @@ public struct RolloutExecutor: Sendable {
     public let tickInterval: Duration
     /// How long a lease holds if its replica stops.
     public let leaseDuration: TimeInterval
+    /// Which of the replicas sharing the database acts; `nil`: every replica acts, under leases.
+    public let leadership: (any RolloutLeadership)?
     let logger: Logger
 
     public init(
         rollouts: Rollouts, replica: String = UUID().uuidString, tickInterval: Duration = .seconds(10), leaseDuration: TimeInterval = 120,
-        logger: Logger = Logger(label: "flag-server.rollouts")
+        leadership: (any RolloutLeadership)? = nil, logger: Logger = Logger(label: "flag-server.rollouts")
     ) {
         self.rollouts = rollouts
         self.replica = replica
         self.tickInterval = tickInterval
         self.leaseDuration = leaseDuration
+        self.leadership = leadership
         self.logger = logger
+    }
+
+    /// Whether this replica may act now: always without a ``leadership``.
+    private func leads() async -> Bool {
+        guard let leadership else { return true }
+        return await leadership.confirm()
     }
 
     /// What one tick did to one plan.
@@ -47,6 +58,8 @@ public struct RolloutExecutor: Sendable {
     /// it with their own clock).
     @discardableResult
     public func tick() async -> [String: Outcome] {
+        // A replica that does not lead reads nothing: the leader acts on every plan.
+        guard await leads() else { return [:] }
         let plans: [RolloutPlan]
         do { plans = try await rollouts.store.runningRolloutPlans() } catch {
             logger.warning("reading running rollout plans failed: \(error)")
@@ -69,7 +82,13 @@ public struct RolloutExecutor: Sendable {
         let evaluationDue = stored.lastEvaluatedAt.map { time.timeIntervalSince($0) >= Double(stored.evaluationIntervalSeconds) } ?? true
         let stepDue = stored.stepStartedAt.map { time.timeIntervalSince($0) >= Double(stored.steps[index].durationSeconds) } ?? true
         guard flagOff || evaluationDue || stepDue else { return .skipped }
-        if let lease = stored.lease, lease.holder != replica, lease.until > time { return .skipped }
+        if let lease = stored.lease, lease.holder != replica, lease.until > time {
+            // Under a leadership, another holder's lease was left by a replica that no longer
+            // leads (killed, or cut off from the database): the leader takes the plan over.
+            guard leadership != nil else { return .skipped }
+            logger.info("rollout plan \(stored.id): taking over the lease of \(lease.holder), which no longer leads", metadata: ["flag": "\(stored.flag)"])
+        }
+        guard await leads() else { return .skipped }
         var plan = stored
         plan.lease = .init(holder: replica, until: time.addingTimeInterval(leaseDuration))
         do { try await rollouts.save(&plan) } catch {
@@ -80,6 +99,9 @@ public struct RolloutExecutor: Sendable {
 
         // A step is taken only on fresh evidence: the guardrails are evaluated first.
         let findings = try await evaluate(plan, since: plan.runStartedAt ?? time) + rollouts.metricFindings(plan)
+        // The evaluation may have taken a while: a replica that lost the leadership meanwhile
+        // writes nothing (its lease is left to the leader, which takes it over).
+        guard await leads() else { return .skipped }
         plan.lastEvaluatedAt = time
         plan.recordEvaluation(at: time, step: index, findings: findings)
         if let regression = findings.first(where: \.regression) {

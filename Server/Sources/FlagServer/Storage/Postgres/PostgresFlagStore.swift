@@ -338,8 +338,9 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
     /// Numbers the listening connections (for postgres-nio's logs).
     private static let listeningConnectionIDs = Atomic<Int>(0)
 
-    /// The configuration of a listening connection: the pool's, one connection.
-    private func listeningConfiguration() throws -> PostgresConnection.Configuration {
+    /// The configuration of a connection outside the pool (listening, the rollout lock): the
+    /// pool's, one connection.
+    func listeningConfiguration() throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS =
             switch configuration.tls {
             case .disable: .disable
