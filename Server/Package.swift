@@ -103,6 +103,8 @@ package.targets = [
             "FlagServer",
             .product(name: "FlagEvaluation", package: rootPackage),
             .product(name: "FlagServerAPI", package: rootPackage),
+            // The admin API's client, whose copies of the wire types must read what the server writes.
+            .product(name: "FlagServerClient", package: rootPackage),
             // The library's loader, driven against this server (ClientStreamTests).
             .product(name: "FeatureFlags", package: rootPackage),
             .product(name: "FeatureFlagsRemote", package: rootPackage),

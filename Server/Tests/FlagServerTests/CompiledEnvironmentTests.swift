@@ -14,7 +14,7 @@ struct CompiledEnvironmentTests {
             FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false]),
             FlagRecord(
                 key: "banner", type: .string, variants: ["a": "hello", "b": "bye"],
-                metadata: FlagMetadata(owner: "growth", custom: ["team": "growth", "weight": 2])),
+                metadata: FlagRecordMetadata(owner: "growth", custom: ["team": "growth", "weight": 2])),
             FlagRecord(key: "limit", type: .integer, variants: ["small": 10, "large": 1000]),
             FlagRecord(key: "fallback", type: .float, variants: ["x": 0.5]),
             FlagRecord(key: "layout", type: .object, variants: ["grid": ["columns": 3], "list": ["columns": 1]]),

@@ -101,8 +101,8 @@ struct FlagArchiveTests {
         try await server.admin.write(actor: "test", reason: nil) { _ in
             [
                 .putFlag(FlagRecord(key: "checkout", type: .boolean, variants: ["on": true]), initialSettings: off),
-                .putFlag(FlagRecord(key: "banner", type: .boolean, variants: ["on": true], metadata: FlagMetadata(requires: ["checkout"])), initialSettings: off),
-                .putFlag(FlagRecord(key: "promo", type: .boolean, variants: ["on": true], metadata: FlagMetadata(conflicts: ["checkout"])), initialSettings: off),
+                .putFlag(FlagRecord(key: "banner", type: .boolean, variants: ["on": true], metadata: FlagRecordMetadata(requires: ["checkout"])), initialSettings: off),
+                .putFlag(FlagRecord(key: "promo", type: .boolean, variants: ["on": true], metadata: FlagRecordMetadata(conflicts: ["checkout"])), initialSettings: off),
             ]
         }
         let before = await server.admin.state

@@ -10,7 +10,7 @@ struct FlagGridTests {
     static func flag(_ key: String, owner: String? = nil, phase: Int? = nil, removal: String? = nil, tags: String? = nil) -> FlagRecord {
         FlagRecord(
             key: key, type: .boolean, variants: ["on": true, "off": false],
-            metadata: FlagMetadata(owner: owner, phase: phase, removalTarget: removal, custom: tags.map { ["x-tags": .string($0)] } ?? [:]))
+            metadata: FlagRecordMetadata(owner: owner, phase: phase, removalTarget: removal, custom: tags.map { ["x-tags": .string($0)] } ?? [:]))
     }
 
     @Test

@@ -12,7 +12,7 @@ struct ImportMemoryTests {
         (0..<count).flatMap { index -> [StateChange] in
             let flag = FlagRecord(
                 key: "flag-\(index)", type: .float, variants: ["on": .double(1.5), "off": .double(0.25)],
-                metadata: FlagMetadata(owner: "team/\(index)", custom: ["note": "café / \"quoted\""]))
+                metadata: FlagRecordMetadata(owner: "team/\(index)", custom: ["note": "café / \"quoted\""]))
             let targeting: JSONValue? = index % 3 == 0 ? ["fractional": [["on", 10], ["off", 90]]] : nil
             return [
                 .putFlag(flag, initialSettings: FlagSettings(enabled: false, defaultVariant: "off")),
@@ -27,7 +27,7 @@ struct ImportMemoryTests {
         // New flags, and a flag changed (`checkout` has a before in every environment).
         var changes = Self.importedFlags(20)
         changes.append(.putFlag(
-            FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false], metadata: FlagMetadata(owner: "payments")),
+            FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false], metadata: FlagRecordMetadata(owner: "payments")),
             initialSettings: FlagSettings(enabled: false, defaultVariant: "off")))
         let transition = try state.transition(applying: changes)
         let flagDrafts = transition.audit.filter { $0.subject == .flag }
@@ -67,8 +67,8 @@ struct ImportMemoryTests {
         #expect(whole.asStored == ["a": [1, 1.5], "b": ["c": .null]])
         #expect(JSONValue.double(-0.0).asStored == .int(0))
         // A flag whose variants need no conversion keeps them; one whose variants do is converted.
-        let kept = FlagRecord(key: "k", type: .float, variants: ["a": .double(0.5)], metadata: FlagMetadata(custom: ["w": 3]))
-        let converted = FlagRecord(key: "k", type: .float, variants: ["a": .double(2.0)], metadata: FlagMetadata(custom: ["w": .double(3.0)]))
+        let kept = FlagRecord(key: "k", type: .float, variants: ["a": .double(0.5)], metadata: FlagRecordMetadata(custom: ["w": 3]))
+        let converted = FlagRecord(key: "k", type: .float, variants: ["a": .double(2.0)], metadata: FlagRecordMetadata(custom: ["w": .double(3.0)]))
         guard case .putFlag(let keptFlag, _) = StateChange.putFlag(kept, initialSettings: FlagSettings(enabled: false, defaultVariant: "a")).asStored,
             case .putFlag(let convertedFlag, _) = StateChange.putFlag(converted, initialSettings: FlagSettings(enabled: false, defaultVariant: "a")).asStored
         else {

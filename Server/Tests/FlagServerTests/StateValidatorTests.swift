@@ -76,7 +76,7 @@ extension StateValidatorTests {
     func namesRefuseControlAndBidirectionalCharacters() {
         let flag = FlagRecord(
             key: "checkout", type: .boolean, variants: ["o\u{0}n": true, "\u{202E}ffo": false],
-            metadata: FlagMetadata(custom: ["team\u{7}": "payments"]))
+            metadata: FlagRecordMetadata(custom: ["team\u{7}": "payments"]))
         #expect(StateValidator.problems(in: Self.state([flag])).map(\.problem) == [
             #"the variant name "o\u{0}n" has U+0000 (a control character) at position 2; "# + StateValidator.nameRule,
             #"the variant name "\u{202E}ffo" has U+202E (a bidirectional formatting character) at position 1; "#

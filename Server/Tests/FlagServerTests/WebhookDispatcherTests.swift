@@ -29,7 +29,7 @@ struct WebhookDispatcherTests {
                 .putFlag(
                     FlagRecord(
                         key: key, type: .string, variants: ["secret": "s3cr3t-value", "plain": "plain-value"],
-                        metadata: FlagMetadata(sensitive: sensitive)),
+                        metadata: FlagRecordMetadata(sensitive: sensitive)),
                     initialSettings: FlagSettings(enabled: true, defaultVariant: "secret")),
             ]
         }

@@ -19,7 +19,7 @@ struct WritePathTests {
         let loadsAtStart = store.loads
         let flag = FlagRecord(
             key: "ratio", type: .float, variants: ["whole": .double(1.0), "half": .double(0.5)],
-            metadata: FlagMetadata(custom: ["weight": .double(2.0)]))
+            metadata: FlagRecordMetadata(custom: ["weight": .double(2.0)]))
         try await server.admin.write(actor: "test", reason: nil) { _ in
             [.putFlag(flag, initialSettings: FlagSettings(enabled: true, defaultVariant: "whole"))]
         }
@@ -49,7 +49,7 @@ struct WritePathTests {
     static func baseState() -> ServerState {
         let checkout = FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false])
         let banner = FlagRecord(
-            key: "banner", type: .string, variants: ["a": "A", "b": "B"], metadata: FlagMetadata(requires: ["checkout"]))
+            key: "banner", type: .string, variants: ["a": "A", "b": "B"], metadata: FlagRecordMetadata(requires: ["checkout"]))
         let limit = FlagRecord(key: "limit", type: .integer, variants: ["low": 1, "high": 10])
         // Archived: kept, not served.
         let retired = FlagRecord(key: "retired", type: .boolean, variants: ["on": true, "off": false], archived: true)
@@ -137,12 +137,12 @@ struct WritePathTests {
         ("a segment not an object", [.putSegment(environment: "staging", key: "beta", rule: "text")]),
         ("a default variant missing", [.putSettings(environment: "development", flag: "limit", FlagSettings(enabled: true, defaultVariant: "medium"))]),
         ("targeting returns a missing variant", [.putSettings(environment: "production", flag: "limit", FlagSettings(enabled: true, defaultVariant: "low", targeting: ["if": [true, "huge", "low"]]))]),
-        ("variants removed under targeting", [.putFlag(FlagRecord(key: "banner", type: .string, variants: ["a": "A"], metadata: FlagMetadata(requires: ["checkout"])), initialSettings: FlagSettings(enabled: false, defaultVariant: "a"))]),
-        ("a requires cycle", [.putFlag(FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false], metadata: FlagMetadata(requires: ["banner"])), initialSettings: FlagSettings(enabled: false, defaultVariant: "on"))]),
+        ("variants removed under targeting", [.putFlag(FlagRecord(key: "banner", type: .string, variants: ["a": "A"], metadata: FlagRecordMetadata(requires: ["checkout"])), initialSettings: FlagSettings(enabled: false, defaultVariant: "a"))]),
+        ("a requires cycle", [.putFlag(FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false], metadata: FlagRecordMetadata(requires: ["banner"])), initialSettings: FlagSettings(enabled: false, defaultVariant: "on"))]),
         ("a required flag archived", [.archiveFlag("checkout")]),
-        ("a flag made to require an archived one", [.putFlag(FlagRecord(key: "limit", type: .integer, variants: ["low": 1, "high": 10], metadata: FlagMetadata(conflicts: ["retired"])), initialSettings: FlagSettings(enabled: false, defaultVariant: "low"))]),
+        ("a flag made to require an archived one", [.putFlag(FlagRecord(key: "limit", type: .integer, variants: ["low": 1, "high": 10], metadata: FlagRecordMetadata(conflicts: ["retired"])), initialSettings: FlagSettings(enabled: false, defaultVariant: "low"))]),
         ("a bad environment key", [.createEnvironment("bad key")]),
-        ("a bad flag", [.putFlag(FlagRecord(key: "typed", type: .integer, variants: ["x": "text"], metadata: FlagMetadata(conflicts: ["nothing"])), initialSettings: FlagSettings(enabled: true, defaultVariant: "y"))]),
+        ("a bad flag", [.putFlag(FlagRecord(key: "typed", type: .integer, variants: ["x": "text"], metadata: FlagRecordMetadata(conflicts: ["nothing"])), initialSettings: FlagSettings(enabled: true, defaultVariant: "y"))]),
         ("a rule that does not compile", [.putSettings(environment: "staging", flag: "checkout", FlagSettings(enabled: true, defaultVariant: "on", targeting: ["if": [["$ref": "missing"], "on", "off"]]))]),
         ("valid", [.putSettings(environment: "staging", flag: "checkout", FlagSettings(enabled: true, defaultVariant: "on"))]),
     ]

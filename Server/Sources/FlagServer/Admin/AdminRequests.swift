@@ -16,7 +16,7 @@ enum AdminRequests {
     struct PutFlag: Decodable {
         var type: FlagType
         var variants: [String: JSONValue]
-        var metadata: FlagMetadata?
+        var metadata: FlagRecordMetadata?
         /// The code default: absent keeps the recorded one, `.some(nil)` (JSON `null`) clears it.
         var defaultVariant: String??
         var reason: String?
@@ -29,7 +29,7 @@ enum AdminRequests {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             type = try container.decode(FlagType.self, forKey: .type)
             variants = try container.decode([String: JSONValue].self, forKey: .variants)
-            metadata = try container.decodeIfPresent(FlagMetadata.self, forKey: .metadata)
+            metadata = try container.decodeIfPresent(FlagRecordMetadata.self, forKey: .metadata)
             if container.contains(.defaultVariant) {
                 defaultVariant = .some(try container.decodeNil(forKey: .defaultVariant)
                     ? nil : try container.decode(String.self, forKey: .defaultVariant))
@@ -44,7 +44,7 @@ enum AdminRequests {
         func change(key: String, current: FlagRecord?) -> StateChange {
             let codeDefault = defaultVariant ?? current?.defaultVariant
             let flag = FlagRecord(
-                key: key, type: type, variants: variants, metadata: metadata ?? FlagMetadata(), defaultVariant: codeDefault)
+                key: key, type: type, variants: variants, metadata: metadata ?? FlagRecordMetadata(), defaultVariant: codeDefault)
             let initial = FlagSettings(enabled: false, defaultVariant: codeDefault ?? variants.keys.sorted().first ?? "")
             return .putFlag(flag, initialSettings: initial)
         }
@@ -56,7 +56,7 @@ enum AdminRequests {
             var key: String
             var type: FlagType
             var variants: [String: JSONValue]
-            var metadata: FlagMetadata?
+            var metadata: FlagRecordMetadata?
             /// The code default; also the variant environments where the flag is new start on.
             var defaultVariant: String
             /// Switch the flag off on `defaultVariant` in every environment (a forced type change).

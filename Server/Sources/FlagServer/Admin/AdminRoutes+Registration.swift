@@ -37,7 +37,7 @@ extension AdminRoutes {
             let makeChanges: @Sendable (ServerState) -> [StateChange] = { state in
                 body.flags.flatMap { flag -> [StateChange] in
                     let record = FlagRecord(
-                        key: flag.key, type: flag.type, variants: flag.variants, metadata: flag.metadata ?? FlagMetadata(),
+                        key: flag.key, type: flag.type, variants: flag.variants, metadata: flag.metadata ?? FlagRecordMetadata(),
                         defaultVariant: flag.defaultVariant)
                     let initial = FlagSettings(enabled: false, defaultVariant: flag.defaultVariant)
                     var changes: [StateChange] = [.putFlag(record, initialSettings: initial)]

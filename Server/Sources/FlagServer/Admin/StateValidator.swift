@@ -146,7 +146,7 @@ public enum StateValidator {
     }
 
     /// The metadata keys the manifest encoding uses for registry fields; flagd metadata of a
-    /// flag (``FlagMetadata/custom``) may not use them.
+    /// flag (``FlagRecordMetadata/custom``) may not use them.
     static let registryMetadataKeys: Set<String> = [
         "key", "type", "displayName", "description", "owner", "phase", "removalTarget", "requires", "conflicts", "sensitive",
         FlagdImporter.codeDefaultKey,

@@ -428,7 +428,7 @@ extension ConsoleRoutes {
             let value = (form[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
             return value.isEmpty ? nil : value
         }
-        let metadata = FlagMetadata(
+        let metadata = FlagRecordMetadata(
             displayName: text("displayName"), description: text("description"), owner: text("owner"), phase: Int(phaseText),
             removalTarget: text("removalTarget"))
         let chosen = (form["defaultVariant"] ?? "").trimmingCharacters(in: .whitespaces)

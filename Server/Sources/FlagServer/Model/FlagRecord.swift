@@ -9,7 +9,7 @@ public struct FlagRecord: Sendable, Hashable, Codable {
     public var type: FlagType
     /// The named values the flag can serve.
     public var variants: [String: JSONValue]
-    public var metadata: FlagMetadata
+    public var metadata: FlagRecordMetadata
     /// The variant the app's code falls back to (the manifest's code default), when registered
     /// by `flags push` (`POST /admin/v1/flags`); `nil` for flags created otherwise.
     public var defaultVariant: String?
@@ -19,7 +19,7 @@ public struct FlagRecord: Sendable, Hashable, Codable {
     public var archived: Bool
 
     public init(
-        key: String, type: FlagType, variants: [String: JSONValue], metadata: FlagMetadata = FlagMetadata(),
+        key: String, type: FlagType, variants: [String: JSONValue], metadata: FlagRecordMetadata = FlagRecordMetadata(),
         defaultVariant: String? = nil, archived: Bool = false
     ) {
         self.key = key
@@ -40,7 +40,7 @@ public struct FlagRecord: Sendable, Hashable, Codable {
         key = try container.decode(String.self, forKey: .key)
         type = try container.decode(FlagType.self, forKey: .type)
         variants = try container.decode([String: JSONValue].self, forKey: .variants)
-        metadata = try container.decode(FlagMetadata.self, forKey: .metadata)
+        metadata = try container.decode(FlagRecordMetadata.self, forKey: .metadata)
         defaultVariant = try container.decodeIfPresent(String.self, forKey: .defaultVariant)
         archived = try container.decodeIfPresent(Bool.self, forKey: .archived) ?? false
     }
@@ -58,8 +58,11 @@ public struct FlagRecord: Sendable, Hashable, Codable {
     }
 }
 
-/// The registry metadata a flag manifest carries.
-public struct FlagMetadata: Sendable, Hashable, Codable {
+/// The registry metadata a flag manifest carries, as the server stores it with a ``FlagRecord``.
+///
+/// Named apart from the library's `FlagMetadata<Flag>` (a flag's declaration in an app's code):
+/// this is the stored, untyped record of it.
+public struct FlagRecordMetadata: Sendable, Hashable, Codable {
     public var displayName: String?
     public var description: String?
     public var owner: String?

@@ -291,7 +291,7 @@ extension FlagRecord {
     }
 }
 
-extension FlagMetadata {
+extension FlagRecordMetadata {
     /// The metadata as its Codable encoding writes it.
     var jsonValue: JSONValue {
         var object: [String: JSONValue] = [

@@ -11,7 +11,7 @@ extension ServerState {
     ///
     /// - Parameter forEvaluation: Whether the document is what the server evaluates and delivers
     ///   (OFREP and `/flagd/v1/flags.json`): each flag's metadata is then only its flagd metadata
-    ///   (``FlagMetadata/custom``), so an OFREP client and a flagd client see the same metadata,
+    ///   (``FlagRecordMetadata/custom``), so an OFREP client and a flagd client see the same metadata,
     ///   what the flag's author wrote. The registry fields travel in the export (`false`).
     ///   - only: The flags to include (those of them that exist); `nil` for every flag.
     ///   - includingArchived: Whether archived flags are included (validation compiles them, so
@@ -56,7 +56,7 @@ extension ServerState {
 }
 
 extension FlagRecord {
-    /// The flag's flagd metadata (``FlagMetadata/custom``) and the registry fields in the
+    /// The flag's flagd metadata (``FlagRecordMetadata/custom``) and the registry fields in the
     /// manifest's metadata encoding (flagd allows only scalars), and the code default as
     /// `x-codeDefault` (a team annotation to the manifest format, read back by the importer).
     var manifestMetadata: [String: JSONValue] {

@@ -8,7 +8,7 @@ import Foundation
 /// Registry metadata is read from each flag's `metadata` in the manifest encoding (`type`,
 /// `displayName`, `description`, `owner`, `phase`, `removalTarget`, `requires`/`conflicts` as
 /// comma-separated keys, `sensitive`); every other metadata key is the flag's own flagd metadata
-/// (``FlagMetadata/custom``), kept as written and served with its evaluations. What flagd accepts
+/// (``FlagRecordMetadata/custom``), kept as written and served with its evaluations. What flagd accepts
 /// is accepted: a flag without `defaultVariant` (or with `null`), `targeting: {}`. A flagd
 /// document's flag-set `metadata` is merged into every flag's metadata, the flag's own keys
 /// winning, as flagd does, so it is served with every evaluation of the flag. A manifest's
@@ -155,7 +155,7 @@ enum FlagdImporter {
         }
         let flag = FlagRecord(
             key: key, type: type, variants: variants,
-            metadata: FlagMetadata(
+            metadata: FlagRecordMetadata(
                 displayName: try text("displayName"), description: try text("description"), owner: try text("owner"),
                 phase: phase, removalTarget: try text("removalTarget"), requires: try list("requires"),
                 conflicts: try list("conflicts"), sensitive: sensitive, custom: metadata),
