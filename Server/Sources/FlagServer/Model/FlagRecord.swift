@@ -6,9 +6,11 @@ public import FlagEvaluation
 public struct FlagRecord: Sendable, Hashable, Codable {
     /// The flag key: letters, digits, `.`, `_` and `-`, at most 128 characters.
     public var key: String
+    /// The type of every variant's value.
     public var type: FlagType
     /// The named values the flag can serve.
     public var variants: [String: JSONValue]
+    /// What the registry says of the flag: names, owner, lifecycle, dependencies, and flagd metadata.
     public var metadata: FlagRecordMetadata
     /// The variant the app's code falls back to (the manifest's code default), when registered
     /// by `flags push` (`POST /admin/v1/flags`); `nil` for flags created otherwise.
@@ -18,6 +20,7 @@ public struct FlagRecord: Sendable, Hashable, Codable {
     /// restored. Only ``StateChange/archiveFlag(_:)`` and ``StateChange/restoreFlag(_:)`` change it.
     public var archived: Bool
 
+    /// A flag definition, not archived; not validated here.
     public init(
         key: String, type: FlagType, variants: [String: JSONValue], metadata: FlagRecordMetadata = FlagRecordMetadata(),
         defaultVariant: String? = nil, archived: Bool = false
@@ -63,10 +66,15 @@ public struct FlagRecord: Sendable, Hashable, Codable {
 /// Named apart from the library's `FlagMetadata<Flag>` (a flag's declaration in an app's code):
 /// this is the stored, untyped record of it.
 public struct FlagRecordMetadata: Sendable, Hashable, Codable {
+    /// A name for people, shown in the console.
     public var displayName: String?
+    /// What the flag is for.
     public var description: String?
+    /// Who owns the flag (a team or a person).
     public var owner: String?
+    /// The flag's lifecycle phase (0 or more), as the app's registry numbers it.
     public var phase: Int?
+    /// When or in which release the flag is to be removed, as written.
     public var removalTarget: String?
     /// Flags that must be on for this one to be on.
     public var requires: [String]
@@ -78,6 +86,7 @@ public struct FlagRecordMetadata: Sendable, Hashable, Codable {
     /// flagd document or the admin API wrote it: served with every OFREP evaluation of the flag.
     public var custom: [String: JSONValue]
 
+    /// Metadata with every field empty by default.
     public init(
         displayName: String? = nil, description: String? = nil, owner: String? = nil, phase: Int? = nil,
         removalTarget: String? = nil, requires: [String] = [], conflicts: [String] = [], sensitive: Bool = false,
@@ -94,6 +103,7 @@ public struct FlagRecordMetadata: Sendable, Hashable, Codable {
         self.custom = custom
     }
 
+    /// Decodes metadata; absent lists are empty, `sensitive` is `false` and `custom` empty when left out.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         displayName = try container.decodeIfPresent(String.self, forKey: .displayName)

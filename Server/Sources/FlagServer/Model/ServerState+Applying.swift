@@ -199,13 +199,17 @@ public struct StateDelta: Sendable, Hashable {
     /// Environments created or moved in the listing order.
     public var environments: Set<String> = []
 
+    /// A delta that touched nothing.
     public init() {}
 }
 
 /// The result of applying changes to a state: the next state, what was touched, the audit drafts.
 public struct StateTransition: Sendable {
+    /// The state after the changes.
     public var state: ServerState
+    /// One audit draft per subject changed.
     public var audit: [AuditDraft]
+    /// What the changes touched.
     public var delta: StateDelta
 }
 
