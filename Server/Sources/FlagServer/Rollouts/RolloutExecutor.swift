@@ -20,6 +20,7 @@ import ServiceLifecycle
 /// acting on resumes at the next tick of the replica that leads after it. The next holder repeats
 /// the last action, which writes the same settings (no new revision) if it had been committed.
 public struct RolloutExecutor: Sendable {
+    /// The plans and the write path the executor acts through.
     public let rollouts: Rollouts
     /// Names this replica in leases.
     public let replica: String
@@ -31,6 +32,7 @@ public struct RolloutExecutor: Sendable {
     public let leadership: (any RolloutLeadership)?
     let logger: Logger
 
+    /// An executor ticking every `tickInterval`, its leases lasting `leaseDuration` seconds.
     public init(
         rollouts: Rollouts, replica: String = UUID().uuidString, tickInterval: Duration = .seconds(10), leaseDuration: TimeInterval = 120,
         leadership: (any RolloutLeadership)? = nil, logger: Logger = Logger(label: "flag-server.rollouts")
@@ -51,6 +53,8 @@ public struct RolloutExecutor: Sendable {
 
     /// What one tick did to one plan.
     public enum Outcome: Sendable, Hashable {
+        /// Nothing due or not this replica's turn (`skipped`); guardrails evaluated and holding; stepped;
+        /// finished at 100 %; paused or rolled back by a regression or a switched-off flag.
         case skipped, evaluated, stepped, finished, paused, rolledBack
     }
 
