@@ -78,6 +78,8 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         await runner.value
     }
 
+    /// Creates the schema if named, then applies the migrations newer than `schema_migrations` under an
+    /// advisory lock, so that replicas starting together apply them once.
     public func migrate() async throws(StoreError) {
         try await run { [logger, migrationLock, configuration] in
             try await client.withConnection { connection in
@@ -112,12 +114,14 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// The newest migration applied to the database (0 for a new one).
     public func schemaVersion() async throws(StoreError) -> Int {
         try await run { [logger] in
             try await client.withConnection { connection in try await Self.version(connection, logger: logger) }
         }
     }
 
+    /// Reads every environment's flags, segments and revision.
     public func load() async throws(StoreError) -> ServerState {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -128,6 +132,9 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// Checks the revisions and writes `changes` in one transaction under the write advisory lock, every
+    /// statement bounded by the change set's deadline, and announces the new revisions to every replica
+    /// (`NOTIFY`) as part of the same commit.
     @discardableResult
     public func commit(_ changes: ChangeSet, at time: Date) async throws(StoreError) -> [String: Int] {
         try await run { [logger, writeLock, channel, now] in
@@ -163,6 +170,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// The newest `limit` revisions of `environment`, newest first.
     public func revisions(environment: String, limit: Int) async throws(StoreError) -> [RevisionRecord] {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -182,6 +190,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// The newest `limit` audit entries of `environment` (of `key` only, when given), newest first.
     public func audit(environment: String, key: String?, limit: Int) async throws(StoreError) -> [AuditEntry] {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -206,6 +215,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// Whether the bootstrap row is written.
     public func isBootstrapFinished() async throws(StoreError) -> Bool {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -218,6 +228,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// Writes the bootstrap row once; a second call leaves the first time.
     public func finishBootstrap(at time: Date) async throws(StoreError) {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -228,6 +239,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// Every token, revoked ones too, oldest first.
     public func tokens() async throws(StoreError) -> [TokenRecord] {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -236,6 +248,8 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// Adds `token` and announces a token change to every replica, in one transaction bounded by the
+    /// token write timeout.
     public func insertToken(_ token: TokenRecord) async throws(StoreError) {
         let deadline = ContinuousClock.now + tokenWriteTimeout
         try await run { [logger, channel, now] in
@@ -256,6 +270,8 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// Marks the token revoked at `time` (an already revoked one keeps its first time) and announces a
+    /// token change to every replica, in one transaction bounded by the token write timeout.
     public func revokeToken(id: String, at time: Date) async throws(StoreError) {
         let deadline = ContinuousClock.now + tokenWriteTimeout
         try await run { [logger, channel, now] in
@@ -280,6 +296,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
 
     // MARK: - Replication
 
+    /// Every environment's revision and the token generation, in one read.
     public func currentVersion() async throws(StoreError) -> StoreVersion {
         try await run { [logger] in
             try await client.withConnection { connection in
@@ -300,6 +317,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
+    /// Listens on the announcement channel on a connection of its own (see ``ReplicatedFlagStore``).
     public func listen(
         onListening: @Sendable () async -> Void,
         onAnnouncement: @Sendable (RevisionAnnouncement?) async -> Void
@@ -357,6 +375,7 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         return options
     }
 
+    /// Sends `announcement` on the announcement channel (`pg_notify`), outside any write.
     public func announce(_ announcement: RevisionAnnouncement) async throws(StoreError) {
         try await run { [channel, logger] in
             try await client.withConnection { connection in
