@@ -191,6 +191,11 @@ final class MemorySource: ExperimentResultsSource, @unchecked Sendable {
     }
 
     func allUnits() async throws -> [ExperimentResultsCounter.Unit] { Array(units.values) }
+
+    func samples(limit: Int) async throws -> [String: [ExperimentResultsCounter.Unit]] {
+        let ordered = units.sorted { (ExperimentResultsCounter.sampleKey(of: $0.key), $0.key) < (ExperimentResultsCounter.sampleKey(of: $1.key), $1.key) }
+        return Dictionary(grouping: ordered.map(\.value), by: \.arm).mapValues { Array($0.prefix(limit)) }
+    }
 }
 
 /// The results recomputed from every row, the plain way.

@@ -75,7 +75,8 @@ extension ConsoleRoutes {
             [
                 "key": metric.key, "name": metric.name, "event": metric.event, "kind": metric.kind.rawValue,
                 "window": Self.durationText(metric.windowHours * 3600), "better": metric.higherIsBetter ? "higher" : "lower",
-                "guardrail": metric.guardrail ? "yes" : "no", "cuped": metric.cuped ? "yes" : "no", "cap": Self.capWords(metric.cap), "version": metric.version,
+                "guardrail": metric.guardrail ? "yes" : "no", "cuped": metric.cuped ? "yes" : "no", "cap": Self.capWords(metric.cap),
+                "comparedBy": metric.percentile.map { "p\(ReportFormat.number($0 * 100))" } ?? "mean", "version": metric.version,
                 "updated": "\(Self.shortTime(metric.updatedAt)) by \(metric.updatedBy)", "link": Self.metricLink(metric.key),
             ]
         }
@@ -103,6 +104,7 @@ extension ConsoleRoutes {
         if metric.cuped { fields["cuped"] = "on" }
         if let value = metric.cap?.value { fields["capValue"] = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value) }
         if let percentile = metric.cap?.percentile { fields["capPercentile"] = String(percentile) }
+        if let percentile = metric.percentile { fields["percentile"] = String(percentile) }
         return ConsoleForm(fields: fields)
     }
 
@@ -123,6 +125,7 @@ extension ConsoleRoutes {
             "kinds": storedMetricKinds.map { ["value": $0.rawValue, "selected": $0.rawValue == kind] as [String: Any] },
             "higher": higher, "lower": !higher, "guardrail": form["guardrail"] != nil, "cuped": form["cuped"] != nil,
             "capValue": form["capValue"] ?? "", "capPercentile": form["capPercentile"] ?? "",
+            "percentile": form["percentile"] ?? "",
         ]
     }
 
@@ -138,21 +141,23 @@ extension ConsoleRoutes {
         let windowText = (form["windowHours"] ?? "").trimmingCharacters(in: .whitespaces)
         let window = windowText.isEmpty ? 24 * 7 : Int(windowText)
         if window == nil { problems.append("windowHours: expected a whole number of hours, got \"\(windowText.prefix(64))\"") }
-        // The cap: empty fields are no cap; a number in either (both are refused by the metric's checks).
+        // The cap and the percentile: empty fields are none; a number in each (the metric's checks refuse what conflicts).
         var numbers: [String: Double] = [:]
-        for (field, name) in [("capValue", "cap.value"), ("capPercentile", "cap.percentile")] {
+        for (field, name) in [("capValue", "cap.value"), ("capPercentile", "cap.percentile"), ("percentile", "percentile")] {
             let text = (form[field] ?? "").trimmingCharacters(in: .whitespaces)
             guard !text.isEmpty else { continue }
             if let number = Double(text), number.isFinite { numbers[field] = number } else {
                 problems.append("\(name): expected a number, got \"\(text.prefix(64))\"")
             }
         }
+        let percentile = numbers.removeValue(forKey: "percentile")
         let cap = numbers.isEmpty ? nil : MetricCap(value: numbers["capValue"], percentile: numbers["capPercentile"])
         guard let kind, let window, problems.isEmpty else { return .failure(ConsoleFormProblems(problems: problems)) }
         return .success(ExperimentMetric(
             key: key, name: (form["name"] ?? "").trimmingCharacters(in: .whitespaces),
             event: (form["event"] ?? "").trimmingCharacters(in: .whitespaces), kind: kind, windowHours: window,
-            higherIsBetter: form["higherIsBetter"] != "false", guardrail: form["guardrail"] != nil, cuped: form["cuped"] != nil, cap: cap))
+            higherIsBetter: form["higherIsBetter"] != "false", guardrail: form["guardrail"] != nil, cuped: form["cuped"] != nil, cap: cap,
+            percentile: percentile))
     }
 
     func createMetric(_ visitor: Visitor, _ form: ConsoleForm) async throws -> Response {

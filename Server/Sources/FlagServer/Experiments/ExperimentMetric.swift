@@ -23,6 +23,9 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     /// Each unit's value capped from above before the arm statistics (mean and count metrics
     /// only); `nil`: not capped.
     public var cap: MetricCap?
+    /// A percentile metric: p in (0, 1), the arms compared by the p-quantile of their units'
+    /// values (mean and count metrics, without CUPED or a cap); `nil`: compared by the mean.
+    public var percentile: Double?
     /// Raised by one on every update (compare-and-set in the store).
     public var version: Int
     public var updatedAt: Date
@@ -30,7 +33,7 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
 
     public init(
         key: String, name: String, event: String, kind: MetricData.Kind, windowHours: Int = 24 * 7, higherIsBetter: Bool = true,
-        guardrail: Bool = false, cuped: Bool = false, cap: MetricCap? = nil, version: Int = 1,
+        guardrail: Bool = false, cuped: Bool = false, cap: MetricCap? = nil, percentile: Double? = nil, version: Int = 1,
         updatedAt: Date = Date(timeIntervalSince1970: 0), updatedBy: String = ""
     ) {
         self.key = key
@@ -42,6 +45,7 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         self.guardrail = guardrail
         self.cuped = cuped
         self.cap = cap
+        self.percentile = percentile
         self.version = version
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
@@ -70,13 +74,15 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
             problems.append(ValidationError(key: key, field: "windowHours", problem: "must be 1–\(Self.maximumWindowHours), got \(windowHours)"))
         }
         if let cap { problems += cap.problems(key: key, kind: kind) }
+        problems += percentileProblems
         return problems
     }
 
     /// The metric as an event store counts it.
     public var queryMetric: ExperimentResultsQuery.Metric {
         ExperimentResultsQuery.Metric(
-            key: key, event: event, kind: kind, window: Int64(windowHours) * 3_600_000, covariate: cuped, cap: cap?.queryCap)
+            key: key, event: event, kind: kind, window: Int64(windowHours) * 3_600_000, covariate: cuped, cap: cap?.queryCap,
+            percentile: percentile)
     }
 
     /// How the results page names and judges it.

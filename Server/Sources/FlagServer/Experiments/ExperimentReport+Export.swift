@@ -29,11 +29,14 @@ extension ExperimentReport {
         "covariate_sum", "covariate_sum_of_squares", "sum_of_products", "mean", "difference", "difference_lower",
         "difference_upper", "p_value", "adjusted_p_value", "relative_lift", "relative_lower", "relative_upper",
         "sequential_lower", "sequential_upper", "sequential_p_value", "sequential_adjusted_p_value", "chance_to_beat_control",
-        "expected_loss", "decision", "direction",
+        "expected_loss", "decision", "direction", "percentile", "percentile_values", "quantile", "quantile_standard_error",
+        "quantile_difference", "quantile_lower", "quantile_upper", "quantile_p_value", "quantile_adjusted_p_value",
     ]
 
     /// One row per metric and arm (the control first, its comparison fields empty), every number
-    /// with all its digits (Swift's shortest round-trip form), RFC 4180 quoting.
+    /// with all its digits (Swift's shortest round-trip form), RFC 4180 quoting. A percentile
+    /// metric's rows end with its p, the values its quantile was taken from, the quantile and the
+    /// difference from the control's; the others leave those fields empty.
     public func csv() -> String {
         var lines = [Self.csvColumns.joined(separator: ",")]
         for metric in metrics {
@@ -51,11 +54,20 @@ extension ExperimentReport {
                     Self.number(c?.sequential.upper), Self.number(c?.sequential.pValue), Self.number(c?.sequential.adjustedPValue),
                     Self.number(c?.bayesian.chanceToBeatControl), Self.number(c?.bayesian.expectedLoss),
                     arm.decision?.state.rawValue ?? "", arm.decision?.direction?.rawValue ?? "",
-                ]
+                ] + Self.percentileFields(metric.percentile, arm: arm.arm)
                 lines.append(fields.joined(separator: ","))
             }
         }
         return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// The percentile columns of `arm`'s row: empty for a metric compared by its mean.
+    static func percentileFields(_ percentile: PercentileReport?, arm: String) -> [String] {
+        guard let percentile, let row = percentile.arms.first(where: { $0.arm == arm }) else { return Array(repeating: "", count: 9) }
+        return [
+            number(percentile.percentile), String(row.values), number(row.quantile), number(row.standardError), number(row.difference),
+            number(row.lower), number(row.upper), number(row.pValue), number(row.adjustedPValue),
+        ]
     }
 
     /// A number as Swift writes it back exactly ("468", "0.0936", "1e-07"); empty when absent.

@@ -13,6 +13,9 @@ protocol ExperimentResultsSource: Sendable {
     func units(_ units: [String]) async throws -> [String: ExperimentResultsCounter.Unit]
     /// Every stored unit of the experiment (read when a metric has a percentile cap).
     func allUnits() async throws -> [ExperimentResultsCounter.Unit]
+    /// Arm → at most `limit` of its stored units, those with the lowest
+    /// ``ExperimentResultsCounter/sampleKey(of:)`` (read when a metric is a percentile metric).
+    func samples(limit: Int) async throws -> [String: [ExperimentResultsCounter.Unit]]
 }
 
 extension ExperimentResultsCounter {

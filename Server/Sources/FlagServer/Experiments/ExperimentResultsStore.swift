@@ -48,14 +48,20 @@ public struct ExperimentResultsQuery: Sendable, Hashable {
         /// Each unit's value (and covariate) capped from above before the arm statistics are
         /// taken; `nil`: not capped. Never on a conversion metric.
         public var cap: Cap?
+        /// A percentile metric's p: the arms are compared by the p-quantile of their units'
+        /// values (a bounded sample per arm, ``ExperimentTotals/percentiles``); `nil`: by the mean.
+        public var percentile: Double?
 
-        public init(key: String, event: String, kind: MetricData.Kind, window: Int64, covariate: Bool, cap: Cap? = nil) {
+        public init(
+            key: String, event: String, kind: MetricData.Kind, window: Int64, covariate: Bool, cap: Cap? = nil, percentile: Double? = nil
+        ) {
             self.key = key
             self.event = event
             self.kind = kind
             self.window = window
             self.covariate = covariate
             self.cap = cap
+            self.percentile = percentile
         }
     }
 
@@ -85,6 +91,9 @@ public struct ExperimentTotals: Sendable, Hashable {
     public var countedThrough: Int64
     /// Metric key → how its values were capped, for the metrics with a cap.
     public var capping: [String: Capping]
+    /// Metric key → arm → the units' values a percentile metric is compared by, for the metrics
+    /// with a percentile (`ExperimentTotals+Percentiles.swift`).
+    public var percentiles: [String: [String: PercentileSample]] = [:]
 
     public init(
         units: [String: Int], reassignedUnits: [String: Int], metrics: [String: [String: ArmStatistics]], daily: [Day],
