@@ -16,6 +16,10 @@ variant, and sends its exposure and, with its variant's rate (10 % for `off`, 20
 - the lift chart and the sequential chart drawn.
 
 An A/A experiment on a second flag (both arms converting at 15 %) must say "Keep collecting".
+
+Results by segment: a third population on two app versions (half of those on the older one
+upgrading later) must show, after "By app version", a table per metric with each version's units
+per arm as first exposed (the upgrades stay in their first version) and the export links.
 Both pages pass axe-core in both themes at laptop and phone widths, with a screenshot of each
 (Server/.build/console-screenshots/experiment-*.png).
 
@@ -77,14 +81,14 @@ class ExperimentBrowserTests(console.BrowserSuite, unittest.TestCase):
         self.assertEqual(started["status"], "running")
         return started
 
-    def simulate(self, flag, seed, rates, prefix):
+    def simulate(self, flag, seed, rates, prefix, *extra):
         # The population is exposed from just after the start to now, its conversions within the
         # window after that: every event counts.
         start = int(time.time() * 1000)
         time.sleep(0.05)  # on purpose: the first exposure must fall after the experiment's start
         arguments = ["--server", self.server.base, "--token", self.token, "--flag", flag, "--units", str(UNITS),
                      "--seed", str(seed), "--start", str(start), "--window-hours", "0.0001", "--prefix", prefix,
-                     "--batch-size", "500", "--evaluation", "bulk"]
+                     "--batch-size", "500", "--evaluation", "bulk", *extra]
         for variant, rate in rates.items():
             arguments += ["--rate", "%s=%s" % (variant, rate)]
         time.sleep(0.05)  # on purpose: --end (now) must come after --start
@@ -139,6 +143,26 @@ class ExperimentBrowserTests(console.BrowserSuite, unittest.TestCase):
         self.assertEqual(self.find("#experiment-decision").get_attribute("data-state"), "keep-collecting")
         self.assertEqual(self.find("#experiment-decision-heading").text, "Keep collecting")
         self.check_page("experiment-aa")
+
+    def test_results_by_app_version_on_the_results_page(self):
+        self.start_experiment("browser-segments", "segments-test")
+        sent = self.simulate("browser-segments", 3, {"off": 0.10, "on": 0.20}, "seg-",
+                             "--app-version-share", "4.2=0.6", "--app-version-share", "5.0=0.4", "--upgrade-share", "0.5")
+        self.sign_in("admin", self.server.admin_password)
+        self.results_page("segments-test", sent)
+        self.assertEqual(self.find_all("#segments-heading"), [])
+        self.find("#segments-app-version").click()
+        self.assertEqual(self.find("#segments-heading").text, "By app version")
+        self.assertIn("adjusted together by Benjamini–Hochberg", self.find("#segments-statement").text)
+        table = self.find("table.segment-table[data-metric='purchase-rate']")
+        for version, variants in sent["segments"].items():
+            for variant, entry in variants.items():
+                row = table.find_element("css selector", "tr[data-segment='%s'][data-arm='%s']" % (version, variant))
+                cells = [cell.text for cell in row.find_elements("css selector", "td")]
+                self.assertEqual(cells[1].replace(",", ""), str(entry["units"]), (version, variant, cells))
+        self.assertEqual(len(table.find_elements("css selector", "tbody tr")), 4)
+        self.assertIn("segment=appVersion", self.find("#segments-export-csv").get_attribute("href"))
+        self.check_page("experiment-segments")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,13 @@ library's wire format (version 1, an `Idempotency-Key` equal to the batch id). B
 from the seed, so that the same run sent twice is counted once; a 429 or 503 is retried after its
 `Retry-After`.
 
+Segments (`--app-version-share 4.2=0.6 --app-version-share 5.0=0.4`): each unit is drawn an app
+version by those shares (from a generator of its own, so the other draws do not change) and its
+events travel in batches of that version; with `--upgrade-share P`, a share P of the units whose
+version is not the last listed sends a second exposure (same variant) from the last listed version
+later on: an upgrade, which must not move the unit out of its first segment. The output then adds
+`segments`: per app version of the first exposure and variant, the same figures as `variants`.
+
 The same seed, flag assignment and arguments give the same units, times, conversions and values.
 The script prints, as JSON, what it sent per variant: units, exposures, converted units and, for
 the value per unit (0 for a unit that did not convert), the sum and the sum of squares — the
@@ -117,6 +124,12 @@ def simulate(arguments):
         raise SystemExit("--start must be before --end (or now)")
     window = int(arguments.window_hours * HOUR)
     generator = random.Random(arguments.seed)
+    shares = parse_rates(arguments.app_version_share, "--app-version-share")
+    if shares and (sum(shares.values()) <= 0 or not 0 <= arguments.upgrade_share <= 1):
+        raise SystemExit("--app-version-share: the shares must add up to more than 0; --upgrade-share is from 0 to 1")
+    versions = sorted(shares, key=list(shares).index)
+    segment_generator = random.Random(arguments.seed * 1_000_003 + 17)
+    segments = {}
     client = Client(arguments.server, arguments.token)
     sent = {}
     exposures, events = [], []
@@ -136,21 +149,40 @@ def simulate(arguments):
         if revision:
             exposure["revision"] = revision
         exposures.append(exposure)
+        segment = None
+        if versions:
+            version = segment_generator.choices(versions, weights=[shares[v] for v in versions])[0]
+            upgrade, upgraded_at = segment_generator.random(), segment_generator.random()
+            exposure["_appVersion"] = version
+            segment = segments.setdefault(version, {}).setdefault(
+                variant, {"units": 0, "exposures": 0, "converted": 0, "valueSum": 0.0, "valueSumOfSquares": 0.0})
+            segment["units"] += 1
+            segment["exposures"] += 1
+            if version != versions[-1] and upgrade < arguments.upgrade_share:
+                later = dict(exposure, time=exposed + int(upgraded_at * (end - exposed)), _appVersion=versions[-1])
+                exposures.append(later)
+                totals["exposures"] += 1
         if converts < rates.get(variant, 0):
             value = round(amount * means.get(variant, 1.0), 2)
-            totals["converted"] += 1
-            totals["valueSum"] += value
-            totals["valueSumOfSquares"] += value * value
+            for figures in [totals] + ([segment] if segment else []):
+                figures["converted"] += 1
+                figures["valueSum"] += value
+                figures["valueSumOfSquares"] += value * value
             events.append({
                 "name": arguments.conversion, "value": value, "unit": key, "variants": {arguments.flag: variant},
                 "time": min(end, exposed + 1 + int(delay * window)),
             })
+            if segment:
+                events[-1]["_appVersion"] = exposure["_appVersion"]
     delivery = send(client, arguments, exposures, events)
-    for totals in sent.values():
+    for totals in list(sent.values()) + [figures for variants in segments.values() for figures in variants.values()]:
         totals["valueSum"] = round(totals["valueSum"], 6)
         totals["valueSumOfSquares"] = round(totals["valueSumOfSquares"], 6)
-    return {"flag": arguments.flag, "seed": arguments.seed, "start": start, "end": end, "variants": sent,
-            "conversion": arguments.conversion, "events": len(events), **delivery}
+    report = {"flag": arguments.flag, "seed": arguments.seed, "start": start, "end": end, "variants": sent,
+              "conversion": arguments.conversion, "events": len(events), **delivery}
+    if segments:
+        report["segments"] = segments
+    return report
 
 
 def send(client, arguments, exposures, events):
@@ -158,13 +190,23 @@ def send(client, arguments, exposures, events):
     Returns the batches sent, the events the server accepted and the batches it had already stored."""
     delivery = {"batches": 0, "accepted": 0, "duplicateBatches": 0}
     items = [("exposures", exposure) for exposure in exposures] + [("events", event) for event in events]
-    for number, offset in enumerate(range(0, len(items), arguments.batch_size)):
-        batch = {"version": 1, "source": {"appVersion": arguments.app_version, "buildConfiguration": "release",
+    # A batch comes from one app version: the items of each version travel apart (in the order
+    # the versions first appear; every item of one version when no shares are given).
+    groups = {}
+    for kind, item in items:
+        groups.setdefault(item.get("_appVersion"), []).append((kind, item))
+    chunks = [(version, group[offset:offset + arguments.batch_size])
+              for version, group in groups.items() for offset in range(0, len(group), arguments.batch_size)]
+    for number, (version, chunk) in enumerate(chunks):
+        batch = {"version": 1, "source": {"appVersion": version or arguments.app_version, "buildConfiguration": "release",
                                           "platform": arguments.platform},
                  "exposures": [], "summaries": [], "events": []}
-        for kind, item in items[offset:offset + arguments.batch_size]:
-            batch[kind].append(item)
-        digest = hashlib.sha256(("%s|%s|%s|%d" % (arguments.seed, arguments.flag, arguments.prefix, number)).encode()).hexdigest()
+        for kind, item in chunk:
+            batch[kind].append({name: value for name, value in item.items() if name != "_appVersion"})
+        label = "%s|%s|%s|%d" % (arguments.seed, arguments.flag, arguments.prefix, number)
+        if version is not None:
+            label += "|" + version
+        digest = hashlib.sha256(label.encode()).hexdigest()
         batch["batchId"] = "sim-" + digest[:32]
         status, answer, _ = client.post("/ofrep/v1/ingestion", batch, {"Idempotency-Key": batch["batchId"]})
         if status != 202:
@@ -196,7 +238,11 @@ def parser():
     command.add_argument("--evaluation", choices=("single", "bulk"), default="single", help="OFREP evaluation; default single")
     command.add_argument("--prefix", default="sim-", help="prefix of the targeting keys; default sim-")
     command.add_argument("--batch-size", type=int, default=500, help="events per ingestion batch; default 500")
-    command.add_argument("--app-version", default="1.0")
+    command.add_argument("--app-version", default="1.0", help="the batches' app version without --app-version-share; default 1.0")
+    command.add_argument("--app-version-share", action="append", metavar="VERSION=SHARE",
+                         help="an app version and the share of units that run it (segments); repeatable")
+    command.add_argument("--upgrade-share", type=float, default=0.0,
+                         help="share of units not on the last listed version that later upgrade to it; default 0")
     command.add_argument("--platform", default="iOS")
     return command
 

@@ -7,6 +7,12 @@ population with a known effect (10 % against 20 % conversion), and checks throug
 API that every exposure and unit arrived in the variant the server assigned, that the split is
 the planned one, and that sending the same run again is counted once.
 
+Results by segment: an experiment on the flag, a population on three app versions (a share of
+them upgrading later), and the results split by app version checked against this side: each
+segment's units per arm (first exposure, sticky), each arm's mean, the Welch difference, interval
+and p-value against scipy.stats (ttest_ind_from_stats, t), and the adjusted p-values of every
+segment, metric and arm against statsmodels' multipletests (fdr_bh) on the server's own raw ones.
+
 Run (after `swift build --package-path Server`):
 python3 -m unittest discover -s Server/scripts -p 'test_simulate_experiment.py' -v
 """
@@ -60,6 +66,89 @@ class SimulatedPopulationTests(unittest.TestCase):
                      "--rate", "off=0.10", "--rate", "on=0.20", "--value-mean", "off=30", "--value-mean", "on=30",
                      "--days", "5", "--seed", "7", "--end", str(self.end), "--batch-size", "250", *extra]
         return simulate_experiment.simulate(simulate_experiment.parser().parse_args(arguments))
+
+    def test_results_by_app_version_match_scipy_and_statsmodels(self):
+        from scipy import stats
+        from statsmodels.stats.multitest import multipletests
+
+        api, token = self.server.api, self.server.admin_token
+        for key, kind in (("seg-converted", "conversion"), ("seg-revenue", "mean")):
+            status, body = api("POST", "/admin/v1/metrics", token, {
+                "key": key, "name": key, "event": "seg-purchase", "kind": kind, "guardrail": False})
+            self.assertEqual(status, 201, body)
+        base = "/admin/v1/environments/production/experiments"
+        status, body = api("POST", base, token, {
+            "id": "seg-exp", "flag": FLAG, "control": "off", "arms": ["off", "on"],
+            "metrics": ["seg-converted", "seg-revenue"]})
+        self.assertEqual(status, 201, body)
+        status, body = api("POST", base + "/seg-exp/start", token, {})
+        self.assertEqual(status, 200, body)
+        start = int(time.time() * 1000) + 1
+        time.sleep(0.05)  # on purpose: the exposures come after the experiment's start
+        end = int(time.time() * 1000)
+        arguments = ["--server", self.server.base, "--token", self.token, "--flag", FLAG, "--units", "1500",
+                     "--rate", "off=0.20", "--rate", "on=0.30", "--value-mean", "off=20", "--value-mean", "on=26",
+                     "--start", str(start), "--end", str(end), "--seed", "11", "--prefix", "seg-",
+                     "--conversion", "seg-purchase", "--app-version-share", "4.2=0.5", "--app-version-share", "4.3=0.3",
+                     "--app-version-share", "5.0=0.2", "--upgrade-share", "0.4"]
+        sent = simulate_experiment.simulate(simulate_experiment.parser().parse_args(arguments))
+        self.assertEqual(sorted(sent["segments"]), ["4.2", "4.3", "5.0"])
+        deadline = time.monotonic() + 60
+        while True:
+            status, report = api("GET", base + "/seg-exp/results?segment=appVersion&refresh=true", token)
+            self.assertEqual(status, 200, report)
+            counted = sum(arm["units"] for arm in report["units"])
+            if counted == 1500 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)  # on purpose: waiting for the ingestion queue, bounded by the deadline
+        segments = report["segments"]
+        self.assertEqual(segments["dimension"], "appVersion")
+        self.assertEqual(segments["correction"], "bh")
+        self.assertEqual([segment["key"] for segment in segments["segments"]], ["4.2", "4.3", "5.0"])
+        alpha = report["alpha"]
+        raw, raw_fixed, adjusted, adjusted_fixed = [], [], [], []
+        for segment in segments["segments"]:
+            expected = sent["segments"][segment["key"]]
+            # Units by first exposure: the upgrades stay in their first version.
+            self.assertEqual({arm["arm"]: arm["units"] for arm in segment["units"]},
+                             {variant: figures["units"] for variant, figures in expected.items()}, segment["key"])
+            for metric in segment["metrics"]:
+                conversion = metric["key"] == "seg-converted"
+                summaries = {}
+                for arm in metric["arms"]:
+                    figures = expected[arm["arm"]]
+                    n = figures["units"]
+                    total = figures["converted"] if conversion else figures["valueSum"]
+                    squares = figures["converted"] if conversion else figures["valueSumOfSquares"]
+                    mean = total / n
+                    variance = (squares - total * total / n) / (n - 1)
+                    summaries[arm["arm"]] = (mean, variance, n)
+                    self.assertAlmostEqual(arm["statistics"]["units"], n)
+                    self.assertTrue(math.isclose(arm["mean"], mean, rel_tol=1e-9), (segment["key"], metric["key"], arm))
+                treatment = metric["arms"][1]
+                comparison = treatment["comparison"]
+                (m1, v1, n1), (m0, v0, n0) = summaries["on"], summaries["off"]
+                welch = stats.ttest_ind_from_stats(m1, math.sqrt(v1), n1, m0, math.sqrt(v0), n0, equal_var=False)
+                se = math.sqrt(v1 / n1 + v0 / n0)
+                df = (v1 / n1 + v0 / n0) ** 2 / ((v1 / n1) ** 2 / (n1 - 1) + (v0 / n0) ** 2 / (n0 - 1))
+                critical = stats.t.ppf(1 - alpha / 2, df)
+                absolute = comparison["absolute"]
+                self.assertTrue(math.isclose(absolute["estimate"], m1 - m0, rel_tol=1e-9, abs_tol=1e-12))
+                self.assertTrue(math.isclose(absolute["pValue"], welch.pvalue, rel_tol=1e-6, abs_tol=1e-12),
+                                (segment["key"], metric["key"], absolute["pValue"], welch.pvalue))
+                self.assertTrue(math.isclose(absolute["lower"], m1 - m0 - critical * se, rel_tol=1e-6, abs_tol=1e-9))
+                self.assertTrue(math.isclose(absolute["upper"], m1 - m0 + critical * se, rel_tol=1e-6, abs_tol=1e-9))
+                raw.append(comparison["sequential"]["pValue"])
+                raw_fixed.append(absolute["pValue"])
+                adjusted.append(comparison["sequential"]["adjustedPValue"])
+                adjusted_fixed.append(comparison["adjustedPValue"])
+        # Benjamini–Hochberg over every segment, metric and arm, against statsmodels.
+        self.assertEqual(segments["comparisons"], len(raw))
+        self.assertEqual(len(raw), 6)
+        for got, expected in ((adjusted, multipletests(raw, method="fdr_bh")[1]),
+                              (adjusted_fixed, multipletests(raw_fixed, method="fdr_bh")[1])):
+            for a, b in zip(got, expected):
+                self.assertTrue(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15), (got, list(expected)))
 
     def insights(self, start):
         status, body = self.server.api(

@@ -48,7 +48,8 @@ extension ConsoleRoutes {
             return try await page(request) { visitor in
                 let base = "/console/environments/\(Self.escaped(environment))/experiments/\(Self.escaped(id))/export"
                 let report = try await consoleExperimentReport(
-                    id: id, environment: environment, refresh: try AdminRoutes.refreshParameter(request))
+                    id: id, environment: environment, refresh: try AdminRoutes.refreshParameter(request),
+                    segments: try AdminRoutes.segmentParameters(request))
                 return experimentReportPage(report, visitor: visitor, exportBase: base)
             }
         }
@@ -57,11 +58,12 @@ extension ConsoleRoutes {
                 let environment = try context.parameters.require("environment")
                 let id = try context.parameters.require("id")
                 return try await page(request) { _ in
-                    let report = try await consoleExperimentReport(id: id, environment: environment, refresh: false)
+                    let report = try await consoleExperimentReport(
+                        id: id, environment: environment, refresh: false, segments: try AdminRoutes.segmentParameters(request))
                     if format == "csv" {
                         return Response(
                             status: .ok, headers: [.contentType: "text/csv; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: report.csv())))
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: report.segmentCSV() ?? report.csv())))
                     }
                     guard let data = try? report.json() else { throw APIError(.internalServerError, code: "internal", message: "the report does not encode") }
                     return JSONBody.response(data: data)
@@ -76,13 +78,15 @@ extension ConsoleRoutes {
     }
 
     /// The report of an experiment, from the event store's results (503 without results support).
-    func consoleExperimentReport(id: String, environment: String, refresh: Bool) async throws -> ExperimentReport {
+    func consoleExperimentReport(
+        id: String, environment: String, refresh: Bool, segments: ExperimentSegmentRequest? = nil
+    ) async throws -> ExperimentReport {
         let experiments = try consoleExperiments()
         guard let experimentResults else { throw ExperimentResultsCache.unsupported }
         do {
             return try await experiments.report(
                 id: id, environment: environment, results: experimentResults,
-                maximumAge: refresh ? .zero : experimentResultsMaximumAge)
+                maximumAge: refresh ? .zero : experimentResultsMaximumAge, segments: segments, eventStore: eventStore)
         } catch {
             throw APIError(error)
         }

@@ -44,6 +44,9 @@ struct ExperimentResultsCounter: Sendable {
         var unit: String
         var variant: String
         var time: Int64
+        /// The app version and platform of the batch that carried it (its segment); `nil` when unknown.
+        var appVersion: String? = nil
+        var platform: String? = nil
     }
 
     /// A tracked event of a unit.
@@ -62,6 +65,10 @@ struct ExperimentResultsCounter: Sendable {
         var reassigned: Bool
         var values: [Double]
         var covariates: [Double]
+        /// The segment: app version and platform of the first exposure (sticky: moved only when an
+        /// earlier first exposure arrives); `nil` for units stored before segments were kept.
+        var appVersion: String? = nil
+        var platform: String? = nil
 
         /// `values` then `covariates`, comma-separated (Swift's shortest round-tripping form).
         var encodedValues: String {
@@ -162,6 +169,7 @@ struct ExperimentResultsCounter: Sendable {
             guard var unit = units[exposure.unit] else {
                 units[exposure.unit] = Unit(
                     arm: exposure.variant, first: exposure.time, reassigned: false, values: zeros, covariates: zeros)
+                units[exposure.unit]?.setSegment(of: exposure)
                 recount.insert(exposure.unit)
                 continue
             }
@@ -170,6 +178,7 @@ struct ExperimentResultsCounter: Sendable {
                 if exposure.variant != unit.arm { unit.reassigned = true }
                 unit.arm = exposure.variant
                 unit.first = exposure.time
+                unit.setSegment(of: exposure)
                 unit.values = zeros
                 unit.covariates = zeros
                 recount.insert(exposure.unit)

@@ -137,6 +137,8 @@ enum PostgresEventMigrations {
             ]
         ),
         (2, PostgresEventMigrations.experimentResults),
+        (3, PostgresEventMigrations.experimentSegments),
+        (4, PostgresEventMigrations.experimentSampleKeys),
     ]
 
     /// Incremental experiment results (``ExperimentResultsStore``): per experiment its state (the

@@ -134,6 +134,8 @@ enum SQLiteEventMigrations {
                 + SQLiteEventMigrations.dailyRollupsWithoutTheHoursKept
         ),
         (3, SQLiteEventMigrations.experimentResults),
+        (4, SQLiteEventMigrations.experimentSegments),
+        (5, SQLiteEventMigrations.experimentSampleKeys),
     ]
 
     /// Incremental experiment results (``ExperimentResultsStore``): per experiment its state (the
