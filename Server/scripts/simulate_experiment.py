@@ -159,7 +159,8 @@ def simulate(arguments):
             segment["units"] += 1
             segment["exposures"] += 1
             if version != versions[-1] and upgrade < arguments.upgrade_share:
-                later = dict(exposure, time=exposed + int(upgraded_at * (end - exposed)), _appVersion=versions[-1])
+                # Strictly after the first exposure (a tie would go to whichever batch arrived first).
+                later = dict(exposure, time=exposed + 1 + int(upgraded_at * max(0, end - exposed - 1)), _appVersion=versions[-1])
                 exposures.append(later)
                 totals["exposures"] += 1
         if converts < rates.get(variant, 0):
