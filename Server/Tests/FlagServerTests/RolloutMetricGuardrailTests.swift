@@ -237,7 +237,7 @@ struct RolloutMetricGuardrailTests {
                 metrics: ["checkout-conversion": ["off": ArmStatistics(units: 4_000, sum: 800), "on": ArmStatistics(units: 4_000, sum: 600)]],
                 daily: [], countedThrough: 0))
             let stored = try #require(server.server.rollouts)
-            let rollouts = Rollouts(admin: stored.admin, store: stored.store, events: counter, now: now)
+            let rollouts = Rollouts(admin: stored.admin, store: stored.store, events: counter, results: counter, now: now)
             var plan = RolloutGuardrailTests.plan()
             plan.guardrails = [Self.conversion, RolloutGuardrail(metric: .crashRate)]
             _ = try await rollouts.create(plan)
@@ -304,7 +304,7 @@ struct RolloutMetricGuardrailTests {
                 ]],
                 daily: [], countedThrough: 0))
             let stored = try #require(server.server.rollouts)
-            let rollouts = Rollouts(admin: stored.admin, store: stored.store, events: counter, now: now)
+            let rollouts = Rollouts(admin: stored.admin, store: stored.store, events: counter, results: counter, now: now)
             _ = try await rollouts.start(id: id, environment: "production", actor: "ada")
             clock.advance(by: 600)
             #expect(await RolloutExecutor(rollouts: rollouts, replica: "test").tick()[id] == .rolledBack)

@@ -54,7 +54,7 @@ struct RolloutRollbackRaceTests {
 
     /// `stored`'s rollouts over a store that lets another writer save the plan just before their first update.
     static func racing(_ stored: Rollouts) -> Rollouts {
-        Rollouts(admin: stored.admin, store: InterleavingStore(stored.store), events: nil)
+        Rollouts(admin: stored.admin, store: InterleavingStore(stored.store), events: nil, results: nil)
     }
 
     @Test

@@ -198,7 +198,7 @@ extension AdminRoutes {
 
     /// The approvals of the server's store, for an existing environment.
     func approvals(environment: String) throws -> Approvals {
-        guard let store = admin.store as? any ApprovalStore else {
+        guard let store = admin.store.capabilities.approvals else {
             throw APIError(.notFound, code: "not_found", message: "this server's store keeps no approval rules or change requests")
         }
         return Approvals(admin: admin, store: store, now: now)

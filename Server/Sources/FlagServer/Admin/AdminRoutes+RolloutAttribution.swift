@@ -14,7 +14,7 @@ extension AdminRoutes {
             _ = try authenticator.authorize(request, role: .admin, environment: environment)
             let rollouts = try rollouts()
             let plan = try await Self.run { () async throws(AdminError) in try await rollouts.plan(id: id, environment: environment) }
-            guard let events = eventStore as? any RolloutAttributionCounting else {
+            guard let events = eventStore?.capabilities.rolloutAttribution else {
                 throw APIError(
                     .conflict, code: "no_event_store",
                     message: "this server keeps no events (it was started without an event store), so it has no sessions or crashes to count")

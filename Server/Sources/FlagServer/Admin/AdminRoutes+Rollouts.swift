@@ -141,9 +141,10 @@ extension AdminRoutes {
 
     /// The rollouts of the server's store.
     func rollouts() throws -> Rollouts {
-        guard let store = admin.store as? any RolloutStore else {
+        guard let store = admin.store.capabilities.rollouts else {
             throw APIError(.notFound, code: "not_found", message: "this server's store keeps no rollout plans")
         }
-        return Rollouts(admin: admin, store: store, events: eventStore as? any RolloutEventCounting, now: now)
+        return Rollouts(admin: admin, store: store, events: eventStore?.capabilities.rolloutEvents,
+            results: eventStore?.capabilities.experimentResults, now: now)
     }
 }

@@ -110,7 +110,7 @@ extension AdminRoutes {
 
     /// The scheduled changes of the server's store.
     func scheduleService() throws -> Schedules {
-        guard let store = admin.store as? any ScheduleStore else {
+        guard let store = admin.store.capabilities.schedules else {
             throw APIError(.notFound, code: "not_found", message: "this server's store keeps no scheduled changes")
         }
         return Schedules(admin: admin, store: store, now: now)

@@ -83,7 +83,7 @@ public actor FlagAdmin {
     public func refresh(knowing version: StoreVersion? = nil) async throws(StoreError) {
         await writing.lock()
         defer { writing.unlock() }
-        if let replicated = store as? any ReplicatedFlagStore, try await catchUpFromAudit(replicated, version: version) { return }
+        if let replicated = store.capabilities.replicated, try await catchUpFromAudit(replicated, version: version) { return }
         try await reload()
     }
 
@@ -252,7 +252,7 @@ public actor FlagAdmin {
         case .required:
             break
         }
-        guard let approvals = store as? any ApprovalStore else { return }
+        guard let approvals = store.capabilities.approvals else { return }
         let rules: [String: ApprovalRule]
         do { rules = try await approvals.approvalRules() } catch { throw AdminError(store: error) }
         guard !rules.isEmpty else { return }

@@ -154,9 +154,10 @@ public final class FlagServer: Sendable {
             return (queue, metrics, DecodeSlots(count: eventIngestion.concurrentDecodes, niceness: eventIngestion.ingestThreadNiceness))
         }
         evidence = FlagEvidenceCache(store: eventStore, now: now)
-        experimentResults = (eventStore as? any ExperimentResultsStore).map { ExperimentResultsCache(store: $0, now: now) }
-        rollouts = (admin.store as? any RolloutStore).map {
-            Rollouts(admin: admin, store: $0, events: eventStore as? any RolloutEventCounting, now: now)
+        experimentResults = eventStore?.capabilities.experimentResults.map { ExperimentResultsCache(store: $0, now: now) }
+        rollouts = admin.store.capabilities.rollouts.map {
+            Rollouts(admin: admin, store: $0, events: eventStore?.capabilities.rolloutEvents,
+                results: eventStore?.capabilities.experimentResults, now: now)
         }
         self.publisher = publisher
         self.events = events
@@ -232,7 +233,7 @@ public final class FlagServer: Sendable {
             eventIngestion: eventStore == nil ? nil : EventIngestionRoutes.advertisement(eventIngestion))
         let events = EventHub(maximumStreams: limits.maximumEventStreams, maximumStreamsPerOwner: limits.maximumEventStreamsPerToken)
         let dispatcher = webhooks.flatMap { options in
-            (store as? any WebhookStore).map { WebhookDispatcher(store: $0, options: options, now: now, logger: logger) }
+            store.capabilities.webhooks.map { WebhookDispatcher(store: $0, options: options, now: now, logger: logger) }
         }
         let admin = FlagAdmin(
             store: store, publisher: publisher, events: events, metrics: metrics, logger: logger, now: now,
@@ -282,7 +283,7 @@ public final class FlagServer: Sendable {
                 }
             }
         }
-        let accounts = consoleAccounts ?? (store as? any ConsoleAccountStore).map {
+        let accounts = consoleAccounts ?? store.capabilities.consoleAccounts.map {
             ConsoleAccounts(
                 store: $0, now: now, passwordCheckThreads: consoleOptions.passwordCheckThreads,
                 passwordCheckQueue: consoleOptions.passwordCheckQueue)
@@ -310,7 +311,7 @@ public final class FlagServer: Sendable {
             }
         }
         let readiness = Readiness(stateLoaded: true)
-        let synchronizer = (store as? any ReplicatedFlagStore).map {
+        let synchronizer = store.capabilities.replicated.map {
             ReplicaSynchronizer(
                 admin: admin, store: $0, schedule: revisionCheck, reconnectDelay: reconnectDelay, heartbeat: heartbeat,
                 readiness: readiness,
@@ -322,7 +323,7 @@ public final class FlagServer: Sendable {
             logger: logger, now: now, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
             eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention,
             webhooks: dispatcher, webhookOptions: webhooks ?? WebhookOptions(),
-            scheduler: (store as? any ScheduleStore).map {
+            scheduler: store.capabilities.schedules.map {
                 ScheduledChangeExecutor(admin: admin, store: $0, grace: scheduleGrace, now: now, logger: logger)
             }, rolloutTickInterval: rolloutTickInterval)
         return (server, bootstrap)
@@ -370,7 +371,7 @@ public final class FlagServer: Sendable {
         AdminRoutes(
             admin: admin, authenticator: authenticator, limits: limits, accounts: consoleAccounts, eventStore: eventStore, now: now,
             evidence: evidence, experimentResults: experimentResults,
-            webhooks: (admin.store as? any WebhookStore).map { WebhookAdministration(store: $0, options: webhookOptions, now: now) }
+            webhooks: admin.store.capabilities.webhooks.map { WebhookAdministration(store: $0, options: webhookOptions, now: now) }
         ).register(on: router)
         if let consoleAccounts, let console {
             ConsoleRoutes(
@@ -382,7 +383,7 @@ public final class FlagServer: Sendable {
                 },
                 eventStore: eventStore,
                 evidence: evidence, experimentResults: experimentResults,
-                webhooks: (admin.store as? any WebhookStore).map { WebhookAdministration(store: $0, options: webhookOptions, now: now) }
+                webhooks: admin.store.capabilities.webhooks.map { WebhookAdministration(store: $0, options: webhookOptions, now: now) }
             ).register(on: router)
         }
         return router
@@ -420,7 +421,7 @@ public final class FlagServer: Sendable {
     /// The service counting running experiments' results in the background, where the event
     /// store computes results and the flag store keeps experiments.
     private var experimentResultsServices: [any Service] {
-        guard let experimentResults, let store = admin.store as? any ExperimentStore else { return [] }
+        guard let experimentResults, let store = admin.store.capabilities.experiments else { return [] }
         let experiments = Experiments(admin: admin, store: store, now: now)
         return [
             ExperimentResultsRefreshService(

@@ -39,7 +39,7 @@ extension ConsoleRoutes {
     }
 
     func consoleApprovals() throws -> Approvals {
-        guard let store = admin.store as? any ApprovalStore else { throw Self.notFound("change requests (this store keeps none)") }
+        guard let store = admin.store.capabilities.approvals else { throw Self.notFound("change requests (this store keeps none)") }
         return Approvals(admin: admin, store: store, now: now)
     }
 

@@ -186,7 +186,7 @@ extension ConsoleRoutes {
     /// The break-glass kill switch: turns the flag off at once, whatever the approval rule; the
     /// reason is required (``Approvals/kill(flag:environment:reason:actor:)``).
     func killFlag(_ visitor: Visitor, _ form: ConsoleForm, key: String, environment: String) async throws -> Response {
-        guard let store = admin.store as? any ApprovalStore else { throw Self.notFound("the kill switch (this store keeps no approvals)") }
+        guard let store = admin.store.capabilities.approvals else { throw Self.notFound("the kill switch (this store keeps no approvals)") }
         let approvals = Approvals(admin: admin, store: store, now: now)
         do {
             _ = try await approvals.kill(flag: key, environment: environment, reason: form["reason"] ?? "", actor: visitor.user.name)

@@ -53,8 +53,9 @@ extension ConsoleRoutes {
 
     /// The rollouts of the server's store (404 where it keeps none), as the admin API builds them.
     func consoleRollouts() throws -> Rollouts {
-        guard let store = admin.store as? any RolloutStore else { throw Self.notFound("rollout plans (this store keeps none)") }
-        return Rollouts(admin: admin, store: store, events: eventStore as? any RolloutEventCounting, now: now)
+        guard let store = admin.store.capabilities.rollouts else { throw Self.notFound("rollout plans (this store keeps none)") }
+        return Rollouts(admin: admin, store: store, events: eventStore?.capabilities.rolloutEvents,
+            results: eventStore?.capabilities.experimentResults, now: now)
     }
 
     static func rolloutBase(_ environment: String) -> String { "/console/environments/\(escaped(environment))/rollouts" }
@@ -199,7 +200,7 @@ extension ConsoleRoutes {
     /// received since its run started and those without a variant of its flag; `nil` before its
     /// first start or on a server that keeps no events.
     func evidenceText(_ plan: RolloutPlan) async -> String? {
-        guard plan.runStartedAt != nil, let events = eventStore as? any RolloutAttributionCounting else { return nil }
+        guard plan.runStartedAt != nil, let events = eventStore?.capabilities.rolloutAttribution else { return nil }
         do {
             return Self.evidenceText(try await RolloutAttribution.read(plan, from: events))
         } catch {

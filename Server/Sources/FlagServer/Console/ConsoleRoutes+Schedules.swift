@@ -37,7 +37,7 @@ extension ConsoleRoutes {
     }
 
     func consoleSchedules() throws -> Schedules {
-        guard let store = admin.store as? any ScheduleStore else { throw Self.notFound("scheduled changes (this store keeps none)") }
+        guard let store = admin.store.capabilities.schedules else { throw Self.notFound("scheduled changes (this store keeps none)") }
         return Schedules(admin: admin, store: store, now: now)
     }
 

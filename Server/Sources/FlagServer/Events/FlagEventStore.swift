@@ -15,6 +15,10 @@ import Foundation
 ///   was exposed (an exposure without a unit counts no unit);
 /// - tracked events per environment × event name × day (count and sum of values).
 public protocol FlagEventStore: Sendable {
+    /// The readings beside ingestion and insights this store provides (``EventStoreCapabilities``;
+    /// none by default).
+    var capabilities: EventStoreCapabilities { get }
+
     /// The processor time used so far by threads of the store's own that run its calls; see the
     /// default in the extension.
     var threadProcessorTime: Duration { get }

@@ -18,7 +18,7 @@ extension FlagInsights {
             environment: environment, flag: flag.key, from: days.first ?? range.from,
             to: (days.last ?? range.from) + RollupGranularity.day.milliseconds)
         let lastEvaluated = try await events.lastEvaluated(environment: environment)[flag.key]
-        let health = try await (events as? any SessionHealthCounting)?.sessionHealth(
+        let health = try await events.capabilities.sessionHealth?.sessionHealth(
             environment: environment, flag: flag.key, sessions: RolloutGuardrail.sessionEvents, crash: RolloutGuardrail.crashEvent,
             from: range.from, to: range.to, limit: sessionHealthLimit + 1)
         let audit = try await store.audit(environment: environment, key: flag.key, limit: auditLimit)

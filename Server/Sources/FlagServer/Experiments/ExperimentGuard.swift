@@ -32,7 +32,7 @@ extension FlagAdmin {
     /// The running experiments are read from the store on every write that touches flags,
     /// settings or segments, so an experiment started on another replica holds here at once.
     func checkExperiments(_ after: ServerState, changedBy delta: StateDelta, exempting: String?) async throws(AdminError) {
-        guard let experiments = store as? any ExperimentStore,
+        guard let experiments = store.capabilities.experiments,
             !delta.flags.isEmpty || !delta.settings.isEmpty || !delta.segments.isEmpty || !delta.environments.isEmpty
         else { return }
         let running: [Experiment]

@@ -68,7 +68,7 @@ extension Rollouts {
     /// Refuses guardrails naming a metric that is not stored (400 naming the field).
     func checkMetricKeys(_ guardrails: [RolloutGuardrail]) async throws(AdminError) {
         guard guardrails.contains(where: { $0.metric == .experimentMetric }) else { return }
-        guard let metrics = store as? any ExperimentStore else {
+        guard let metrics = admin.store.capabilities.experiments else {
             throw .badRequest("guardrails: experiment_metric needs the experiments' metrics, which this server does not store")
         }
         let stored: Set<String>
@@ -87,7 +87,7 @@ extension Rollouts {
     func metricFindings(_ plan: RolloutPlan) async throws(AdminError) -> [GuardrailFinding] {
         let keys = plan.experimentMetricKeys
         guard !keys.isEmpty, let key = plan.metricResultsKey, let runStart = plan.runStartedAt,
-            let results = events as? any ExperimentResultsStore, let metricStore = store as? any ExperimentStore
+            let results = results, let metricStore = admin.store.capabilities.experiments
         else { return [] }
         do {
             let stored = Dictionary(try await metricStore.experimentMetrics().map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
@@ -124,7 +124,7 @@ extension Rollouts {
     /// Forgets the counts of `plan`'s current run (a finished, rolled-back or deleted plan); a
     /// failure only leaves the state behind.
     func forgetMetricCounts(_ plan: RolloutPlan) async {
-        guard !plan.experimentMetricKeys.isEmpty, let key = plan.metricResultsKey, let results = events as? any ExperimentResultsStore
+        guard !plan.experimentMetricKeys.isEmpty, let key = plan.metricResultsKey, let results = results
         else { return }
         try? await results.deleteResults(experiment: key)
     }

@@ -16,17 +16,21 @@ public struct Rollouts: Sendable {
     public let store: any RolloutStore
     /// Where the guardrails' counts come from; `nil`: no guardrail is evaluated.
     public let events: (any RolloutEventCounting)?
+    /// Where experiment-metric guardrails' results are counted; `nil`: those guardrails find nothing.
+    public let results: (any ExperimentResultsStore)?
     let now: @Sendable () -> Date
 
     /// The actor of the server's own actions (steps, finishes, rollbacks on a regression).
     public static let serverActor = "rollout"
 
     public init(
-        admin: FlagAdmin, store: any RolloutStore, events: (any RolloutEventCounting)?, now: @escaping @Sendable () -> Date = Date.init
+        admin: FlagAdmin, store: any RolloutStore, events: (any RolloutEventCounting)?, results: (any ExperimentResultsStore)?,
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.admin = admin
         self.store = store
         self.events = events
+        self.results = results
         self.now = now
     }
 

@@ -6,7 +6,7 @@ extension ScheduledChangeExecutor {
     /// (its id is derived from the request's, so two servers doing this at once store one).
     /// A request edited after that (a new version, approved again) gets a new one.
     func scheduleApprovedChangeRequests(at time: Date) async {
-        guard let approvalStore = admin.store as? any ApprovalStore else { return }
+        guard let approvalStore = admin.store.capabilities.approvals else { return }
         let state = await admin.state
         let rules: [String: ApprovalRule]
         do { rules = try await approvalStore.approvalRules() } catch { return }

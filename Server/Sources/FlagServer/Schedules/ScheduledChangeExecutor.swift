@@ -167,7 +167,7 @@ public struct ScheduledChangeExecutor: Service {
     /// Applies the approved change request `id` through ``Approvals/apply(id:environment:by:actor:)``,
     /// which checks its approvals and that its subject is still at the approved revision.
     private func applyChangeRequest(_ id: String, _ schedule: ScheduledChange, at time: Date) async throws(AdminError) -> ScheduledChange? {
-        guard let approvalStore = admin.store as? any ApprovalStore else { throw .internalFailure("this server's store keeps no change requests") }
+        guard let approvalStore = admin.store.capabilities.approvals else { throw .internalFailure("this server's store keeps no change requests") }
         let approvals = Approvals(admin: admin, store: approvalStore, now: now)
         do {
             let applied = try await approvals.apply(
@@ -182,7 +182,7 @@ public struct ScheduledChangeExecutor: Service {
 
     /// The revision a run of `schedule` produced before, if an earlier claimant committed it.
     private func earlierRun(of schedule: ScheduledChange) async throws(AdminError) -> Int? {
-        if let id = schedule.changeRequest, let approvalStore = admin.store as? any ApprovalStore {
+        if let id = schedule.changeRequest, let approvalStore = admin.store.capabilities.approvals {
             let request: ChangeRequest?
             do { request = try await approvalStore.changeRequest(id: id) } catch { throw AdminError(store: error) }
             return request?.status == .applied ? request?.appliedRevision : nil

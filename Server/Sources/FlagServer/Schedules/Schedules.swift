@@ -168,7 +168,7 @@ public struct Schedules: Sendable {
     /// Refuses a change an approval rule covers: it must be scheduled as a change request with
     /// `applyAt`, approved, so that the approval's revision check holds when it runs.
     private func checkApprovalRules(_ diff: [ChangeRequest.Difference]) async throws(AdminError) {
-        guard let approvals = admin.store as? any ApprovalStore else { return }
+        guard let approvals = admin.store.capabilities.approvals else { return }
         let rules: [String: ApprovalRule]
         do { rules = try await approvals.approvalRules() } catch { throw AdminError(store: error) }
         for difference in diff {

@@ -7,6 +7,9 @@ public import Foundation
 /// revisions inside the transaction, so replicas sharing one database never lose each other's
 /// write; the stale writer reloads and retries.
 public protocol FlagStore: Sendable {
+    /// The stores of other features this backend provides (``StoreCapabilities``; none by default).
+    var capabilities: StoreCapabilities { get }
+
     /// Creates or upgrades the schema to the newest migration. Safe to call on every start.
     func migrate() async throws(StoreError)
 

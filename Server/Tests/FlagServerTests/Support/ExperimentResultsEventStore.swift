@@ -16,6 +16,9 @@ final class ExperimentResultsEventStore: FlagEventStore, ExperimentResultsStore 
         self.rows = rows
     }
 
+    /// Experiment results only (what this store is for).
+    var capabilities: EventStoreCapabilities { EventStoreCapabilities(experimentResults: self) }
+
     func updateResults(_ query: ExperimentResultsQuery, now: Int64) async throws(StoreError) -> ExperimentTotals {
         queries.withLock { $0.append(query) }
         return totals
