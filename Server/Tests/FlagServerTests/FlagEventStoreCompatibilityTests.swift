@@ -556,7 +556,7 @@ struct PostgresFlagEventStoreTests {
             #expect(try await flags.schemaVersion() == version)
             try await flags.migrate()
             #expect(try await PostgresTestDatabase.query(
-                "SELECT version::TEXT FROM \(configuration.schema!).flag_event_migrations ORDER BY version") == ["1", "2"])
+                "SELECT version::TEXT FROM \(configuration.schema!).flag_event_migrations ORDER BY version") == ["1", "2", "3", "4"])
         } catch {
             await events.close()
             await flags.close()

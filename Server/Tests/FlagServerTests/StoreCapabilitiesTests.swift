@@ -18,11 +18,12 @@ struct StoreCapabilitiesTests {
         [
             capabilities.experimentResults.map { _ in "experimentResults" }, capabilities.sessionHealth.map { _ in "sessionHealth" },
             capabilities.rolloutEvents.map { _ in "rolloutEvents" }, capabilities.rolloutAttribution.map { _ in "rolloutAttribution" },
+            capabilities.experimentSegments.map { _ in "experimentSegments" },
         ].compactMap { $0 }
     }
 
     static let everyFeature = ["approvals", "experiments", "rollouts", "schedules", "webhooks", "consoleAccounts"]
-    static let everyReading = ["experimentResults", "sessionHealth", "rolloutEvents", "rolloutAttribution"]
+    static let everyReading = ["experimentResults", "sessionHealth", "rolloutEvents", "rolloutAttribution", "experimentSegments"]
 
     @Test
     func sqliteListsEveryFeatureButReplication() async throws {

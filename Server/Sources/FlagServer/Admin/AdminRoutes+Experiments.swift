@@ -27,11 +27,12 @@ enum ExperimentRequests {
         var guardrail: Bool?
         var cuped: Bool?
         var cap: MetricCap?
+        var percentile: Double?
 
         func metric(key: String) -> ExperimentMetric {
             ExperimentMetric(
                 key: key, name: name, event: event, kind: kind, windowHours: windowHours ?? 24 * 7, higherIsBetter: higherIsBetter ?? true,
-                guardrail: guardrail ?? false, cuped: cuped ?? false, cap: cap)
+                guardrail: guardrail ?? false, cuped: cuped ?? false, cap: cap, percentile: percentile)
         }
     }
 
@@ -233,7 +234,7 @@ extension AdminRoutes {
             let experiments = try experiments()
             try await Self.run { () async throws(AdminError) in try await experiments.delete(id: id, environment: environment) }
             // Its incremental results go too (best effort: they are recounted from raw events if asked again).
-            if let results = eventStore as? any ExperimentResultsStore { try? await results.deleteResults(experiment: id) }
+            if let results = eventStore?.capabilities.experimentResults { try? await results.deleteResults(experiment: id) }
             await experimentResults?.forget(experiment: id)
             return Response(status: .noContent)
         }
@@ -279,11 +280,12 @@ extension AdminRoutes {
                 throw APIError(.badRequest, code: "bad_request", message: "format: \"json\" or \"csv\", got \"\(format)\"")
             }
             let refresh = try Self.refreshParameter(request)
-            let report = try await experimentReport(id: id, environment: environment, refresh: refresh)
+            let segments = try Self.segmentParameters(request)
+            let report = try await experimentReport(id: id, environment: environment, refresh: refresh, segments: segments)
             if format == "csv" {
                 return Response(
                     status: .ok, headers: [.contentType: "text/csv; charset=utf-8"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: report.csv())))
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: report.segmentCSV() ?? report.csv())))
             }
             guard let data = try? report.json() else { throw APIError(.internalServerError, code: "internal", message: "the report does not encode") }
             return JSONBody.response(data: data)
@@ -303,7 +305,7 @@ extension AdminRoutes {
 
     /// The experiments of the server's store.
     func experiments() throws -> Experiments {
-        guard let store = admin.store as? any ExperimentStore else {
+        guard let store = admin.store.capabilities.experiments else {
             throw APIError(.notFound, code: "not_found", message: "this server's store keeps no experiments")
         }
         return Experiments(admin: admin, store: store, now: now)
@@ -311,12 +313,16 @@ extension AdminRoutes {
 
     /// The report of experiment `id` from the event store's results (503 without results support);
     /// counted now when `refresh`, else from the totals counted in the background.
-    func experimentReport(id: String, environment: String, refresh: Bool) async throws -> ExperimentReport {
+    func experimentReport(
+        id: String, environment: String, refresh: Bool, segments: ExperimentSegmentRequest? = nil
+    ) async throws -> ExperimentReport {
         let experiments = try experiments()
         guard let experimentResults else { throw ExperimentResultsCache.unsupported }
         let maximumAge = refresh ? .zero : experimentResultsMaximumAge
         return try await Self.run { () async throws(AdminError) in
-            try await experiments.report(id: id, environment: environment, results: experimentResults, maximumAge: maximumAge)
+            try await experiments.report(
+                id: id, environment: environment, results: experimentResults, maximumAge: maximumAge, segments: segments,
+                eventStore: eventStore)
         }
     }
 

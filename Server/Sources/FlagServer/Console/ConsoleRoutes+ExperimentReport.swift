@@ -60,6 +60,7 @@ extension ConsoleRoutes {
             context["srmText"] = "No sample ratio check yet: no units have been counted."
         }
         context["metrics"] = report.metrics.enumerated().map { index, metric in metricContext(report, metric, index: index) }
+        context.merge(experimentSegmentContext(report, exportBase: exportBase)) { $1 }
         return context
     }
 
@@ -129,6 +130,7 @@ extension ConsoleRoutes {
                 "CUPED applied: θ = \(ReportFormat.number(cuped.theta)), pooled pre-exposure mean \(ReportFormat.number(cuped.covariateMean)), \(ReportFormat.percent(cuped.varianceReduction)) of the variance of the means removed."
         }
         if let cap = metric.cap { context["capText"] = capText(cap, arms: report.arms) }
+        if let percentile = metric.percentile { context["percentile"] = percentileContext(percentile, metric: metric, control: report.control) }
         func interval(_ lower: Double, _ upper: Double, _ format: (Double) -> String) -> String {
             "[\(format(lower)), \(format(upper))]"
         }

@@ -73,7 +73,7 @@ extension ConsoleRoutes {
     }
 
     func consoleExperiments() throws -> Experiments {
-        guard let store = admin.store as? any ExperimentStore else { throw Self.notFound("experiments (this store keeps none)") }
+        guard let store = admin.store.capabilities.experiments else { throw Self.notFound("experiments (this store keeps none)") }
         return Experiments(admin: admin, store: store, now: now)
     }
 

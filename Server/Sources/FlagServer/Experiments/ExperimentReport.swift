@@ -55,6 +55,8 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
     /// The correction the decision's p-values were adjusted by; `nil` in reports made before it
     /// could be chosen (Benjamini–Hochberg).
     public var correction: MultipleComparisonCorrection?
+    /// Results by segment (app version or platform), when asked for (`ExperimentReport+Segments.swift`).
+    public var segments: ExperimentSegmentReport?
 
     /// How an experiment is shown and judged: everything besides the totals.
     public struct Settings: Sendable, Hashable, Codable {
@@ -125,6 +127,9 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         public var decision: Decision
         /// How each unit's value was capped before the arm statistics; `nil` when not capped.
         public var cap: CapReport?
+        /// A percentile metric's comparison (`ExperimentReport+Percentiles.swift`), which decides
+        /// it; `nil` for a metric compared by its mean.
+        public var percentile: PercentileReport?
     }
 
     /// A metric's cap as applied: the fixed value or the percentile asked for, the threshold used
@@ -295,13 +300,15 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         }
 
         let mismatch = sampleRatio?.mismatch ?? false
-        let metrics = zip(query.metrics, data.metrics).enumerated().map { index, pair in
+        let compared = zip(query.metrics, data.metrics).enumerated().map { index, pair in
             var report = Self.metricReport(
                 pair.0, input: pair.1, result: analysis?.metrics[index], arms: arms, settings: settings, mismatch: mismatch,
                 problem: problem, comparisons: comparisons, lowest: lowest, correction: correction)
             report.cap = Self.capReport(pair.0, capping: totals.capping[pair.0.key], arms: arms)
             return report
         }
+        let metrics = Self.withPercentiles(
+            compared, query: query, totals: totals, settings: settings, arms: arms, mismatch: mismatch, correction: correction)
         self.metrics = metrics
         decision = Self.experimentDecision(
             metrics: metrics, sampleRatio: sampleRatio, problem: problem, alpha: settings.alpha, comparisons: comparisons,

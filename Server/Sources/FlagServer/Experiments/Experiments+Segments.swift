@@ -12,7 +12,7 @@ extension Experiments {
     ) async throws(AdminError) -> ExperimentReport {
         var report = try await report(id: id, environment: environment, results: results, maximumAge: maximumAge)
         guard let request else { return report }
-        guard let store = eventStore as? any ExperimentSegmentStore else {
+        guard let store = eventStore?.capabilities.experimentSegments else {
             throw .unavailable("this server's event store does not split experiment results by segment")
         }
         let experiment = try await self.experiment(id: id, environment: environment)

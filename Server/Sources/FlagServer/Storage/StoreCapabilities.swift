@@ -66,22 +66,27 @@ public struct EventStoreCapabilities: Sendable {
     public var rolloutEvents: (any RolloutEventCounting)?
     /// Health events with and without a variant (a rollout's attribution).
     public var rolloutAttribution: (any RolloutAttributionCounting)?
+    /// Experiment results split by the units' app version or platform.
+    public var experimentSegments: (any ExperimentSegmentStore)?
 
     /// Capabilities with the given readings; `nil` (the default) leaves a reading off.
     public init(
         experimentResults: (any ExperimentResultsStore)? = nil, sessionHealth: (any SessionHealthCounting)? = nil,
-        rolloutEvents: (any RolloutEventCounting)? = nil, rolloutAttribution: (any RolloutAttributionCounting)? = nil
+        rolloutEvents: (any RolloutEventCounting)? = nil, rolloutAttribution: (any RolloutAttributionCounting)? = nil,
+        experimentSegments: (any ExperimentSegmentStore)? = nil
     ) {
         self.experimentResults = experimentResults
         self.sessionHealth = sessionHealth
         self.rolloutEvents = rolloutEvents
         self.rolloutAttribution = rolloutAttribution
+        self.experimentSegments = experimentSegments
     }
 
     /// Every reading, all provided by `store` (what both shipped event stores provide).
     public static func all<Store>(_ store: Store) -> EventStoreCapabilities
-    where Store: ExperimentResultsStore & SessionHealthCounting & RolloutEventCounting & RolloutAttributionCounting {
-        EventStoreCapabilities(experimentResults: store, sessionHealth: store, rolloutEvents: store, rolloutAttribution: store)
+    where Store: ExperimentResultsStore & SessionHealthCounting & RolloutEventCounting & RolloutAttributionCounting & ExperimentSegmentStore {
+        EventStoreCapabilities(
+            experimentResults: store, sessionHealth: store, rolloutEvents: store, rolloutAttribution: store, experimentSegments: store)
     }
 }
 

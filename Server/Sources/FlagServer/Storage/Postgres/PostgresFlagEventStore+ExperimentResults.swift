@@ -17,7 +17,7 @@ extension PostgresFlagEventStore: ExperimentResultsStore {
     public func updateResults(_ query: ExperimentResultsQuery, now: Int64) async throws(StoreError) -> ExperimentTotals {
         let counter = ExperimentResultsCounter(query)
         let lock = PostgresFlagStore.lockKey("flag-server experiment results \(configuration.schema ?? "public") \(query.experiment)")
-        let (state, units) = try await run { [logger] in
+        let (state, units, samples) = try await run { [logger] in
             try await client.withConnection { connection in
                 let through = try await PostgresFlagStore.transaction(connection, logger: logger) {
                     try await connection.query("LOCK TABLE flag_event_batches IN SHARE MODE", logger: logger)
@@ -39,7 +39,9 @@ extension PostgresFlagEventStore: ExperimentResultsStore {
                     }
                     let source = PostgresExperimentSource(connection: connection, counter: counter, logger: logger)
                     let update = try await counter.update(state: stored, through: through, source: source)
-                    guard update.state != stored else { return (update.state, counter.needsAllUnits ? try await source.allUnits() : []) }
+                    guard update.state != stored else {
+                        return (update.state, counter.needsAllUnits ? try await source.allUnits() : [], try await source.samples(for: counter))
+                    }
                     if update.restarted {
                         try await connection.query(
                             "DELETE FROM flag_event_experiment_units WHERE experiment = \(query.experiment)", logger: logger)
@@ -49,11 +51,15 @@ extension PostgresFlagEventStore: ExperimentResultsStore {
                         let units = chunk.map(\.value)
                         try await connection.query(
                             """
-                            INSERT INTO flag_event_experiment_units AS u (experiment, unit, arm, first_exposure, reassigned, metric_values)
+                            INSERT INTO flag_event_experiment_units AS u
+                                (experiment, unit, arm, first_exposure, reassigned, metric_values, app_version, platform, sample_key)
                             SELECT \(query.experiment), * FROM unnest(\(chunk.map(\.key)), \(units.map(\.arm)), \(units.map(\.first)),
-                                \(units.map(\.reassigned)), \(units.map(\.encodedValues)))
+                                \(units.map(\.reassigned)), \(units.map(\.encodedValues)),
+                                \(PostgresNullableArray(units.map(\.appVersion))), \(PostgresNullableArray(units.map(\.platform))),
+                                \(chunk.map { ExperimentResultsCounter.sampleKey(of: $0.key) }))
                             ON CONFLICT (experiment, unit) DO UPDATE SET arm = excluded.arm, first_exposure = excluded.first_exposure,
-                                reassigned = excluded.reassigned, metric_values = excluded.metric_values
+                                reassigned = excluded.reassigned, metric_values = excluded.metric_values,
+                                app_version = excluded.app_version, platform = excluded.platform, sample_key = excluded.sample_key
                             """, logger: logger)
                     }
                     let text = String(decoding: try JSONEncoder().encode(update.state), as: UTF8.self)
@@ -62,11 +68,13 @@ extension PostgresFlagEventStore: ExperimentResultsStore {
                         INSERT INTO flag_event_experiments (experiment, state) VALUES (\(query.experiment), \(text))
                         ON CONFLICT (experiment) DO UPDATE SET state = excluded.state
                         """, logger: logger)
-                    return (update.state, counter.needsAllUnits ? try await source.allUnits() : [])
+                    return (update.state, counter.needsAllUnits ? try await source.allUnits() : [], try await source.samples(for: counter))
                 }
             }
         }
-        return counter.totals(state.cohorts, now: now, units: units)
+        var totals = counter.totals(state.cohorts, now: now, units: units)
+        totals.percentiles = counter.percentiles(samples: samples, units: totals.units)
+        return totals
     }
 
     public func deleteResults(experiment: String) async throws(StoreError) {
@@ -95,15 +103,16 @@ struct PostgresExperimentSource: ExperimentResultsSource {
 
     func exposures(after: Int64, through: Int64) async throws -> [ExperimentResultsCounter.Exposure] {
         var exposures: [ExperimentResultsCounter.Exposure] = []
-        for try await (unit, variant, time) in try await connection.query(
+        for try await (unit, variant, time, appVersion, platform) in try await connection.query(
             """
-            SELECT unit, variant, time FROM flag_event_exposures
-            WHERE batch > \(after) AND batch <= \(through) AND environment = \(query.environment) AND flag = \(query.flag)
-                AND unit IS NOT NULL
-            ORDER BY batch, ordinal
+            SELECT e.unit, e.variant, e.time, b.app_version, b.platform FROM flag_event_exposures AS e
+            LEFT JOIN flag_event_batches AS b ON b.seq = e.batch
+            WHERE e.batch > \(after) AND e.batch <= \(through) AND e.environment = \(query.environment) AND e.flag = \(query.flag)
+                AND e.unit IS NOT NULL
+            ORDER BY e.batch, e.ordinal
             """, logger: logger
-        ).decode((String, String, Int64).self) {
-            exposures.append(.init(unit: unit, variant: variant, time: time))
+        ).decode((String, String, Int64, String?, String?).self) {
+            exposures.append(.init(unit: unit, variant: variant, time: time, appVersion: appVersion, platform: platform))
         }
         return exposures
     }
@@ -142,26 +151,68 @@ struct PostgresExperimentSource: ExperimentResultsSource {
 
     func allUnits() async throws -> [ExperimentResultsCounter.Unit] {
         var units: [ExperimentResultsCounter.Unit] = []
-        for try await (arm, first, reassigned, values) in try await connection.query(
-            "SELECT arm, first_exposure, reassigned, metric_values FROM flag_event_experiment_units WHERE experiment = \(query.experiment)",
-            logger: logger
-        ).decode((String, Int64, Bool, String).self) {
-            units.append(.init(arm: arm, first: first, reassigned: reassigned, encodedValues: values, metrics: query.metrics.count))
+        for try await (arm, first, reassigned, values, appVersion, platform) in try await connection.query(
+            """
+            SELECT arm, first_exposure, reassigned, metric_values, app_version, platform FROM flag_event_experiment_units
+            WHERE experiment = \(query.experiment)
+            """, logger: logger
+        ).decode((String, Int64, Bool, String, String?, String?).self) {
+            units.append(
+                .init(
+                    arm: arm, first: first, reassigned: reassigned, encodedValues: values, metrics: query.metrics.count,
+                    appVersion: appVersion, platform: platform))
         }
         return units
+    }
+
+    func samples(limit: Int) async throws -> [String: [ExperimentResultsCounter.Unit]] {
+        // Units stored before sample keys existed (event migration 4) get theirs first, once.
+        while true {
+            var keys: [String] = []
+            for try await unit in try await connection.query(
+                """
+                SELECT unit FROM flag_event_experiment_units WHERE experiment = \(query.experiment) AND sample_key IS NULL
+                LIMIT \(PostgresFlagEventStore.maximumRowsPerStatement)
+                """, logger: logger
+            ).decode(String.self) {
+                keys.append(unit)
+            }
+            if keys.isEmpty { break }
+            try await connection.query(
+                """
+                UPDATE flag_event_experiment_units AS u SET sample_key = v.key
+                FROM unnest(\(keys), \(keys.map(ExperimentResultsCounter.sampleKey(of:)))) AS v(unit, key)
+                WHERE u.experiment = \(query.experiment) AND u.unit = v.unit
+                """, logger: logger)
+        }
+        var samples: [String: [ExperimentResultsCounter.Unit]] = [:]
+        for arm in query.arms {
+            var units: [ExperimentResultsCounter.Unit] = []
+            for try await (arm, first, reassigned, values) in try await connection.query(
+                """
+                SELECT arm, first_exposure, reassigned, metric_values FROM flag_event_experiment_units
+                WHERE experiment = \(query.experiment) AND arm = \(arm) ORDER BY sample_key, unit LIMIT \(limit)
+                """, logger: logger
+            ).decode((String, Int64, Bool, String).self) {
+                units.append(.init(arm: arm, first: first, reassigned: reassigned, encodedValues: values, metrics: query.metrics.count))
+            }
+            samples[arm] = units
+        }
+        return samples
     }
 
     func units(_ keys: [String]) async throws -> [String: ExperimentResultsCounter.Unit] {
         var units: [String: ExperimentResultsCounter.Unit] = [:]
         for chunk in PostgresFlagEventStore.chunks(keys) {
-            for try await (unit, arm, first, reassigned, values) in try await connection.query(
+            for try await (unit, arm, first, reassigned, values, appVersion, platform) in try await connection.query(
                 """
-                SELECT unit, arm, first_exposure, reassigned, metric_values FROM flag_event_experiment_units
+                SELECT unit, arm, first_exposure, reassigned, metric_values, app_version, platform FROM flag_event_experiment_units
                 WHERE experiment = \(query.experiment) AND unit = ANY(\(Array(chunk)))
                 """, logger: logger
-            ).decode((String, String, Int64, Bool, String).self) {
+            ).decode((String, String, Int64, Bool, String, String?, String?).self) {
                 units[unit] = ExperimentResultsCounter.Unit(
-                    arm: arm, first: first, reassigned: reassigned, encodedValues: values, metrics: query.metrics.count)
+                    arm: arm, first: first, reassigned: reassigned, encodedValues: values, metrics: query.metrics.count,
+                    appVersion: appVersion, platform: platform)
             }
         }
         return units
