@@ -18,17 +18,17 @@ enum ServerFixture {
             .putFlag(
                 FlagRecord(
                     key: "theme", type: .string, variants: ["light": "light", "dark": "dark"],
-                    metadata: FlagMetadata(displayName: "Theme", owner: "web", phase: 1, requires: ["checkout"])),
+                    metadata: FlagRecordMetadata(displayName: "Theme", owner: "web", phase: 1, requires: ["checkout"])),
                 initialSettings: FlagSettings(enabled: true, defaultVariant: "light")),
             .putFlag(
                 FlagRecord(
                     key: "page-size", type: .integer, variants: ["small": 10, "big": 100],
-                    metadata: FlagMetadata(conflicts: ["theme"])),
+                    metadata: FlagRecordMetadata(conflicts: ["theme"])),
                 initialSettings: FlagSettings(enabled: true, defaultVariant: "small")),
             .putFlag(
                 FlagRecord(
                     key: "api-key", type: .string, variants: ["live": "sk-live-123"],
-                    metadata: FlagMetadata(sensitive: true)),
+                    metadata: FlagRecordMetadata(sensitive: true)),
                 initialSettings: FlagSettings(enabled: true, defaultVariant: "live")),
             .putSegment(
                 environment: "production", key: "beta",
