@@ -7,8 +7,11 @@ import Prometheus
 /// what depends on that), committed as a revision with its audit, then applied to the state in
 /// memory, compiled (the touched flags only), published and announced.
 public actor FlagAdmin {
+    /// Where every write is committed.
     nonisolated public let store: any FlagStore
+    /// The compiled state every committed write is published to.
     public let publisher: StatePublisher
+    /// The event streams told of every committed revision.
     public let events: EventHub
     /// Where committed facts are announced (webhooks); see ``ServerNotification``.
     nonisolated public let notifications: any NotificationSink
@@ -25,6 +28,9 @@ public actor FlagAdmin {
     /// whose caller was told it failed is never committed later.
     public nonisolated let writeTimeout: Duration
 
+    /// The write path over `store`; a write not committed within `writeTimeout` fails and is never
+    /// committed later, and committed facts go to `notifications`. `metrics` gets the committed-writes
+    /// counter (`nil`: none); `now` reads the clock (injected by tests).
     public init(
         store: any FlagStore, publisher: StatePublisher, events: EventHub, metrics: PrometheusCollectorRegistry? = nil,
         logger: Logger = Logger(label: "flag-server.admin"), now: @escaping @Sendable () -> Date = Date.init,

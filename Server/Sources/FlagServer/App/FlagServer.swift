@@ -20,10 +20,16 @@ public final class FlagServer: Sendable {
     /// The environments created on first start.
     public static let defaultEnvironments = ["development", "staging", "production"]
 
+    /// The one write path: validation, revision, audit.
     public let admin: FlagAdmin
+    /// The compiled state the delivery endpoints serve.
     public let publisher: StatePublisher
+    /// The event streams, told of every committed revision.
     public let events: EventHub
+    /// The server's Prometheus metrics, served at `/metrics`.
     public let metrics: PrometheusCollectorRegistry
+    /// The bounds on what the server accepts: request and header sizes, event streams, connections
+    /// and timeouts.
     public let limits: ServerLimits
     /// Whether the server can serve current values (`GET /health/ready`).
     public let readiness: Readiness
@@ -83,9 +89,13 @@ public final class FlagServer: Sendable {
     /// What this start created, shown once: the first admin token (first start) and the first
     /// console admin's password (the first start with a console).
     public struct Bootstrap: Sendable, CustomStringConvertible {
+        /// The first admin token's text, shown once; `nil` when this start issued none (it issues one at the
+        /// first start, and again when an earlier first start stopped before showing its token).
         public var adminToken: String?
+        /// The first console admin's name and password, shown once; `nil` when this start created none.
         public var consoleAdmin: (name: String, password: String)?
 
+        /// The bootstrap with the token and password printed as `<REDACTED>`.
         public var description: String {
             "Bootstrap(adminToken: \(adminToken == nil ? "nil" : "<REDACTED>"), consoleAdmin: \(consoleAdmin.map { "\($0.name) <REDACTED>" } ?? "nil"))"
         }

@@ -69,6 +69,7 @@ public protocol FlagEventStore: Sendable {
     @discardableResult
     func deleteExpired(rawBefore time: Int64, hourlyBefore: Int64) async throws(StoreError) -> Int
 
+    /// Finishes the work in progress and closes the store's connections; no call may follow.
     func close() async
 }
 
@@ -83,6 +84,7 @@ extension FlagEventStore {
 
 /// The size of a rollup's time bucket.
 public enum RollupGranularity: String, Sendable, Hashable, CaseIterable {
+    /// An hour or a UTC day.
     case hour, day
 
     /// The bucket's length in milliseconds.
@@ -99,17 +101,24 @@ public enum RollupGranularity: String, Sendable, Hashable, CaseIterable {
 /// Evaluations and exposures of one flag's variant for one reason, app version and platform in
 /// one hour or day.
 public struct EvaluationRollup: Sendable, Hashable {
+    /// The bucket's start (milliseconds since 1970, UTC).
     public var bucket: Int64
+    /// The flag's key.
     public var flag: String
+    /// The variant served ("" for a value read without a variant).
     public var variant: String
+    /// OpenFeature's reason the evaluations gave.
     public var reason: String
+    /// The app version the batches' source named ("" when apps sent none).
     public var appVersion: String
+    /// The platform the batches' source named ("" when apps sent none).
     public var platform: String
     /// The sum of the summaries' counts.
     public var evaluations: Int
     /// The exposures received.
     public var exposures: Int
 
+    /// A rollup row as a store read it.
     public init(
         bucket: Int64, flag: String, variant: String, reason: String, appVersion: String, platform: String,
         evaluations: Int, exposures: Int
@@ -127,11 +136,16 @@ public struct EvaluationRollup: Sendable, Hashable {
 
 /// The distinct units a flag's variant was served to on one day.
 public struct UnitCount: Sendable, Hashable {
+    /// The day's start (milliseconds since 1970, UTC).
     public var day: Int64
+    /// The flag's key.
     public var flag: String
+    /// The variant served.
     public var variant: String
+    /// Distinct units (targeting keys exposed) that day.
     public var units: Int
 
+    /// A unit count as a store read it.
     public init(day: Int64, flag: String, variant: String, units: Int) {
         self.day = day
         self.flag = flag
@@ -142,12 +156,16 @@ public struct UnitCount: Sendable, Hashable {
 
 /// Tracked events of one name on one day.
 public struct TrackedCount: Sendable, Hashable {
+    /// The day's start (milliseconds since 1970, UTC).
     public var day: Int64
+    /// The events' name.
     public var name: String
+    /// How many events of the name happened that day (by their `time`).
     public var count: Int
     /// The sum of the events' values (events without a value add nothing).
     public var valueSum: Double
 
+    /// A count as a store read it.
     public init(day: Int64, name: String, count: Int, valueSum: Double) {
         self.day = day
         self.name = name
@@ -158,9 +176,12 @@ public struct TrackedCount: Sendable, Hashable {
 
 /// An exposure as stored, with the app it came from.
 public struct StoredExposure: Sendable, Hashable {
+    /// The exposure as the app sent it.
     public var exposure: EventBatch.Exposure
+    /// The app that sent it (version, build configuration, platform).
     public var source: EventBatch.EventSource
 
+    /// An exposure with its source.
     public init(exposure: EventBatch.Exposure, source: EventBatch.EventSource) {
         self.exposure = exposure
         self.source = source

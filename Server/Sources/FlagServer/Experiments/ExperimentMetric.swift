@@ -15,6 +15,7 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     public var kind: MetricData.Kind
     /// Only events within this many hours after a unit's first exposure count; 1–8760.
     public var windowHours: Int
+    /// Whether a larger value is the good direction.
     public var higherIsBetter: Bool
     /// A guardrail: an arm significantly worse on it is "guardrail harmed".
     public var guardrail: Bool
@@ -28,9 +29,13 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     public var percentile: Double?
     /// Raised by one on every update (compare-and-set in the store).
     public var version: Int
+    /// When the metric was created or last changed.
     public var updatedAt: Date
+    /// Who created or last changed it (a token's or console user's name).
     public var updatedBy: String
 
+    /// A metric at version 1 (by default a 7-day window, higher is better, no guardrail, CUPED, cap or
+    /// percentile); not validated here (see ``problems``).
     public init(
         key: String, name: String, event: String, kind: MetricData.Kind, windowHours: Int = 24 * 7, higherIsBetter: Bool = true,
         guardrail: Bool = false, cuped: Bool = false, cap: MetricCap? = nil, percentile: Double? = nil, version: Int = 1,
@@ -101,6 +106,7 @@ public struct MetricCap: Sendable, Hashable, Codable {
     /// p in (0.5, 1): the threshold is the pooled p-quantile (numpy's default linear definition).
     public var percentile: Double?
 
+    /// A cap; give exactly one of `value` and `percentile`.
     public init(value: Double? = nil, percentile: Double? = nil) {
         self.value = value
         self.percentile = percentile

@@ -37,9 +37,12 @@ public struct ExperimentSegmentReport: Sendable, Hashable, Codable {
     public struct Segment: Sendable, Hashable, Codable {
         /// The value ("5.1.0", "iOS"), or "unknown" or "other".
         public var key: String
+        /// Whether the segment is one value, the units of unknown value, or the other values pooled.
         public var kind: ExperimentSegmentTotals.Kind
         /// Units per arm, in the report's arm order (the control first).
         public var units: [ArmCount]
+        /// Each metric of the query, in its order. Every one is compared here by its mean, a percentile
+        /// metric's too: segments carry no quantiles.
         public var metrics: [Metric]
         /// Why the engine could not analyse the segment at all, else `nil`.
         public var problem: String?
@@ -47,13 +50,17 @@ public struct ExperimentSegmentReport: Sendable, Hashable, Codable {
 
     /// An arm's units in a segment.
     public struct ArmCount: Sendable, Hashable, Codable {
+        /// The arm's variant key.
         public var arm: String
+        /// The arm's units whose first exposure came from this segment.
         public var units: Int
     }
 
     /// One metric in a segment.
     public struct Metric: Sendable, Hashable, Codable {
+        /// The metric's key, as in the pooled report.
         public var key: String
+        /// The name the results page shows: the metric's settings' name, else its key.
         public var name: String
         /// The control first.
         public var arms: [Arm]
@@ -61,6 +68,7 @@ public struct ExperimentSegmentReport: Sendable, Hashable, Codable {
 
     /// One arm of one metric in a segment.
     public struct Arm: Sendable, Hashable, Codable {
+        /// The arm's variant key.
         public var arm: String
         /// The sufficient statistics the engine took.
         public var statistics: ArmStatistics

@@ -22,19 +22,27 @@ public import FlagStatistics
 /// A metric takes the most severe state of its arms (guardrail harmed, then significant, then keep
 /// collecting); the experiment takes the most severe state of its metrics.
 public struct ExperimentReport: Sendable, Hashable, Codable {
+    /// The experiment's id.
     public var experiment: String
+    /// The environment the experiment runs in.
     public var environment: String
+    /// The key of the flag whose variants are the arms.
     public var flag: String
     /// The experiment's status in words ("Running since 20 Nov", "Stopped").
     public var status: String
+    /// What the experiment hopes to show, as its authors wrote it.
     public var hypothesis: String
+    /// The arm the others are compared with.
     public var control: String
     /// The control first, then the other arms in the query's order.
     public var arms: [String]
+    /// The significance level the decisions use.
     public var alpha: Double
     /// Milliseconds since 1970.
     public var start: Int64
+    /// When the experiment stopped (milliseconds since 1970); `nil` while it runs.
     public var end: Int64?
+    /// Events received up to this time are counted (milliseconds since 1970).
     public var countedThrough: Int64
     /// Units per arm against the allocation, in ``arms`` order.
     public var units: [ArmUnits]
@@ -45,10 +53,13 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
     public var data: ExperimentData
     /// The engine's answer on the current totals; `nil` with ``problem`` when it could not answer.
     public var analysis: ExperimentAnalysis?
+    /// Why the engine could not analyse the totals; `nil` when it could.
     public var problem: String?
+    /// One report per metric, in the query's order (a percentile metric's carries its ``MetricReport/percentile``).
     public var metrics: [MetricReport]
     /// The analysis at the end of each day, oldest first: the sequential bound over time.
     public var days: [DayReport]
+    /// The experiment's decision: a sample ratio mismatch, else the most severe of its metrics'.
     public var decision: Decision
     /// The number of comparisons (metrics × arms besides the control) the correction adjusts across.
     public var comparisons: Int
@@ -60,13 +71,17 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
 
     /// How an experiment is shown and judged: everything besides the totals.
     public struct Settings: Sendable, Hashable, Codable {
+        /// The arm the others are compared with.
         public var control: String
         /// The planned weight of each arm (any positive numbers; normalized).
         public var allocation: [String: Double]
+        /// The significance level the decisions use.
         public var alpha: Double
         /// The p-value below which the sample ratio check is a mismatch; 0.001 when `nil`.
         public var sampleRatioThreshold: Double?
+        /// The experiment's status in words, shown as it is.
         public var status: String
+        /// What the experiment hopes to show.
         public var hypothesis: String
         /// Per metric key; a metric without an entry shows its key, higher is better, no guardrail.
         public var metrics: [String: MetricSettings]
@@ -74,6 +89,8 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         /// or `holm`. Dunnett holds for the fixed-horizon test only; given, the decision is Holm's.
         public var correction: MultipleComparisonCorrection
 
+        /// Settings; α 0.05, the sample ratio threshold 0.001, no metric settings and Benjamini–Hochberg
+        /// unless given.
         public init(
             control: String, allocation: [String: Double], alpha: Double = 0.05, sampleRatioThreshold: Double? = nil,
             status: String, hypothesis: String, metrics: [String: MetricSettings] = [:], correction: MultipleComparisonCorrection = .bh
@@ -89,11 +106,16 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         }
     }
 
+    /// How one metric is shown and judged.
     public struct MetricSettings: Sendable, Hashable, Codable {
+        /// The metric's name as people read it.
         public var name: String
+        /// Whether a larger value is the good direction.
         public var higherIsBetter: Bool
+        /// Whether the metric is a guardrail: an arm significantly worse on it is guardrail harmed.
         public var guardrail: Bool
 
+        /// A metric's settings; higher is better and no guardrail by default.
         public init(name: String, higherIsBetter: Bool = true, guardrail: Bool = false) {
             self.name = name
             self.higherIsBetter = higherIsBetter
@@ -101,8 +123,11 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         }
     }
 
+    /// One arm's units against the allocation.
     public struct ArmUnits: Sendable, Hashable, Codable {
+        /// The arm's variant.
         public var arm: String
+        /// The units counted in the arm.
         public var units: Int
         /// Units first served this arm and later another one (counted here, never mixed in).
         public var reassigned: Int
@@ -114,16 +139,24 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
 
     /// One metric: its settings, each arm's inputs and comparison, and its decision.
     public struct MetricReport: Sendable, Hashable, Codable {
+        /// The metric's key.
         public var key: String
+        /// The metric's name as people read it.
         public var name: String
+        /// The tracked event the metric counts.
         public var event: String
+        /// Conversion, mean or count.
         public var kind: MetricData.Kind
+        /// Whether a larger value is the good direction.
         public var higherIsBetter: Bool
+        /// Whether the metric is a guardrail.
         public var guardrail: Bool
         /// The CUPED adjustment the engine applied, when the metric carries its covariate.
         public var cuped: CUPEDAdjustment?
         /// The control first.
         public var arms: [ArmResult]
+        /// The metric's decision: the most severe of its arms' (from the percentile comparison for a
+        /// percentile metric).
         public var decision: Decision
         /// How each unit's value was capped before the arm statistics; `nil` when not capped.
         public var cap: CapReport?
@@ -145,6 +178,7 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         /// Arm → units whose value was above the threshold (replaced by it).
         public var cappedUnits: [String: Int]
 
+        /// A cap as the counter applied it: `value` for a fixed cap, `percentile` for a percentile cap.
         public init(value: Double?, percentile: Double?, threshold: Double?, cappedUnits: [String: Int]) {
             self.value = value
             self.percentile = percentile
@@ -153,7 +187,9 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         }
     }
 
+    /// One arm of a metric: its statistics, mean, comparison with the control and decision.
     public struct ArmResult: Sendable, Hashable, Codable {
+        /// The arm's variant.
         public var arm: String
         /// The sufficient statistics the engine took for this arm.
         public var statistics: ArmStatistics
@@ -169,6 +205,7 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
     public struct DayReport: Sendable, Hashable, Codable {
         /// The day's start (milliseconds since 1970, UTC).
         public var day: Int64
+        /// Units counted per arm by that day's end.
         public var units: [String: Int]
         /// What the engine took that day.
         public var data: ExperimentData
@@ -178,20 +215,34 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         public var problem: String?
     }
 
+    /// One arm's always-valid interval on one metric at the end of one day.
     public struct Interval: Sendable, Hashable, Codable {
+        /// The metric's key.
         public var metric: String
+        /// The arm's variant.
         public var arm: String
+        /// The arm's mean minus the control's, in the metric's units.
         public var estimate: Double
+        /// The always-valid interval's lower end.
         public var lower: Double
+        /// The always-valid interval's upper end.
         public var upper: Double
         /// The control's mean that day, to show the interval relative to it.
         public var controlMean: Double
     }
 
+    /// What a decision says (the rule is in the type's documentation).
     public enum DecisionState: String, Sendable, Hashable, Codable, CaseIterable {
+        /// No verdict yet: the adjusted p-value is above α, the arm or the control is below the minimum
+        /// sample (``StatisticsEngine/defaultMinimumUnitsPerArm`` units), or a percentile metric's
+        /// experiment has not ended.
         case keepCollecting = "keep-collecting"
+        /// The arm's adjusted p-value is at most α: the always-valid one, or a percentile metric's
+        /// quantile-difference p-value once the experiment has ended.
         case significant
+        /// Significantly worse on a guardrail metric.
         case guardrailHarmed = "guardrail-harmed"
+        /// The units per arm fail the sample ratio check: no decision.
         case sampleRatioMismatch = "sample-ratio-mismatch"
 
         /// The state in words, as the page shows it.
@@ -215,16 +266,20 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         }
     }
 
+    /// Which way a significant difference goes, by the metric's good direction.
     public enum Direction: String, Sendable, Hashable, Codable {
+        /// Better or worse than the control.
         case better, worse
     }
 
     /// A decision and the sentence that explains it.
     public struct Decision: Sendable, Hashable, Codable {
+        /// What the decision says.
         public var state: DecisionState
         /// For a significant arm: better or worse than the control; for a metric or the
         /// experiment, set when every significant arm goes the same way.
         public var direction: Direction?
+        /// The sentence that explains the decision, as the page shows it.
         public var text: String
     }
 

@@ -100,6 +100,7 @@ public struct ExperimentSegmentTotals: Sendable, Hashable {
     public struct Segment: Sendable, Hashable {
         /// The value ("5.1.0", "iOS"), or "unknown" or "other".
         public var key: String
+        /// Whether the segment is one value, the units of unknown value, or the other values pooled.
         public var kind: Kind
         /// Units per arm (every arm of the query, 0 when none).
         public var units: [String: Int]

@@ -9,7 +9,9 @@ public import FlagStatistics
 public struct ExperimentResultsQuery: Sendable, Hashable {
     /// The experiment's id: the key under which the store keeps its incremental state.
     public var experiment: String
+    /// The environment the experiment runs in.
     public var environment: String
+    /// The key of the flag whose variants are the arms.
     public var flag: String
     /// The variant keys that are arms, the control included.
     public var arms: [String]
@@ -17,8 +19,10 @@ public struct ExperimentResultsQuery: Sendable, Hashable {
     public var start: Int64
     /// Milliseconds since 1970; `nil` while the experiment runs.
     public var end: Int64?
+    /// The metrics to count, in the order the report shows them.
     public var metrics: [Metric]
 
+    /// A query of `metrics` over the arms' exposures from `start` to `end` (milliseconds since 1970).
     public init(
         experiment: String, environment: String, flag: String, arms: [String], start: Int64, end: Int64?, metrics: [Metric]
     ) {
@@ -52,6 +56,8 @@ public struct ExperimentResultsQuery: Sendable, Hashable {
         /// values (a bounded sample per arm, ``ExperimentTotals/percentiles``); `nil`: by the mean.
         public var percentile: Double?
 
+        /// A metric over events named `event`, counted within `window` milliseconds after each unit's first
+        /// exposure; not capped and compared by the mean unless `cap` or `percentile` is given.
         public init(
             key: String, event: String, kind: MetricData.Kind, window: Int64, covariate: Bool, cap: Cap? = nil, percentile: Double? = nil
         ) {
@@ -95,6 +101,7 @@ public struct ExperimentTotals: Sendable, Hashable {
     /// with a percentile (`ExperimentTotals+Percentiles.swift`).
     public var percentiles: [String: [String: PercentileSample]] = [:]
 
+    /// Totals as a store counted them; ``percentiles`` starts empty (a store sets it for percentile metrics).
     public init(
         units: [String: Int], reassignedUnits: [String: Int], metrics: [String: [String: ArmStatistics]], daily: [Day],
         countedThrough: Int64, capping: [String: Capping] = [:]
@@ -115,6 +122,7 @@ public struct ExperimentTotals: Sendable, Hashable {
         /// Arm → units whose value was above ``threshold`` (and was replaced by it).
         public var cappedUnits: [String: Int]
 
+        /// The threshold used (`nil`: a percentile cap without units) and, per arm, the units above it.
         public init(threshold: Double?, cappedUnits: [String: Int]) {
             self.threshold = threshold
             self.cappedUnits = cappedUnits
@@ -125,9 +133,12 @@ public struct ExperimentTotals: Sendable, Hashable {
     public struct Day: Sendable, Hashable {
         /// The day's start (milliseconds since 1970, UTC).
         public var day: Int64
+        /// Units per arm by the day's end.
         public var units: [String: Int]
+        /// Metric key → arm → sufficient statistics by the day's end.
         public var metrics: [String: [String: ArmStatistics]]
 
+        /// One day's totals as they stood at its end.
         public init(day: Int64, units: [String: Int], metrics: [String: [String: ArmStatistics]]) {
             self.day = day
             self.units = units

@@ -12,7 +12,9 @@ public import Foundation
 /// actions within the started plan and pass as ``WriteApproval/changeRequest(_:)`` named
 /// `rollout:<id>`: a started plan is its own approval, and a rollback must never wait for one.
 public struct Rollouts: Sendable {
+    /// The write path the rollouts' flag changes go through.
     public let admin: FlagAdmin
+    /// Where plans and templates are kept.
     public let store: any RolloutStore
     /// Where the guardrails' counts come from; `nil`: no guardrail is evaluated.
     public let events: (any RolloutEventCounting)?
@@ -23,6 +25,8 @@ public struct Rollouts: Sendable {
     /// The actor of the server's own actions (steps, finishes, rollbacks on a regression).
     public static let serverActor = "rollout"
 
+    /// Rollouts over `admin` and `store`, reading guardrail counts from `events` and
+    /// experiment-metric totals from `results` (`nil`: none).
     public init(
         admin: FlagAdmin, store: any RolloutStore, events: (any RolloutEventCounting)?, results: (any ExperimentResultsStore)?,
         now: @escaping @Sendable () -> Date = Date.init
@@ -46,6 +50,9 @@ public struct Rollouts: Sendable {
         return plan
     }
 
+    /// The plan `id` of `environment`.
+    /// - Throws: ``AdminError/notFound(_:)`` when there is none in that environment; the store's
+    ///   failure as an ``AdminError``.
     public func plan(id: String, environment: String) async throws(AdminError) -> RolloutPlan {
         let found: RolloutPlan?
         do { found = try await store.rolloutPlan(id: id) } catch { throw AdminError(store: error) }
@@ -55,6 +62,8 @@ public struct Rollouts: Sendable {
         return found
     }
 
+    /// The newest `limit` plans of `environment` (of `flag` only, when given), newest first.
+    /// - Throws: the store's failure as an ``AdminError``.
     public func plans(environment: String, flag: String?, limit: Int = 100) async throws(AdminError) -> [RolloutPlan] {
         do { return try await store.rolloutPlans(environment: environment, flag: flag, limit: limit) } catch {
             throw AdminError(store: error)

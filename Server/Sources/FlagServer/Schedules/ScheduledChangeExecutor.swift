@@ -19,7 +19,9 @@ public import ServiceLifecycle
 /// (else it is held). A change more than ``grace`` overdue when a server first sees it (every
 /// server was down at its time) is not applied: it is marked missed.
 public struct ScheduledChangeExecutor: Service {
+    /// The write path the due changes go through.
     public let admin: FlagAdmin
+    /// Where scheduled changes are kept and claimed.
     public let store: any ScheduleStore
     /// How long after its time a change still runs; later it is missed.
     public let grace: TimeInterval
@@ -37,6 +39,8 @@ public struct ScheduledChangeExecutor: Service {
     /// The most changes one sweep runs.
     static let sweepLimit = 100
 
+    /// An executor that looks for due changes every `poll` (and at the next due time), runs those at
+    /// most `grace` overdue (seconds; later ones are missed), and names itself `server` in its claims.
     public init(
         admin: FlagAdmin, store: any ScheduleStore, grace: TimeInterval = ScheduledChangeExecutor.defaultGrace,
         poll: Duration = .seconds(10), server: String = "server-" + UUID().uuidString.prefix(8).lowercased(),
@@ -58,6 +62,7 @@ public struct ScheduledChangeExecutor: Service {
         return 2 * (Double(components.seconds) + Double(components.attoseconds) / 1e18) + 30
     }
 
+    /// Runs due changes, waking at the next due time or after `poll`, until a graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {

@@ -5,10 +5,13 @@ public import Foundation
 /// and listing (see `Server/Docs/ScheduledChanges.md`). ``ScheduledChangeExecutor`` runs them.
 /// Every step is audited (subject `schedule`, key the change's id) and announced.
 public struct Schedules: Sendable {
+    /// The write path every scheduled change goes through when it runs.
     public let admin: FlagAdmin
+    /// Where scheduled changes are kept.
     public let store: any ScheduleStore
     let now: @Sendable () -> Date
 
+    /// Schedules over `admin` and `store`; `now` reads the clock (injected by tests).
     public init(admin: FlagAdmin, store: any ScheduleStore, now: @escaping @Sendable () -> Date = Date.init) {
         self.admin = admin
         self.store = store
@@ -24,12 +27,16 @@ public struct Schedules: Sendable {
 
     /// What a client sends to schedule a change or replace a pending one.
     public struct Draft: Sendable, Hashable {
+        /// What the change does to the flag.
         public var change: ScheduledChange.Change
+        /// When it is due: in the future, at most ten years ahead.
         public var runAt: Date
+        /// Why, audited with the scheduling and with the write that runs it; required, at most 1,000 bytes.
         public var reason: String
         /// The revision the client based the change on; `nil`: the flag's revision now.
         public var basedOnRevision: Int?
 
+        /// A draft; `basedOnRevision` defaults to the flag's revision when it is scheduled.
         public init(change: ScheduledChange.Change, runAt: Date, reason: String, basedOnRevision: Int? = nil) {
             self.change = change
             self.runAt = runAt
@@ -40,6 +47,10 @@ public struct Schedules: Sendable {
 
     // MARK: - Reading
 
+    /// The scheduled changes of `environment`, of `flag` and due in `from ..< to` where given, earliest
+    /// first, at most `limit` (1 to ``maximumListLimit``).
+    /// - Throws: ``AdminError/notFound(_:)`` for an unknown environment or flag; the store's failure
+    ///   as an ``AdminError``.
     public func list(environment: String, flag: String? = nil, from: Date? = nil, to: Date? = nil, limit: Int = 100) async throws(AdminError) -> [ScheduledChange] {
         guard await admin.state.environments[environment] != nil else { throw .notFound("environment \"\(environment)\" does not exist") }
         if let flag, await admin.state.flags[flag] == nil { throw .notFound("flag \"\(flag)\" does not exist") }

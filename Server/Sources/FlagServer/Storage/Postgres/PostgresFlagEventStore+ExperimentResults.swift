@@ -14,6 +14,9 @@ import PostgresNIO
 /// replicas updating one experiment take turns, and the second finds the first's watermark (and
 /// counts only what arrived after it, or nothing).
 extension PostgresFlagEventStore: ExperimentResultsStore {
+    /// Counts, under the experiment's advisory lock, the batches after its watermark (storing each
+    /// changed unit with its arm, values, segment and sample key) and returns the totals, with each
+    /// percentile metric's values per arm.
     public func updateResults(_ query: ExperimentResultsQuery, now: Int64) async throws(StoreError) -> ExperimentTotals {
         let counter = ExperimentResultsCounter(query)
         let lock = PostgresFlagStore.lockKey("flag-server experiment results \(configuration.schema ?? "public") \(query.experiment)")
@@ -77,6 +80,7 @@ extension PostgresFlagEventStore: ExperimentResultsStore {
         return totals
     }
 
+    /// Forgets the experiment's incremental state, under its advisory lock.
     public func deleteResults(experiment: String) async throws(StoreError) {
         let lock = PostgresFlagStore.lockKey("flag-server experiment results \(configuration.schema ?? "public") \(experiment)")
         try await run { [logger] in

@@ -13,6 +13,9 @@ extension PostgresEventMigrations {
 /// statement (one snapshot, so a concurrent update is seen whole or not at all) and summed per
 /// segment.
 extension PostgresFlagEventStore: ExperimentSegmentStore {
+    /// Reads every stored unit of `query.experiment` in one statement (one snapshot: a concurrent update
+    /// is seen whole or not at all) and sums them per segment of `request.dimension`, capping as the
+    /// totals did (`thresholds`: each percentile cap's pooled threshold).
     public func segmentTotals(
         _ query: ExperimentResultsQuery, request: ExperimentSegmentRequest, thresholds: [String: Double]
     ) async throws(StoreError) -> ExperimentSegmentTotals {

@@ -5,6 +5,9 @@ import SQLiteNIO
 /// (the connection is the store's only writer, so every batch at or below the largest sequence
 /// it reads is committed and seen), counting the batches after the experiment's watermark.
 extension SQLiteFlagEventStore: ExperimentResultsStore {
+    /// Counts, in one write transaction, the batches after the experiment's watermark (storing each
+    /// changed unit with its arm, values, segment and sample key) and returns the totals, with each
+    /// percentile metric's values per arm.
     public func updateResults(_ query: ExperimentResultsQuery, now: Int64) async throws(StoreError) -> ExperimentTotals {
         let counter = ExperimentResultsCounter(query)
         let (state, units, samples) = try await run {
@@ -57,6 +60,7 @@ extension SQLiteFlagEventStore: ExperimentResultsStore {
         return totals
     }
 
+    /// Forgets the experiment's incremental state.
     public func deleteResults(experiment: String) async throws(StoreError) {
         try await run {
             try await transaction {

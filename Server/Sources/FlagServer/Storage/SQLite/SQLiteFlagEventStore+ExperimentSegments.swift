@@ -13,6 +13,9 @@ extension SQLiteEventMigrations {
 /// Results by segment in the embedded event store: the experiment's stored units read once, on the
 /// store's connection, and summed per segment.
 extension SQLiteFlagEventStore: ExperimentSegmentStore {
+    /// Reads every stored unit of `query.experiment` once, on the store's connection, and sums them per
+    /// segment of `request.dimension`, capping as the totals did (`thresholds`: each percentile cap's
+    /// pooled threshold).
     public func segmentTotals(
         _ query: ExperimentResultsQuery, request: ExperimentSegmentRequest, thresholds: [String: Double]
     ) async throws(StoreError) -> ExperimentSegmentTotals {
