@@ -14,6 +14,8 @@ arm the split gives, 2 tracked events each, batches of 500 events) and times:
   (what the server's background count, every 60 s, had not counted yet: with a long ingest, part
   of the units), then 5 times more with nothing new;
 - `GET …/results`: the page reading the totals counted last (`ExperimentResultsCache`), 30 times;
+- `GET …/results?segment=appVersion`: the same with results by app version (the units' segments
+  read from the event store on every request; the batches come from 3 app versions), 10 times;
 - `GET /health`: the same HTTP stack answering a fixed body (the baseline), 30 times.
 
 Prints a Markdown table (medians and the slowest of the 30).
@@ -127,7 +129,7 @@ def run(binary, units):
         for index in range(units):
             if batch is None:
                 batch = {"version": 1, "batchId": "b-%d-%d" % (units, sent),
-                         "source": {"appVersion": "1.0", "buildConfiguration": "release", "platform": "iOS"},
+                         "source": {"appVersion": "1.%d" % (sent % 3), "buildConfiguration": "release", "platform": "iOS"},
                          "exposures": [], "summaries": [], "events": []}
             key = "u%07d" % index
             variant = arm(key)
@@ -149,9 +151,10 @@ def run(binary, units):
             sys.exit("the first count found %d units of %d (ingestion not committed?)" % (counted, units))
         nothing_new = timed(port, results + "?refresh=true", token, 5)
         cached = timed(port, results, token, 30)
+        segments = timed(port, results + "?segment=appVersion", token, 10)
         health = timed(port, "/health", token, 30)
         return {"units": units, "ingest": ingest_seconds, "first": first_count, "nothingNew": nothing_new,
-                "cached": cached, "health": health}
+                "cached": cached, "segments": segments, "health": health}
     finally:
         server.terminate()
         server.wait()
@@ -164,13 +167,15 @@ def main():
     binary, counts = sys.argv[1], [int(count) for count in sys.argv[2:]] or [10_000, 100_000]
     print("# %s, load average %.2f on %d cores, 10 metrics, SQLite event store" % (
         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.getloadavg()[0], os.cpu_count()))
-    print("| units | ingest | `refresh=true` after the ingest | `refresh=true`, nothing new, p50 | cached, p50 / max | `GET /health`, p50 / max |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| units | ingest | `refresh=true` after the ingest | `refresh=true`, nothing new, p50 | cached, p50 / max "
+          "| `segment=appVersion`, p50 / max | `GET /health`, p50 / max |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     for units in counts:
         r = run(binary, units)
-        print("| {:,} | {:.1f} s | {:.0f} ms | {:.1f} ms | {:.1f} / {:.1f} ms | {:.2f} / {:.2f} ms |".format(
+        print("| {:,} | {:.1f} s | {:.0f} ms | {:.1f} ms | {:.1f} / {:.1f} ms | {:.0f} / {:.0f} ms | {:.2f} / {:.2f} ms |".format(
             r["units"], r["ingest"], r["first"], statistics.median(r["nothingNew"]), statistics.median(r["cached"]),
-            max(r["cached"]), statistics.median(r["health"]), max(r["health"])), flush=True)
+            max(r["cached"]), statistics.median(r["segments"]), max(r["segments"]), statistics.median(r["health"]),
+            max(r["health"])), flush=True)
 
 
 if __name__ == "__main__":
