@@ -16,8 +16,9 @@ public import FlagStatistics
 ///    when the always-valid interval excludes 0; the adjustment asks more as the comparisons grow.
 ///    It is **better** when the difference is in the metric's good direction, else **worse**.
 /// 3. An arm significantly worse on a guardrail metric is **guardrail harmed**.
-/// 4. Everything else is **keep collecting**, also while an arm has fewer than two units (the
-///    engine cannot analyse it yet).
+/// 4. Everything else is **keep collecting**: also while an arm or the control has fewer units than
+///    the engine's minimum sample (100 unless set; `FlagStatistics`' MinimumSample article), and,
+///    for a percentile metric, until the experiment has ended (its interval is fixed-horizon).
 ///
 /// A metric takes the most severe state of its arms (guardrail harmed, then significant, then keep
 /// collecting); the experiment takes the most severe state of its metrics.
