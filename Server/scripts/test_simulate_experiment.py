@@ -31,6 +31,8 @@ import simulate_experiment  # noqa: E402
 import test_console as console  # noqa: E402
 
 FLAG = "sim-checkout"
+# The results-by-segment test's flag (its exposures must not reach the population test's insights).
+SEGMENT_FLAG = "sim-segments"
 UNITS = 600
 DAY = 86_400_000
 
@@ -44,14 +46,16 @@ class SimulatedPopulationTests(unittest.TestCase):
     def setUpClass(cls):
         cls.server = console.Server(("--rate-limit-per-second", "0"))
         try:
-            status, body = cls.server.api("PUT", "/admin/v1/flags/" + FLAG, cls.server.admin_token, {
-                "type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})
-            assert status == 200, body
-            status, body = cls.server.api(
-                "PUT", "/admin/v1/environments/production/flags/%s/settings" % FLAG, cls.server.admin_token,
-                {"enabled": True, "defaultVariant": "off", "targeting": {"fractional": [["on", 50], ["off", 50]]},
-                 "reason": "a 50/50 experiment of the simulated population"})
-            assert status == 200, body
+            # A flag per test: the population test counts every exposure of its flag in insights.
+            for flag in (FLAG, SEGMENT_FLAG):
+                status, body = cls.server.api("PUT", "/admin/v1/flags/" + flag, cls.server.admin_token, {
+                    "type": "boolean", "variants": {"on": True, "off": False}, "defaultVariant": "off"})
+                assert status == 200, body
+                status, body = cls.server.api(
+                    "PUT", "/admin/v1/environments/production/flags/%s/settings" % flag, cls.server.admin_token,
+                    {"enabled": True, "defaultVariant": "off", "targeting": {"fractional": [["on", 50], ["off", 50]]},
+                     "reason": "a 50/50 experiment of the simulated population"})
+                assert status == 200, body
             cls.token = console.create_client_token(cls.server, "simulated-apps")
         except BaseException:
             cls.server.stop()
@@ -78,7 +82,7 @@ class SimulatedPopulationTests(unittest.TestCase):
             self.assertEqual(status, 201, body)
         base = "/admin/v1/environments/production/experiments"
         status, body = api("POST", base, token, {
-            "id": "seg-exp", "flag": FLAG, "control": "off", "arms": ["off", "on"],
+            "id": "seg-exp", "flag": SEGMENT_FLAG, "control": "off", "arms": ["off", "on"],
             "metrics": ["seg-converted", "seg-revenue"]})
         self.assertEqual(status, 201, body)
         status, body = api("POST", base + "/seg-exp/start", token, {})
@@ -86,7 +90,7 @@ class SimulatedPopulationTests(unittest.TestCase):
         start = int(time.time() * 1000) + 1
         time.sleep(0.05)  # on purpose: the exposures come after the experiment's start
         end = int(time.time() * 1000)
-        arguments = ["--server", self.server.base, "--token", self.token, "--flag", FLAG, "--units", "1500",
+        arguments = ["--server", self.server.base, "--token", self.token, "--flag", SEGMENT_FLAG, "--units", "1500",
                      "--rate", "off=0.20", "--rate", "on=0.30", "--value-mean", "off=20", "--value-mean", "on=26",
                      "--start", str(start), "--end", str(end), "--seed", "11", "--prefix", "seg-",
                      "--conversion", "seg-purchase", "--app-version-share", "4.2=0.5", "--app-version-share", "4.3=0.3",
