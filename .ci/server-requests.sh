@@ -47,4 +47,4 @@ PYTHON
 
 run_server_tests --skip ReplicaRestartTests
 run_server_tests --filter ReplicaRestartTests
-python3 Server/scripts/validate_responses.py --requests Server/Sources/FlagServer/Resources/openapi.json "$log"
+python3 Server/scripts/tools/validate_responses.py --requests Server/Sources/FlagServer/Resources/openapi.json "$log"

@@ -83,7 +83,7 @@ package.targets = [
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]
     ),
-    // The server in a benchmark-only configuration, for scripts/bench_http.sh (wrk); not a product.
+    // The server in a benchmark-only configuration, for scripts/bench/bench_http.sh (wrk); not a product.
     .executableTarget(
         name: "flag-server-bench",
         dependencies: [

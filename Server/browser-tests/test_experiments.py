@@ -5,7 +5,7 @@ Chromium driven by Selenium).
 
 One real `flag-server serve` on its default event store (which counts experiment results). The
 test creates a flag split 50/50 by `fractional` in production, a conversion metric and an
-experiment through the admin API, and starts it; then `Server/scripts/simulate_experiment.py`
+experiment through the admin API, and starts it; then `Server/scripts/bench/simulate_experiment.py`
 runs a seeded population of 3,000 simulated apps: each asks the server's OFREP endpoint for its
 variant, and sends its exposure and, with its variant's rate (10 % for `off`, 20 % for `on`), a
 `purchase` event through `POST /ofrep/v1/ingestion`. The results page must then show:
@@ -33,7 +33,7 @@ import unittest
 
 import test_console as console
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "bench"))
 import simulate_experiment  # noqa: E402
 
 UNITS = 3000

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Browser test of the console's single sign-on: headless Chromium through a real OpenID provider.
 
-Starts scripts/oidc_provider.py (Authlib) on `localhost` and the real `flag-server` on
+Starts scripts/tools/oidc_provider.py (Authlib) on `localhost` and the real `flag-server` on
 `127.0.0.1` (two sites, so the provider's redirect back is a cross-site navigation, as in
 production), with password sign-in turned off, then signs in by clicking "Sign in with …" and
 checks that the browser lands on the flags page as the provider's user, with the role its group
@@ -60,7 +60,7 @@ class SingleSignOnBrowserTests(unittest.TestCase):
         cls.data = tempfile.mkdtemp(prefix="flag-server-sso-")
         try:
             provider = subprocess.Popen(
-                [sys.executable, os.path.join(SERVER_DIR, "scripts", "oidc_provider.py"), "--host", "localhost", "--port", "0",
+                [sys.executable, os.path.join(SERVER_DIR, "scripts", "tools", "oidc_provider.py"), "--host", "localhost", "--port", "0",
                  "--client-id", "flag-console", "--client-secret", CLIENT_SECRET, "--user", "ana", "--groups", "staff,flag-admins"],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             cls.processes.append(provider)

@@ -5,7 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The flag server in a benchmark-only configuration, for `scripts/bench_http.sh` (wrk):
+/// The flag server in a benchmark-only configuration, for `scripts/bench/bench_http.sh` (wrk):
 ///
 /// - a SQLite store in a new temporary directory (as `flag-server serve` keeps one in its data
 ///   directory) with `--flags N` flags in `production` (one of them, `checkout`, targeted
@@ -83,7 +83,7 @@ struct BenchmarkServer {
     }
 
     /// `--flags N` (at least 1; default 1000) and `--unlimited-sign-ins` (console sign-ins limited
-    /// by the password pool only, for `scripts/bench_signin.sh`); anything else prints the usage
+    /// by the password pool only, for `scripts/bench/bench_signin.sh`); anything else prints the usage
     /// and exits.
     static func arguments(_ arguments: ArraySlice<String>) -> (flags: Int, unlimitedSignIns: Bool) {
         var arguments = arguments
@@ -103,7 +103,7 @@ struct BenchmarkServer {
         return (count, unlimitedSignIns)
     }
 
-    /// The context every benchmark request sends (`scripts/bench_http.sh` sends the same JSON).
+    /// The context every benchmark request sends (`scripts/bench/bench_http.sh` sends the same JSON).
     static let context: JSONValue = ["targetingKey": "user-42", "email": "ann@example.com", "plan": "premium"]
 
     /// `count` flags, on in `production`: `checkout` targeted (a rule, then a 50/50 split), the

@@ -176,7 +176,7 @@ struct OFREPTests {
     static let specification = ConformanceMaterial.current.url("ofrep/service/openapi.yaml")
 
     /// Real answers (a targeted value, a code default, an error, bulk, 304) and events, checked
-    /// against the OFREP specification's schemas by `scripts/validate_ofrep.py`.
+    /// against the OFREP specification's schemas by `scripts/tools/validate_ofrep.py`.
     @Test(ConformanceMaterial.required("ofrep/service/openapi.yaml"))
     func answersAndEventsConformToTheOFREPSpecification() async throws {
         ConformanceMaterial.current.requirePresent("ofrep/service/openapi.yaml")

@@ -5,7 +5,7 @@ import NIOHTTP1
 import Testing
 
 /// Real responses of every documented operation, validated against the served OpenAPI document
-/// by `scripts/validate_responses.py` (openapi-spec-validator and openapi-schema-validator), and
+/// by `scripts/tools/validate_responses.py` (openapi-spec-validator and openapi-schema-validator), and
 /// request bodies checked both ways: what the document allows is accepted, what it refuses is
 /// answered 4xx with a JSON error naming the field, and the stored state stays as it was.
 struct OpenAPIDocumentTests {
@@ -368,7 +368,7 @@ struct OpenAPIDocumentTests {
         #expect(text.contains("\(Self.refusedBodies.count + 4) it refuses"), "\(text)")
     }
 
-    /// Runs `scripts/validate_responses.py` with `arguments`: its exit status and output.
+    /// Runs `scripts/tools/validate_responses.py` with `arguments`: its exit status and output.
     static func validate(_ arguments: [String]) throws -> (Int32, String) {
         try runPythonScript("validate_responses.py", arguments)
     }

@@ -5,7 +5,7 @@ import Logging
 import NIOHTTP1
 import Testing
 
-/// Console sign-in through a real OpenID provider (`scripts/oidc_provider.py`, Authlib) started
+/// Console sign-in through a real OpenID provider (`scripts/tools/oidc_provider.py`, Authlib) started
 /// for each test; skipped only outside CI when python3 or Authlib is missing.
 @Suite(.enabled(if: OIDCTestProvider.isAvailable || OIDCTestProvider.isRequired, OIDCTestProvider.unavailableNote))
 struct SingleSignOnTests {

@@ -409,10 +409,10 @@ struct WebhookDispatcherTests {
         }
     }
 
-    /// Runs `scripts/verify_webhook.py`: its exit status and output.
+    /// Runs `scripts/tools/verify_webhook.py`: its exit status and output.
     static func verify(secret: String, header: String, body: String, now: Int) throws -> (Int32, String) {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("scripts/verify_webhook.py").path
+            .appendingPathComponent("scripts/tools/verify_webhook.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, secret, header, String(now)]

@@ -7,7 +7,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-/// `scripts/oidc_provider.py` (Authlib), a real OpenID provider started on a free loopback port
+/// `scripts/tools/oidc_provider.py` (Authlib), a real OpenID provider started on a free loopback port
 /// for the length of a test, and stopped after it (it also exits when this process does: it
 /// watches its standard input).
 struct OIDCTestProvider {
@@ -29,7 +29,7 @@ struct OIDCTestProvider {
 
     static var script: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/oidc_provider.py").path
+            .deletingLastPathComponent().appendingPathComponent("scripts/tools/oidc_provider.py").path
     }
 
     static func runPython(_ arguments: [String]) throws -> (Int32, String) {

@@ -5,7 +5,7 @@ import Synchronization
 /// Appends every request the test suite sends (method, path, body) and the answer's status and
 /// error code to the JSON-lines file named by `FLAG_SERVER_REQUEST_LOG`, when it is set.
 /// `.ci/server-requests.sh` runs the suite with it and checks every logged request against the
-/// OpenAPI document (`scripts/validate_responses.py --requests`).
+/// OpenAPI document (`scripts/tools/validate_responses.py --requests`).
 enum RequestLog {
     static let path = ProcessInfo.processInfo.environment["FLAG_SERVER_REQUEST_LOG"].flatMap { $0.isEmpty ? nil : $0 }
     private static let lock = Mutex(())

@@ -1,9 +1,9 @@
 import Foundation
 
-/// Runs `scripts/<name>` of the server package with python3: its exit status and its output.
+/// Runs `scripts/tools/<name>` of the server package with python3: its exit status and its output.
 func runPythonScript(_ name: String, _ arguments: [String]) throws -> (Int32, String) {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/\(name)").path
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/tools/\(name)").path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", script] + arguments

@@ -2,7 +2,7 @@
 """How long an experiment's results take to answer, at several numbers of units, beside an in-run
 baseline (Python 3 standard library only).
 
-    python3 Server/scripts/bench_experiment_page.py FLAG_SERVER_BINARY [UNITS ...]   (default 10000 100000)
+    python3 Server/scripts/bench/bench_experiment_page.py FLAG_SERVER_BINARY [UNITS ...]   (default 10000 100000)
 
 For each count it starts `flag-server serve` on a fresh SQLite directory (its default event store,
 which counts experiment results), creates a flag split 50/50, 5 tracked events and 10 metrics over

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Admin write costs of the flag server at several flag counts, each beside in-run baselines.
 
-    scripts/bench_writes.py BINARY [COUNTS...] [--database-url URL] [--writes N]
+    scripts/bench/bench_writes.py BINARY [COUNTS...] [--database-url URL] [--writes N]
 
 Starts `BINARY serve` (the release flag-server) on a fresh SQLite data directory (or on
 PostgreSQL with --database-url: a fresh, empty database each count) for each flag count, then:

@@ -2,7 +2,7 @@
 # HTTP benchmarks of the flag server's delivery routes with wrk, each beside a route of the same
 # server answering a fixed pre-encoded body (the stack's limit), in the same run.
 #
-#   scripts/bench_http.sh [SECONDS_PER_RUN] [CONNECTIONS]      # defaults: 10 s, 16 connections
+#   scripts/bench/bench_http.sh [SECONDS_PER_RUN] [CONNECTIONS]      # defaults: 10 s, 16 connections
 #
 # Builds flag-server-bench in release (the server in a benchmark-only configuration: in-memory
 # store in a temporary directory, no rate limit, the fixed-body routes), then measures with wrk (1 thread, --latency):
@@ -13,7 +13,7 @@
 # loads 10,000 flags, serves bulk requests and prints the server's resident memory (VmRSS, VmHWM).
 # Needs wrk and curl (Debian: apt-get install -y wrk curl).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 server_dir="$(pwd)"
 root_dir="$(cd .. && pwd)"
 seconds="${1:-10}"
@@ -61,7 +61,7 @@ start_server() {
 }
 
 context='{"context": {"targetingKey": "user-42", "email": "ann@example.com", "plan": "premium"}}'
-lua="$server_dir/scripts/wrk/post.lua"
+lua="$server_dir/scripts/bench/wrk/post.lua"
 
 # Runs wrk on path $1 (with BENCH_ETAG=$2 when given); prints "requests_per_second p99_ms".
 measure() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Event streams at scale: memory per stream, event latency, idle CPU, and the descriptor limit.
 
-    python3 Server/scripts/bench_streams.py Server/.build/release/flag-server
+    python3 Server/scripts/bench/bench_streams.py Server/.build/release/flag-server
 
 Run by bench_streams.sh. The load generator is plain epoll over non-blocking sockets, in worker
 processes of at most 15,000 connections each, bound to many loopback source addresses

@@ -3,14 +3,14 @@
 # seed, a few examples per operation), and fails on any failing check not listed, with its
 # reason, in schemathesis-expected-failures.txt. Prints `N passed, N failed` at its end.
 #
-#   Server/scripts/schemathesis.sh [MAX_EXAMPLES]      (default 10; needs `pip install schemathesis`)
+#   Server/scripts/tools/schemathesis.sh [MAX_EXAMPLES]      (default 10; needs `pip install schemathesis`)
 #
 # The server is the built `flag-server` (swift build --package-path Server; FLAG_SERVER_BINARY to
 # name another), started on loopback with a temporary SQLite directory and no rate limit, and
 # stopped at the end. Two passes: the admin API with the first admin token (every environment),
 # then delivery with a production server token (delivery needs a token of one environment).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 examples="${1:-10}"
 seed="${SCHEMATHESIS_SEED:-20}"
 binary="${FLAG_SERVER_BINARY:-$(swift build --show-bin-path)/flag-server}"
@@ -48,7 +48,7 @@ run() {  # run NAME TOKEN PATH-REGEX (in the temporary directory, where schemath
 run admin "$admin" '^/admin/'
 run delivery "$delivery" '^/(ofrep|rpc|flagd|health|metrics|openapi)'
 status=0
-python3 scripts/schemathesis_report.py scripts/schemathesis-expected-failures.txt "$work/admin.json" "$work/delivery.json" || status=$?
+python3 scripts/tools/schemathesis_report.py scripts/tools/schemathesis-expected-failures.txt "$work/admin.json" "$work/delivery.json" || status=$?
 if [[ $status -ne 0 ]]; then
     # What schemathesis said about each failure and error (the cases to reproduce them).
     for pass in admin delivery; do echo "== schemathesis output ($pass)"; cat "$work/$pass.log"; done

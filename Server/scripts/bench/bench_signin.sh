@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Delivery throughput while console sign-ins are hammered, beside the same delivery idle, in one run.
 #
-#   scripts/bench_signin.sh [SECONDS_PER_RUN] [CONNECTIONS] [SIGN_INS_PER_SECOND]   # defaults: 10 s, 8, 100
+#   scripts/bench/bench_signin.sh [SECONDS_PER_RUN] [CONNECTIONS] [SIGN_INS_PER_SECOND]   # defaults: 10 s, 8, 100
 #
 # Starts flag-server-bench (release by default; BENCH_CONFIGURATION=debug uses the debug build
 # `swift build --build-tests` made) with sign-in limits off (`--unlimited-sign-ins`), so that every
@@ -16,7 +16,7 @@
 # Bounded: two runs of SECONDS_PER_RUN each, the server stopped on exit.
 # Needs wrk, curl and python3 (Debian: apt-get install -y wrk curl).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 seconds="${1:-10}"
 connections="${2:-8}"
 sign_ins_per_second="${3:-100}"
@@ -50,7 +50,7 @@ line="$(head -n 1 "$output")"
 rm -f "$output"
 port="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["port"])' "$line")"
 token="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["token"])' "$line")"
-lua="$(pwd)/scripts/wrk/post.lua"
+lua="$(pwd)/scripts/bench/wrk/post.lua"
 hammer="$(mktemp --suffix=.py)"
 trap 'stop_server; rm -f "$hammer"' EXIT
 cat >"$hammer" <<'PY'

@@ -5,10 +5,10 @@
 # client (p50/p99/max), the server's CPU with every stream idle, and what happens past the
 # descriptor limit (refusals counted, open streams still served, no crash).
 #
-#   Server/scripts/bench_streams.sh          # builds flag-server in release first
-#   FLAG_SERVER_BENCH_CONFIGURATION=debug Server/scripts/bench_streams.sh
-#   FLAG_SERVER_BENCH_STREAMS=1000,10000 Server/scripts/bench_streams.sh
-#   FLAG_SERVER_BENCH_BINARY=path/to/flag-server FLAG_SERVER_BENCH_PARTS=burst Server/scripts/bench_streams.sh
+#   Server/scripts/bench/bench_streams.sh          # builds flag-server in release first
+#   FLAG_SERVER_BENCH_CONFIGURATION=debug Server/scripts/bench/bench_streams.sh
+#   FLAG_SERVER_BENCH_STREAMS=1000,10000 Server/scripts/bench/bench_streams.sh
+#   FLAG_SERVER_BENCH_BINARY=path/to/flag-server FLAG_SERVER_BENCH_PARTS=burst Server/scripts/bench/bench_streams.sh
 #
 # First, on a fresh server, bursts of streams opening at once (FLAG_SERVER_BENCH_BURSTS, default
 # 2,000 and 5,000): OFREP bulk throughput (wrk) during each burst as a share of idle, and resident
@@ -21,7 +21,7 @@
 # hard limit (`ulimit -Hn`, as root or through the container runtime) to go further. Needs only
 # python3. Figures on a shared machine drift: read them beside the baseline printed in the run.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 
 binary="${FLAG_SERVER_BENCH_BINARY:-}"
 if [ -z "$binary" ]; then
@@ -29,4 +29,4 @@ if [ -z "$binary" ]; then
     swift build -c "$configuration" --package-path Server --product flag-server
     binary="Server/.build/$configuration/flag-server"
 fi
-python3 Server/scripts/bench_streams.py "$binary"
+python3 Server/scripts/bench/bench_streams.py "$binary"

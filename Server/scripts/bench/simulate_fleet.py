@@ -69,7 +69,7 @@ health batches.
 
 Against a server it starts (a fresh data directory, no client rate limit):
 
-    python3 Server/scripts/simulate_fleet.py --binary Server/.build-release/release/flag-server \\
+    python3 Server/scripts/bench/simulate_fleet.py --binary Server/.build-release/release/flag-server \\
         --scenario double --scenario aa --scenario one-version --seeds 1-5 --phones 2000
 
 or against a running server with an admin token (`--server URL --admin-token TOKEN`). The commands

@@ -14,7 +14,7 @@ and p-value against scipy.stats (ttest_ind_from_stats, t), and the adjusted p-va
 segment, metric and arm against statsmodels' multipletests (fdr_bh) on the server's own raw ones.
 
 Run (after `swift build --package-path Server`):
-python3 -m unittest discover -s Server/scripts -p 'test_simulate_experiment.py' -v
+python3 -m unittest discover -s Server/scripts/bench -p 'test_simulate_experiment.py' -v
 """
 import datetime
 import math
@@ -24,7 +24,7 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "browser-tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "browser-tests"))
 sys.path.insert(0, HERE)
 
 import simulate_experiment  # noqa: E402

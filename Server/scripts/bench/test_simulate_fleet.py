@@ -18,7 +18,7 @@ one-version regression). It checks that
   the server judges each guardrail per app version and platform as well as pooled.
 
 Run (after `swift build --package-path Server`; about a minute):
-python3 -m unittest discover -s Server/scripts -p 'test_simulate_fleet.py' -v
+python3 -m unittest discover -s Server/scripts/bench -p 'test_simulate_fleet.py' -v
 """
 import json
 import os
@@ -26,7 +26,7 @@ import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "browser-tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "browser-tests"))
 sys.path.insert(0, HERE)
 
 import simulate_fleet  # noqa: E402

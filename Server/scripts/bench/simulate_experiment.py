@@ -34,7 +34,7 @@ sufficient statistics an experiment over these events should count.
 
 Example:
 
-    python3 Server/scripts/simulate_experiment.py --server http://127.0.0.1:8080 \\
+    python3 Server/scripts/bench/simulate_experiment.py --server http://127.0.0.1:8080 \\
         --token "$CLIENT_TOKEN" --flag checkout --units 2000 --rate off=0.10 --rate on=0.13 \\
         --value-mean off=30 --value-mean on=30 --days 7 --seed 42
 """

@@ -2,8 +2,8 @@
 # Refetch after a change: N clients with open event streams, one admin write, and how they all
 # converge, beside the behaviour before (no spread, everybody refetches at once) in the same run.
 #
-#   Server/scripts/bench_refetch.sh [COUNTS] [MODES]    # defaults: 1000,10000  old,inline,spread
-#   BENCH_CONFIGURATION=debug Server/scripts/bench_refetch.sh 1000   # the debug build
+#   Server/scripts/bench/bench_refetch.sh [COUNTS] [MODES]    # defaults: 1000,10000  old,inline,spread
+#   BENCH_CONFIGURATION=debug Server/scripts/bench/bench_refetch.sh 1000   # the debug build
 #   BENCH_REFETCHES_PER_SECOND=1000 …   # the server's --refetches-per-second in the new runs (5000)
 #
 # Per count and mode, a fresh flag-server (SQLite in a temporary directory, rate limit off, caps
@@ -15,7 +15,7 @@
 # loopback source addresses 127.0.0.2… (20,000 each) so the ephemeral ports suffice.
 # Needs python3. Figures on a shared machine drift: read them beside the baseline of the run.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 counts="${1:-1000,10000}"
 modes="${2:-old,inline,spread}"
 configuration="${BENCH_CONFIGURATION:-release}"
@@ -31,4 +31,4 @@ if (( $(ulimit -n) < wanted )); then
     ulimit -Hn "$wanted" 2> /dev/null || true
     ulimit -n "$wanted" 2> /dev/null || echo "could not raise the descriptor limit to $wanted (it is $(ulimit -n))" >&2
 fi
-python3 Server/scripts/bench_refetch.py "$binary" "$counts" "$modes"
+python3 Server/scripts/bench/bench_refetch.py "$binary" "$counts" "$modes"

@@ -4,8 +4,8 @@
 # bulk evaluation, each build on a fresh server (SQLite in a temporary directory, rate limit off),
 # in alternating rounds so that the machine's drift falls on every build alike.
 #
-#   Server/scripts/bench_builds.sh OLD_BINARY NEW_BINARY [MORE…]
-#   BENCH_ROUNDS=3 Server/scripts/bench_builds.sh …
+#   Server/scripts/bench/bench_builds.sh OLD_BINARY NEW_BINARY [MORE…]
+#   BENCH_ROUNDS=3 Server/scripts/bench/bench_builds.sh …
 #
 # Prints one line per build and round: requests a second on each route. Needs wrk, curl, python3.
 set -euo pipefail
