@@ -67,6 +67,80 @@ enum AdaptiveQuadrature {
         return segments.reduce(0) { $0 + $1.value }
     }
 
+    private struct VectorSegment {
+        var low: Double
+        var high: Double
+        var values: [Double]
+        var errors: [Double]
+    }
+
+    /// ∫ f over [breakpoints.first, breakpoints.last] for a function with `components` values,
+    /// which `f` writes into its second argument: the integrals share their segments, so each
+    /// point is evaluated once for all of them. Each component stops at a relative tolerance of
+    /// `relativeTolerance` of its own result or an absolute one of `absoluteTolerance`, whichever
+    /// is larger; the segment bisected next is the one whose errors, each divided by its
+    /// component's tolerance, add up to the most. At most `maximumSegments` segments.
+    static func integrate(
+        components: Int, _ f: (Double, inout [Double]) -> Void, breakpoints: [Double], relativeTolerance: Double,
+        absoluteTolerance: Double, maximumSegments: Int = 1000
+    ) -> [Double] {
+        var scratch = [Double](repeating: 0, count: components)
+        var left = scratch
+        func rule(_ low: Double, _ high: Double) -> VectorSegment {
+            let centre = (low + high) / 2
+            let half = (high - low) / 2
+            f(centre, &scratch)
+            var kronrod = scratch.map { kronrodWeights[7] * $0 }
+            var gauss = scratch.map { gaussWeights[3] * $0 }
+            for index in 0..<7 {
+                let offset = half * nodes[index]
+                f(centre - offset, &left)
+                f(centre + offset, &scratch)
+                for c in 0..<components {
+                    let pair = left[c] + scratch[c]
+                    kronrod[c] += kronrodWeights[index] * pair
+                    if index % 2 == 1 { gauss[c] += gaussWeights[index / 2] * pair }
+                }
+            }
+            return VectorSegment(
+                low: low, high: high, values: kronrod.map { $0 * half },
+                errors: (0..<components).map { abs((kronrod[$0] - gauss[$0]) * half) })
+        }
+        var segments: [VectorSegment] = []
+        for (low, high) in zip(breakpoints, breakpoints.dropFirst()) where high > low {
+            segments.append(rule(low, high))
+        }
+        func totals() -> [Double] {
+            (0..<components).map { c in segments.reduce(0) { $0 + $1.values[c] } }
+        }
+        while segments.count < maximumSegments {
+            let total = totals()
+            let tolerances = total.map { max(absoluteTolerance, relativeTolerance * abs($0)) }
+            var worst = 0
+            var worstScore = -1.0
+            var converged = true
+            for c in 0..<components where segments.reduce(0, { $0 + $1.errors[c] }) > tolerances[c] {
+                converged = false
+            }
+            if converged { return total }
+            for (index, segment) in segments.enumerated() {
+                var score = 0.0
+                for c in 0..<components { score += segment.errors[c] / tolerances[c] }
+                if score > worstScore {
+                    worstScore = score
+                    worst = index
+                }
+            }
+            let segment = segments[worst]
+            let middle = (segment.low + segment.high) / 2
+            // A segment narrower than the floating-point spacing cannot be split further.
+            guard middle > segment.low, middle < segment.high else { return total }
+            segments[worst] = rule(segment.low, middle)
+            segments.append(rule(middle, segment.high))
+        }
+        return totals()
+    }
+
     /// The 15-point Kronrod estimate on [low, high], with |K15 − G7| as its error.
     private static func rule(_ f: (Double) -> Double, _ low: Double, _ high: Double) -> Segment {
         let centre = (low + high) / 2

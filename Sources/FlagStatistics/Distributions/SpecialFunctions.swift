@@ -62,7 +62,7 @@ enum SpecialFunctions {
     /// The continued fraction of A&S 26.5.8: 1/(1+ d1/(1+ d2/(1+ …))).
     /// Its first denominator 1 − (a + b)x/(a + 1) is written (1 − b + (a + b)y)/(a + 1), which
     /// keeps its digits when a is large and x is near 1.
-    private static func betaFraction(_ x: Double, complement y: Double, _ a: Double, _ b: Double) -> Double {
+    static func betaFraction(_ x: Double, complement y: Double, _ a: Double, _ b: Double) -> Double {
         var c = 1.0
         var d = (1 - b + (a + b) * y) / (a + 1)
         if abs(d) < tiny { d = tiny }
