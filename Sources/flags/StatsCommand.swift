@@ -9,9 +9,10 @@ import Foundation
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Analyse an experiment from its sufficient statistics, or plan its sample size.",
+        abstract: "Analyse an experiment from its sufficient statistics, plan its sample size, or re-weight a bandit.",
         subcommands: [
             StatsAnalyzeCommand.self, StatsPlanCommand.self, StatsAdjustCommand.self, StatsQuantileCommand.self, StatsWinsorizeCommand.self,
+            StatsBanditCommand.self,
         ]
     )
 }

@@ -7,7 +7,7 @@
 ///     arms: [BanditArm(name: "off", units: 5000, conversions: 410), BanditArm(name: "on", units: 5021, conversions: 468)],
 ///     minimumShare: 0.05, stopping: BanditStoppingRule(expectedLossThreshold: 0.0005))
 /// let allocation = try BanditAllocator.allocate(data)
-/// allocation.arms.map(\.weight)  // [..., ...]: basis points summing to 10,000
+/// allocation.arms.map(\.weight)  // [713, 9287]: basis points adding up to 10,000
 /// ```
 public struct BanditData: Sendable, Hashable, Codable {
     /// The arms, in the order their weights are written (the order of a `fractional` rule's buckets).
