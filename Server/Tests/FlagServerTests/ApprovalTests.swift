@@ -8,20 +8,8 @@ import Testing
 /// Approval rules, change requests and the kill switch, through the real admin routes on both
 /// stores (Server/Docs/Approvals.md).
 struct ApprovalTests {
-    enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite, postgres
-        var testDescription: String { rawValue }
-    }
-
-    static func withServer(_ kind: Kind, _ body: (TestServer) async throws -> Void) async throws {
-        let store: any FlagStore
-        switch kind {
-        case .sqlite: store = try await SQLiteFlagStore(path: nil)
-        case .postgres:
-            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
-            store = try PostgresTestDatabase.makeStore()
-        }
-        try await TestServer.with(store: store) { server in try await body(server) }
+    static func withServer(_ kind: StoreKind, _ body: (TestServer) async throws -> Void) async throws {
+        try await TestServer.with(store: try await kind.makeFlagStore()) { server in try await body(server) }
     }
 
     static let production = "/admin/v1/environments/production"
@@ -36,8 +24,8 @@ struct ApprovalTests {
         await server.server.admin.state.environments[environment]?.settings[key]
     }
 
-    @Test(arguments: Kind.allCases)
-    func everyDirectPathIntoAGovernedEnvironmentIsRefused(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func everyDirectPathIntoAGovernedEnvironmentIsRefused(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { server in
             try await server.booleanFlag("checkout", enabled: false)
             try await server.booleanFlag("checkout", environment: "staging", enabled: true)
@@ -86,8 +74,8 @@ struct ApprovalTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aRuleCoversOnlyItsScopes(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func aRuleCoversOnlyItsScopes(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { server in
             try await server.booleanFlag("checkout", enabled: false)
             try await Self.rule(server, #"{"requiredApprovals": 1, "appliesTo": ["settings"]}"#)
@@ -105,8 +93,8 @@ struct ApprovalTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func theKillSwitchPassesAnyRuleNeedsAReasonAndIsAudited(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func theKillSwitchPassesAnyRuleNeedsAReasonAndIsAudited(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { server in
             try await server.booleanFlag("checkout", enabled: true, targeting: #"{"if": [true, "on", "off"]}"#)
             try await Self.rule(server, #"{"requiredApprovals": 3, "appliesTo": ["settings", "segments", "definitions"]}"#)
@@ -157,8 +145,8 @@ struct ApprovalTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aChangeRequestNeedsOthersApprovalsAndAnEditWithdrawsThem(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func aChangeRequestNeedsOthersApprovalsAndAnEditWithdrawsThem(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { server in
             try await server.booleanFlag("checkout", enabled: false)
             try await Self.rule(server, #"{"requiredApprovals": 2}"#)
@@ -236,8 +224,8 @@ struct ApprovalTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func anApprovedRequestIsRefusedOnceTheFlagMovedAndARejectionClosesIt(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func anApprovedRequestIsRefusedOnceTheFlagMovedAndARejectionClosesIt(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { server in
             try await server.booleanFlag("checkout", enabled: true)
             try await Self.rule(server, #"{"requiredApprovals": 1}"#)
@@ -276,8 +264,8 @@ struct ApprovalTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func segmentsAndScheduledRequests(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func segmentsAndScheduledRequests(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { server in
             try await Self.rule(server, #"{"requiredApprovals": 1, "appliesTo": ["segments"]}"#)
             let alice = try await server.token(.admin, environment: "production", name: "alice")
@@ -304,8 +292,8 @@ struct ApprovalTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func loosingARuleNeedsApprovalUnderItAndIsAudited(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func loosingARuleNeedsApprovalUnderItAndIsAudited(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { server in
             let alice = try await server.token(.admin, environment: "production", name: "alice")
             let bob = try await server.token(.admin, environment: "production", name: "bob")
@@ -341,8 +329,8 @@ struct ApprovalTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aStaleUpdateOfAChangeRequestIsRefused(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func aStaleUpdateOfAChangeRequestIsRefused(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { server in
             try await server.booleanFlag("checkout", enabled: false)
             let store = try #require(server.server.admin.store as? any ApprovalStore)

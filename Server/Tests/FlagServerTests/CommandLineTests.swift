@@ -63,26 +63,21 @@ struct CommandLineTests {
         }
     }
 
-    enum Store: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite, postgres
-        var testDescription: String { rawValue }
-
-        /// The command-line options that name a fresh database of this kind.
-        func options() throws -> [String] {
-            switch self {
-            case .sqlite: return ["--data-directory", TemporaryDirectory().path]
-            case .postgres:
-                if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
-                return ["--database-url", try PostgresTestDatabase.url(schema: PostgresTestDatabase.freshSchema())]
-            }
+    /// The command-line options that name a fresh database of `kind` (SQLite: a data directory).
+    static func options(_ kind: StoreKind) throws -> [String] {
+        switch kind {
+        case .sqliteMemory, .sqliteFile: return ["--data-directory", TemporaryDirectory().path]
+        case .postgres:
+            try PostgresTestDatabase.skipUnlessEnabled()
+            return ["--database-url", try PostgresTestDatabase.url(schema: PostgresTestDatabase.freshSchema())]
         }
     }
 
     /// `add-user`, `set-user`, `reset-password` and `add-token` work on the database `serve` uses,
     /// SQLite or PostgreSQL, and the server accepts what they created.
-    @Test(.enabled(if: built), arguments: Store.allCases)
-    func userAndTokenCommandsWorkOnEitherStore(store: Store) async throws {
-        let options = try store.options()
+    @Test(.enabled(if: built), arguments: [StoreKind.sqliteFile, .postgres])
+    func userAndTokenCommandsWorkOnEitherStore(store: StoreKind) async throws {
+        let options = try Self.options(store)
         let added = try Self.run(["add-user", "--name", "alice", "--role", "editor"] + options)
         #expect(added.status == 0, "\(added.output)")
         let password = try #require(Self.secret(in: added.output))

@@ -4,43 +4,16 @@ import Foundation
 import Testing
 
 /// The suite every ``ConsoleAccountStore`` implementation must pass. Add an implementation to
-/// `Kind` and `makeStore`.
+/// `StoreKind` and `StoreLocation.openFlagStore()`.
 struct ConsoleAccountStoreCompatibilityTests {
-    enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case sqliteMemory, sqliteFile, postgres
-        var testDescription: String { rawValue }
-    }
-
-    /// A migrated, empty store of `kind`.
-    static func makeStore(_ kind: Kind) async throws -> any FlagStore & ConsoleAccountStore {
-        let store: any FlagStore & ConsoleAccountStore
-        switch kind {
-        case .sqliteMemory: store = try await SQLiteFlagStore(path: nil)
-        case .sqliteFile: store = try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
-        case .postgres:
-            // Skipped without a database outside CI; in CI a missing database fails the test.
-            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
-            store = try PostgresTestDatabase.makeStore()
-        }
-        try await store.migrate()
-        return store
-    }
-
-    static func with(_ kind: Kind, _ body: (any FlagStore & ConsoleAccountStore) async throws -> Void) async throws {
-        let store = try await makeStore(kind)
-        do {
-            try await body(store)
-        } catch {
-            await store.close()
-            throw error
-        }
-        await store.close()
+    static func with(_ kind: StoreKind, _ body: (any FlagStore & ConsoleAccountStore) async throws -> Void) async throws {
+        try await kind.withFlagStore { store in try await body(store) }
     }
 
     static let time = Date(timeIntervalSince1970: 1_800_000_000)
 
-    @Test(arguments: Kind.allCases)
-    func usersAreStoredOnceByName(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func usersAreStoredOnceByName(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             #expect(try await store.consoleUsers().isEmpty)
             let erin = ConsoleUser(name: "erin", passwordHash: "$2b$04$hash", role: .editor, createdAt: Self.time)
@@ -55,8 +28,8 @@ struct ConsoleAccountStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func usersAreUpdatedWithTheirAuditAndTheirSessionsEnded(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func usersAreUpdatedWithTheirAuditAndTheirSessionsEnded(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             func entry(_ reason: String) -> AuditEntry {
                 AuditEntry(
@@ -86,8 +59,8 @@ struct ConsoleAccountStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func sessionsAreFoundByDigestAndDeleted(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func sessionsAreFoundByDigestAndDeleted(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             try await store.insertConsoleUser(ConsoleUser(name: "erin", passwordHash: "h", role: .editor, createdAt: Self.time))
             let live = ConsoleSession(digest: "aa", user: "erin", createdAt: Self.time, expiresAt: Self.time + 3600)
@@ -105,8 +78,8 @@ struct ConsoleAccountStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aSessionNeedsAnExistingUser(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aSessionNeedsAnExistingUser(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             await #expect(throws: StoreError.notFound("console user \"ghost\"")) {
                 try await store.insertConsoleSession(

@@ -15,38 +15,10 @@ struct CrashRecoveryTests {
             .appendingPathComponent(".build/debug/flag-server")
     }
 
-    /// A running `flag-server serve` on a free port.
-    final class ServerProcess: Sendable {
-        let process: Process
-        let port: Int
-        /// A client of its own, shut down after a kill so that requests queued for the dead
-        /// process fail at once instead of waiting for a connection.
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let firstToken: String?
-
-        init(dataDirectory: String, arguments: [String] = []) async throws {
-            let (process, port, firstToken, _) = try await launchFlagServer(
-                ["serve", "--port", "0", "--data-directory", dataDirectory, "--log-level", "info"] + arguments)
-            self.process = process
-            self.port = port
-            self.firstToken = firstToken
-        }
-
-        func request(_ method: HTTPMethod, _ path: String, token: String, body: String? = nil) async throws -> (Int, String) {
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-            request.method = method
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            if let body { request.body = .bytes(ByteBuffer(string: body)) }
-            let response = try await client.execute(request, deadline: .distantFuture)
-            let bytes = try await response.body.collect(upTo: 1 << 20)
-            return (Int(response.status.code), String(buffer: bytes))
-        }
-    }
-
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CrashRecoveryTests.executable.path)))
     func aKilledServerLosesNoAcknowledgedRevision() async throws {
         let directory = TemporaryDirectory().path
-        let first = try await ServerProcess(dataDirectory: directory)
+        let first = try await FlagServerProcess(dataDirectory: directory)
         let token = try #require(first.firstToken)
         let created = try await first.request(
             .PUT, "/admin/v1/flags/limit", token: token, body: #"{"type": "integer", "variants": {"v0": 0}}"#)
@@ -80,15 +52,13 @@ struct CrashRecoveryTests {
         first.process.waitUntilExit()
         #expect(acknowledged.count >= 5)
 
-        let second = try await ServerProcess(dataDirectory: directory)
+        let second = try await FlagServerProcess(dataDirectory: directory)
         #expect(second.firstToken == nil)
         let (status, body) = try await second.request(.GET, "/admin/v1/environments/production/revisions?limit=1000", token: token)
         #expect(status == 200)
         let stored = Set((try JSONValue(parsing: body)).arrayValue?.compactMap { $0["revision"]?.intValue } ?? [])
         #expect(Set(acknowledged).isSubset(of: stored))
-        second.process.terminate()
-        second.process.waitUntilExit()
-        try await second.client.shutdown()
+        await second.stop()
     }
 
     /// A process killed in the middle of a rollout step leaves the plan leased to itself
@@ -99,7 +69,7 @@ struct CrashRecoveryTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CrashRecoveryTests.executable.path)))
     func aRolloutStepAKilledServerWasTakingIsTakenByItsRestart() async throws {
         let directory = TemporaryDirectory().path
-        let first = try await ServerProcess(dataDirectory: directory)
+        let first = try await FlagServerProcess(dataDirectory: directory)
         let token = try #require(first.firstToken)
         let flag = try await first.request(
             .PUT, "/admin/v1/flags/checkout", token: token, body: #"{"type": "boolean", "variants": {"on": true, "off": false}, "defaultVariant": "off"}"#)
@@ -117,9 +87,7 @@ struct CrashRecoveryTests {
         let name = try String(contentsOfFile: directory + "/flags.sqlite.replica-0", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
 
-        kill(first.process.processIdentifier, SIGKILL)
-        first.process.waitUntilExit()
-        try await first.client.shutdown()
+        await first.kill()
 
         // What the kill left had it landed in the step: the plan leased to the dead process, the step due.
         let store = try await SQLiteFlagStore(path: directory + "/flags.sqlite")
@@ -131,7 +99,7 @@ struct CrashRecoveryTests {
         try await store.updateRolloutPlan(plan)
         await store.close()
 
-        let second = try await ServerProcess(dataDirectory: directory)
+        let second = try await FlagServerProcess(dataDirectory: directory)
         // The executor ticks once as the server starts. The bound on the polls only keeps a
         // broken build from hanging the suite; a restart that does not take the lease never steps.
         var status: String?
@@ -143,8 +111,6 @@ struct CrashRecoveryTests {
             try await Task.sleep(for: .milliseconds(200))
         }
         #expect(status == "finished")
-        second.process.terminate()
-        second.process.waitUntilExit()
-        try await second.client.shutdown()
+        await second.stop()
     }
 }

@@ -86,8 +86,8 @@ struct ExperimentMetricCapTests {
         #expect(keys.count == 3)
     }
 
-    @Test(arguments: FlagEventStoreCompatibilityTests.Kind.allCases)
-    func everyEventStoreCapsLikeANaiveRecount(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func everyEventStoreCapsLikeANaiveRecount(_ kind: StoreKind) async throws {
         try await FlagEventStoreCompatibilityTests.with(kind) { store, _ in
             let results = try ExperimentResultsStoreTests.results(store)
             var query = ExperimentResultsStoreTests.query

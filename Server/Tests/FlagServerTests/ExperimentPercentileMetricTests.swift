@@ -123,8 +123,8 @@ struct ExperimentPercentileMetricTests {
             ])
     }
 
-    @Test(arguments: FlagEventStoreCompatibilityTests.Kind.allCases)
-    func everyEventStoreReadsEachArmsValuesAndTheReportIsTheLibrarysQuantileDifference(_ kind: FlagEventStoreCompatibilityTests.Kind)
+    @Test(arguments: StoreKind.allCases)
+    func everyEventStoreReadsEachArmsValuesAndTheReportIsTheLibrarysQuantileDifference(_ kind: StoreKind)
         async throws
     {
         try await FlagEventStoreCompatibilityTests.with(kind) { store, _ in

@@ -54,8 +54,8 @@ struct ExperimentResultsStoreTests {
         try #require(store as? any ExperimentResultsStore)
     }
 
-    @Test(arguments: Compatibility.Kind.allCases)
-    func incrementalUpdatesMatchANaiveRecount(_ kind: Compatibility.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func incrementalUpdatesMatchANaiveRecount(_ kind: StoreKind) async throws {
         try await Compatibility.with(kind) { store, _ in
             let results = try Self.results(store)
             let log = Log()
@@ -75,8 +75,8 @@ struct ExperimentResultsStoreTests {
         }
     }
 
-    @Test(arguments: Compatibility.Kind.allCases)
-    func aChangedQueryRecountsAndDeletedResultsStartOver(_ kind: Compatibility.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aChangedQueryRecountsAndDeletedResultsStartOver(_ kind: StoreKind) async throws {
         try await Compatibility.with(kind) { store, _ in
             let results = try Self.results(store)
             let log = Log()
@@ -99,8 +99,8 @@ struct ExperimentResultsStoreTests {
 
     /// Two replicas (two stores on one database) update one experiment at once while batches
     /// arrive: each unit is counted once.
-    @Test(arguments: [Compatibility.Kind.sqliteFile, .postgres])
-    func replicasUpdatingAtOnceCountEachUnitOnce(_ kind: Compatibility.Kind) async throws {
+    @Test(arguments: [StoreKind.sqliteFile, .postgres])
+    func replicasUpdatingAtOnceCountEachUnitOnce(_ kind: StoreKind) async throws {
         try await Compatibility.with(kind) { store, location in
             let other = try await Compatibility.open(location)
             do {

@@ -70,8 +70,8 @@ struct ExperimentSegmentStoreTests {
         (try #require(store as? any ExperimentResultsStore), try #require(store as? any ExperimentSegmentStore))
     }
 
-    @Test(arguments: Compatibility.Kind.allCases)
-    func eachSegmentIsANaiveRecountOfItsUnitsAndTheSegmentsAddUpToTheTotals(_ kind: Compatibility.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func eachSegmentIsANaiveRecountOfItsUnitsAndTheSegmentsAddUpToTheTotals(_ kind: StoreKind) async throws {
         try await Compatibility.with(kind) { store, _ in
             let (results, segments) = try Self.stores(store)
             let log = Log()
@@ -120,8 +120,8 @@ struct ExperimentSegmentStoreTests {
         }
     }
 
-    @Test(arguments: Compatibility.Kind.allCases)
-    func aUnitStaysInTheSegmentOfItsFirstExposureUntilAnEarlierOneArrives(_ kind: Compatibility.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aUnitStaysInTheSegmentOfItsFirstExposureUntilAnEarlierOneArrives(_ kind: StoreKind) async throws {
         try await Compatibility.with(kind) { store, _ in
             let (results, segments) = try Self.stores(store)
             let now = Self.t0 + 5 * Self.day
@@ -153,8 +153,8 @@ struct ExperimentSegmentStoreTests {
 
     /// Units stored before the segment columns existed (their columns `NULL`, as the migration
     /// leaves them) are "unknown", and stay so when later events of theirs are counted.
-    @Test(arguments: Compatibility.Kind.allCases)
-    func unitsStoredBeforeSegmentsWereKeptAreUnknown(_ kind: Compatibility.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func unitsStoredBeforeSegmentsWereKeptAreUnknown(_ kind: StoreKind) async throws {
         try await Compatibility.with(kind) { store, location in
             let (results, segments) = try Self.stores(store)
             let log = Log()

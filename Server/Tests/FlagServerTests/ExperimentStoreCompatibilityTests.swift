@@ -7,21 +7,12 @@ import Testing
 /// The suite every ``ExperimentStore`` passes: both flag stores (PostgreSQL with a test database,
 /// as ``FlagStoreCompatibilityTests``).
 struct ExperimentStoreCompatibilityTests {
-    static func with(_ kind: FlagStoreCompatibilityTests.Kind, _ body: (any ExperimentStore) async throws -> Void) async throws {
-        let store = try await FlagStoreCompatibilityTests.makeStore(kind)
-        do {
-            try await store.migrate()
-            let experiments = try #require(store as? any ExperimentStore)
-            try await body(experiments)
-        } catch {
-            await store.close()
-            throw error
-        }
-        await store.close()
+    static func with(_ kind: StoreKind, _ body: (any ExperimentStore) async throws -> Void) async throws {
+        try await kind.withFlagStore { store in try await body(store) }
     }
 
-    @Test(arguments: FlagStoreCompatibilityTests.Kind.allCases)
-    func metricsAreStoredComparedAndSetAndDeleted(kind: FlagStoreCompatibilityTests.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func metricsAreStoredComparedAndSetAndDeleted(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             let metric = ExperimentMetric(
                 key: "revenue", name: "Revenue", event: "purchase", kind: .mean, windowHours: 48, higherIsBetter: true, guardrail: false,
@@ -44,8 +35,8 @@ struct ExperimentStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: FlagStoreCompatibilityTests.Kind.allCases)
-    func experimentsAreStoredListedComparedAndSetAndDeleted(kind: FlagStoreCompatibilityTests.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func experimentsAreStoredListedComparedAndSetAndDeleted(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             var first = ExperimentModelTests.draft()
             var second = ExperimentModelTests.draft()

@@ -253,8 +253,8 @@ struct FlagArchiveTests {
 
     // MARK: - Storage and replicas
 
-    @Test(arguments: FlagStoreCompatibilityTests.Kind.allCases)
-    func anArchivedFlagSurvivesTheStore(kind: FlagStoreCompatibilityTests.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func anArchivedFlagSurvivesTheStore(kind: StoreKind) async throws {
         try await FlagStoreCompatibilityTests.with(kind) { store in
             var state = try await store.load()
             try await store.commit(

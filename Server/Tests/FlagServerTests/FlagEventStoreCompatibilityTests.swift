@@ -8,30 +8,12 @@ import Testing
 /// The suite every ``FlagEventStore`` implementation must pass, run against SQLite (in memory and
 /// in a file) and PostgreSQL (`FLAG_SERVER_TEST_DATABASE_URL`; a schema of its own per test).
 struct FlagEventStoreCompatibilityTests {
-    enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case sqliteMemory, sqliteFile, postgres
-        var testDescription: String { rawValue }
+    /// A fresh place for an event store of `kind`.
+    static func location(_ kind: StoreKind) throws -> StoreLocation {
+        try kind.freshLocation(fileName: "events.sqlite")
     }
 
-    /// Where a test's store lives, so that a second store (a second replica) can open the same.
-    enum Location {
-        case memory
-        case file(String)
-        case postgres(PostgresConfiguration)
-    }
-
-    static func location(_ kind: Kind) throws -> Location {
-        switch kind {
-        case .sqliteMemory: return .memory
-        case .sqliteFile: return .file(TemporaryDirectory().path + "/events.sqlite")
-        case .postgres:
-            // Skipped without a database outside CI; in CI a missing database fails the test.
-            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
-            return .postgres(try PostgresTestDatabase.configuration(schema: PostgresTestDatabase.freshSchema()))
-        }
-    }
-
-    static func open(_ location: Location) async throws -> any FlagEventStore {
+    static func open(_ location: StoreLocation) async throws -> any FlagEventStore {
         let store: any FlagEventStore =
             switch location {
             case .memory: try await SQLiteFlagEventStore(path: nil)
@@ -46,7 +28,7 @@ struct FlagEventStoreCompatibilityTests {
     }
 
     /// Runs `body` with a migrated store of `kind` and closes it afterwards.
-    static func with(_ kind: Kind, _ body: (any FlagEventStore, Location) async throws -> Void) async throws {
+    static func with(_ kind: StoreKind, _ body: (any FlagEventStore, StoreLocation) async throws -> Void) async throws {
         let location = try location(kind)
         let store = try await open(location)
         do {
@@ -100,8 +82,8 @@ struct FlagEventStoreCompatibilityTests {
 
     // MARK: - Tests
 
-    @Test(arguments: Kind.allCases)
-    func rollupsAddUpPerHourAndDay(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func rollupsAddUpPerHourAndDay(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             let t0 = Self.t0, hour = Self.hour
             let stored = try await store.ingest([
@@ -148,8 +130,8 @@ struct FlagEventStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func rollupsAreOrderedByBucketFlagVariantReasonVersionAndPlatform(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func rollupsAreOrderedByBucketFlagVariantReasonVersionAndPlatform(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             let t0 = Self.t0, hour = Self.hour
             let v10 = EventBatch.EventSource(appVersion: "10.0", buildConfiguration: "release", platform: "iOS")
@@ -172,8 +154,8 @@ struct FlagEventStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aUnitCountsOncePerVariantAndDay(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aUnitCountsOncePerVariantAndDay(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             let t0 = Self.t0, day0 = Self.day0, day = Self.day
             _ = try await store.ingest([
@@ -214,8 +196,8 @@ struct FlagEventStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aRepeatedBatchIDIsStoredOnce(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aRepeatedBatchIDIsStoredOnce(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             let t0 = Self.t0
             let first = Self.batch("same", exposures: [Self.exposure(unit: "u1", at: t0)], summaries: [Self.summary(count: 2, start: t0)])
@@ -246,8 +228,8 @@ struct FlagEventStoreCompatibilityTests {
     /// A database failure in the middle of an ingest (a trigger refusing the rows of one batch,
     /// in the last table an ingest writes) leaves nothing of the call: no batch id, no raw event,
     /// no rollup. The same batches without the poisoned one are stored afterwards.
-    @Test(arguments: Kind.allCases)
-    func aFailingBatchLeavesNothingOfItsCall(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aFailingBatchLeavesNothingOfItsCall(kind: StoreKind) async throws {
         try await Self.with(kind) { store, location in
             let t0 = Self.t0
             let good = Self.batch(
@@ -274,7 +256,7 @@ struct FlagEventStoreCompatibilityTests {
     }
 
     /// Makes the database refuse to record that flag `poison` was evaluated.
-    static func poison(_ store: any FlagEventStore, _ location: Location) async throws {
+    static func poison(_ store: any FlagEventStore, _ location: StoreLocation) async throws {
         switch location {
         case .memory, .file:
             let connection = await (try #require(store as? SQLiteFlagEventStore)).connection
@@ -300,8 +282,8 @@ struct FlagEventStoreCompatibilityTests {
 
     /// Hours expiring in the middle of a day leave the day's count whole, and an event arriving
     /// late for an expired hour adds to its day (and starts that hour again).
-    @Test(arguments: Kind.allCases)
-    func hoursExpiringMidDayLeaveTheDayWhole(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func hoursExpiringMidDayLeaveTheDayWhole(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             let t0 = Self.t0, hour = Self.hour, day0 = Self.day0, day = Self.day
             #expect(try await store.ingest([
@@ -327,8 +309,8 @@ struct FlagEventStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func retentionDeletesRawEventsAndHourlyRollupsAndKeepsTheDaily(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func retentionDeletesRawEventsAndHourlyRollupsAndKeepsTheDaily(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             let t0 = Self.t0, day0 = Self.day0, day = Self.day
             let old = Self.batch(
@@ -368,8 +350,8 @@ struct FlagEventStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func rawEventsComeBackOldestFirstWithinLimits(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func rawEventsComeBackOldestFirstWithinLimits(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             let t0 = Self.t0
             let pro: [String: JSONValue] = ["plan": "pro", "seats": 3]
@@ -419,8 +401,8 @@ struct FlagEventStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func lastEvaluatedIsTheNewestSummaryEndOrExposure(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func lastEvaluatedIsTheNewestSummaryEndOrExposure(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             let t0 = Self.t0
             _ = try await store.ingest([
@@ -442,8 +424,8 @@ struct FlagEventStoreCompatibilityTests {
     }
 
     /// A call larger than one statement's bound (rows and parameters) is written in several, all of it.
-    @Test(arguments: Kind.allCases)
-    func aLargeCallIsWrittenWhole(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aLargeCallIsWrittenWhole(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             let t0 = Self.t0
             let batches = (0..<60).map { index in
@@ -466,8 +448,8 @@ struct FlagEventStoreCompatibilityTests {
 
     /// Two stores over one database (two replicas) ingesting the same batches at once store each
     /// batch once, and their rollups count it once.
-    @Test(arguments: [Kind.sqliteFile, .postgres])
-    func twoReplicasIngestingTheSameBatchesStoreThemOnce(kind: Kind) async throws {
+    @Test(arguments: [StoreKind.sqliteFile, .postgres])
+    func twoReplicasIngestingTheSameBatchesStoreThemOnce(kind: StoreKind) async throws {
         try await Self.with(kind) { first, location in
             let second = try await Self.open(location)
             let t0 = Self.t0
@@ -508,8 +490,8 @@ struct FlagEventStoreCompatibilityTests {
         return stored
     }
 
-    @Test(arguments: Kind.allCases)
-    func migrateIsIdempotent(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func migrateIsIdempotent(kind: StoreKind) async throws {
         try await Self.with(kind) { store, _ in
             _ = try await store.ingest([Self.batch("1", summaries: [Self.summary(count: 1, start: Self.t0)])])
             try await store.migrate()
@@ -521,7 +503,7 @@ struct FlagEventStoreCompatibilityTests {
 /// What only the PostgreSQL store does: its own migrations beside the flag store's, and partitions.
 struct PostgresFlagEventStoreTests {
     static func configuration() throws -> PostgresConfiguration {
-        if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
+        try PostgresTestDatabase.skipUnlessEnabled()
         return try PostgresTestDatabase.configuration(schema: PostgresTestDatabase.freshSchema())
     }
 

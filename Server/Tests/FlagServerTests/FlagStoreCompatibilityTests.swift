@@ -5,40 +5,19 @@ import Testing
 
 /// The suite every ``FlagStore`` implementation must pass. Add an implementation to `stores`.
 struct FlagStoreCompatibilityTests {
-    enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case sqliteMemory, sqliteFile, postgres
-        var testDescription: String { rawValue }
-    }
-
-    static func makeStore(_ kind: Kind) async throws -> any FlagStore {
-        switch kind {
-        case .sqliteMemory: return try await SQLiteFlagStore(path: nil)
-        case .sqliteFile: return try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
-        case .postgres:
-            // Skipped without a database outside CI; in CI a missing database fails the test.
-            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
-            return try PostgresTestDatabase.makeStore()
-        }
-    }
-
     static let time = Date(timeIntervalSince1970: 1_800_000_000)
     static let flag = FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false])
 
     /// Runs `body` with a store of `kind`, seeded or empty, and closes the store afterwards.
-    static func with(_ kind: Kind, seeded: Bool = true, _ body: (any FlagStore) async throws -> Void) async throws {
-        let store = seeded ? try await Self.seeded(kind) : try await makeStore(kind)
-        do {
+    static func with(_ kind: StoreKind, seeded: Bool = true, _ body: (any FlagStore) async throws -> Void) async throws {
+        try await kind.withFlagStore(migrated: seeded) { store in
+            if seeded { try await Self.seed(store) }
             try await body(store)
-        } catch {
-            await store.close()
-            throw error
         }
-        await store.close()
     }
 
-    static func seeded(_ kind: Kind) async throws -> any FlagStore {
-        let store = try await makeStore(kind)
-        try await store.migrate()
+    /// Two environments and one flag, in two revisions.
+    static func seed(_ store: any FlagStore) async throws {
         try await store.commit(
             ChangeSet(actor: "test", changes: [.createEnvironment("dev"), .createEnvironment("prod")], basedOn: [:]),
             at: time)
@@ -48,11 +27,10 @@ struct FlagStoreCompatibilityTests {
                 changes: [.putFlag(flag, initialSettings: FlagSettings(enabled: false, defaultVariant: "off"))],
                 basedOn: ["dev": 1, "prod": 1]),
             at: time)
-        return store
     }
 
-    @Test(arguments: Kind.allCases)
-    func migrateIsIdempotentAndVersioned(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func migrateIsIdempotentAndVersioned(kind: StoreKind) async throws {
         try await Self.with(kind, seeded: false) { store in
             #expect(try await store.schemaVersion() == 0)
             try await store.migrate()
@@ -62,8 +40,8 @@ struct FlagStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func theEnvironmentsOrderAndRevertsAreStored(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func theEnvironmentsOrderAndRevertsAreStored(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             // Created in order: dev then prod.
             #expect(try await store.load().orderedEnvironmentKeys == ["dev", "prod"])
@@ -83,8 +61,8 @@ struct FlagStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func everyWriteIsARevisionWithAudit(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func everyWriteIsARevisionWithAudit(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             let revisions = try await store.commit(
                 ChangeSet(
@@ -112,8 +90,8 @@ struct FlagStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aWriteBasedOnAStaleRevisionIsRefusedAndWritesNothing(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aWriteBasedOnAStaleRevisionIsRefusedAndWritesNothing(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             let before = try await store.load()
             let stale = ChangeSet(
@@ -128,8 +106,8 @@ struct FlagStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func aChangeSetWithAFailingChangeIsRefusedWhole(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aChangeSetWithAFailingChangeIsRefusedWhole(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             let before = try await store.load()
             let changes = ChangeSet(
@@ -146,8 +124,8 @@ struct FlagStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func segmentsAndDeletionsAreStoredAndAudited(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func segmentsAndDeletionsAreStoredAndAudited(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             try await store.commit(
                 ChangeSet(actor: "t", changes: [.putSegment(environment: "dev", key: "beta", rule: ["==": [1, 1]])], basedOn: [:]),
@@ -163,8 +141,8 @@ struct FlagStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func tokensAreStoredAndRevoked(kind: Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func tokensAreStoredAndRevoked(kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             let (_, record) = TokenIssuer.issue(name: "ios", environment: "prod", role: .client, at: Self.time)
             try await store.insertToken(record)

@@ -18,8 +18,8 @@ struct InsightsSessionHealthTests {
         EventBatch.EventSource(appVersion: version, buildConfiguration: "release", platform: platform)
     }
 
-    @Test(arguments: Compatibility.Kind.allCases)
-    func storesCountSessionsAndCrashesPerVariantAppVersionAndPlatform(_ kind: Compatibility.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func storesCountSessionsAndCrashesPerVariantAppVersionAndPlatform(_ kind: StoreKind) async throws {
         try await Compatibility.with(kind) { store, _ in
             let counting = try #require(store as? any SessionHealthCounting)
             let t0 = Compatibility.t0

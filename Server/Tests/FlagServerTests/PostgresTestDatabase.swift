@@ -22,6 +22,12 @@ enum PostgresTestDatabase {
     static let missing =
         "FLAG_SERVER_TEST_DATABASE_URL is not set: start PostgreSQL with `source .ci/postgres.sh; postgres_setup` (CI does, before the server's tests)"
 
+    /// Skips the calling test where PostgreSQL tests do not run (no URL, outside CI). In CI they
+    /// always run, and a missing URL fails them, saying so.
+    static func skipUnlessEnabled() throws {
+        if !enabled { try Test.cancel(Comment(rawValue: missing)) }
+    }
+
     /// A fresh schema name.
     static func freshSchema() -> String {
         "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
@@ -43,7 +49,12 @@ enum PostgresTestDatabase {
 
     /// A store over `schema` (a fresh one by default).
     static func makeStore(schema: String = freshSchema()) throws -> PostgresFlagStore {
-        PostgresFlagStore(configuration: try configuration(schema: schema), logger: Logger(label: "test.postgres"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout)
+        makeStore(configuration: try configuration(schema: schema))
+    }
+
+    /// A store over `configuration`.
+    static func makeStore(configuration: PostgresConfiguration) -> PostgresFlagStore {
+        PostgresFlagStore(configuration: configuration, logger: Logger(label: "test.postgres"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout)
     }
 
     /// Runs `sql` on a connection of its own and returns the first column of each row as text.

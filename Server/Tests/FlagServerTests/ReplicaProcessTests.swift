@@ -11,52 +11,10 @@ import Testing
     if: PostgresTestDatabase.enabled && FileManager.default.isExecutableFile(atPath: CrashRecoveryTests.executable.path),
     "needs FLAG_SERVER_TEST_DATABASE_URL and the built flag-server executable"))
 struct ReplicaProcessTests {
-    /// A running `flag-server serve --database-url …` on a free port.
-    final class Replica: Sendable {
-        let process: Process
-        let port: Int
-        let firstToken: String?
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-
-        init(databaseURL: String) async throws {
-            let (process, port, firstToken, output) = try await launchFlagServer(
-                ["serve", "--port", "0", "--database-url", databaseURL, "--log-level", "info"])
-            self.process = process
-            self.port = port
-            self.firstToken = firstToken
-            // Keep draining the output so that the process never blocks on a full pipe.
-            PipeDrain.discard(output)
-        }
-
-        func request(_ method: HTTPMethod, _ path: String, token: String, body: String? = nil) async throws -> (Int, String) {
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-            request.method = method
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            if let body { request.body = .bytes(ByteBuffer(string: body)) }
-            let response = try await client.execute(request, deadline: .distantFuture)
-            let bytes = try await response.body.collect(upTo: 1 << 20)
-            return (Int(response.status.code), String(buffer: bytes))
-        }
-
-        func eventStream(token: String) async throws -> EventStreamReader {
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/ofrep/v1/events")
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            let response = try await client.execute(request, deadline: .distantFuture)
-            guard response.status == .ok else { throw TestFailure("the event stream answered \(response.status)") }
-            return EventStreamReader(response)
-        }
-
-        func stop() async {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            try? await client.shutdown()
-        }
-    }
-
     @Test
     func aReplicaKilledWithSIGKILLLeavesTheOthersServingAndPropagating() async throws {
         let url = try PostgresTestDatabase.url(schema: PostgresTestDatabase.freshSchema())
-        let a = try await Replica(databaseURL: url)
+        let a = try await FlagServerProcess(databaseURL: url)
         let admin = try #require(a.firstToken)
         let created = try await a.request(
             .POST, "/admin/v1/tokens", token: admin, body: #"{"name": "ios", "environment": "production", "role": "client"}"#)
@@ -68,8 +26,8 @@ struct ReplicaProcessTests {
         #expect(flag.0 == 200)
 
         // B and C start on the existing database: no second first-admin token.
-        let b = try await Replica(databaseURL: url)
-        let c = try await Replica(databaseURL: url)
+        let b = try await FlagServerProcess(databaseURL: url)
+        let c = try await FlagServerProcess(databaseURL: url)
         #expect(b.firstToken == nil && c.firstToken == nil)
         var onC = try await c.eventStream(token: client)
         #expect(try await onC.next(containing: "at revision 2") != nil)
@@ -90,7 +48,7 @@ struct ReplicaProcessTests {
         #expect(try await c.request(.GET, "/health/ready", token: client).0 == 200)
 
         // B restarted serves the newest state at once.
-        let restarted = try await Replica(databaseURL: url)
+        let restarted = try await FlagServerProcess(databaseURL: url)
         let fromB = try await restarted.request(.POST, "/ofrep/v1/evaluate/flags", token: client, body: #"{"context": {}}"#)
         #expect(try JSONValue(parsing: fromB.1)["flags"]?.arrayValue?.first?["value"] == true)
         for replica in [a, b, c, restarted] { await replica.stop() }

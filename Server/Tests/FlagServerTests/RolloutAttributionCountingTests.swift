@@ -13,8 +13,8 @@ struct RolloutAttributionCountingTests {
         EventBatch.Tracked(name: name, unit: unit, variants: variants, time: time)
     }
 
-    @Test(arguments: Compatibility.Kind.allCases)
-    func sessionsAndCrashesWithoutAVariantOfTheFlagAreCountedApart(_ kind: Compatibility.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func sessionsAndCrashesWithoutAVariantOfTheFlagAreCountedApart(_ kind: StoreKind) async throws {
         try await Compatibility.with(kind) { store, _ in
             let counting = try #require(store as? any RolloutAttributionCounting)
             let t0 = Compatibility.t0

@@ -15,74 +15,9 @@ import Testing
     if: PostgresTestDatabase.enabled && FileManager.default.isExecutableFile(atPath: CrashRecoveryTests.executable.path),
     "needs FLAG_SERVER_TEST_DATABASE_URL and the built flag-server executable"))
 struct RolloutLeadershipProcessTests {
-    /// A running `flag-server serve --database-url … --rollout-tick-seconds 1`, its output kept.
-    final class Replica: Sendable {
-        let process: Process
-        let port: Int
-        let firstToken: String?
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        private let written: Mutex<String>
-
-        init(databaseURL: String) async throws {
-            let (process, output) = try startFlagServerProcess(
-                ["serve", "--port", "0", "--database-url", databaseURL, "--log-level", "info", "--rollout-tick-seconds", "1"])
-            let text = try await outputUntilListening(output)
-            guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix(while: \.isNumber),
-                let port = Int(portText)
-            else { throw TestFailure("no port in the output:\n\(text)") }
-            self.process = process
-            self.port = port
-            firstToken = text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init)
-            written = Mutex(text)
-            // Keep reading, so that the process never blocks on a full pipe and the log can be searched.
-            let handle = output.fileHandleForReading
-            Thread { [self] in
-                while true {
-                    let data = handle.availableData
-                    if data.isEmpty { break }
-                    written.withLock { $0 += String(decoding: data, as: UTF8.self) }
-                }
-            }.start()
-        }
-
-        /// What the process wrote so far.
-        var output: String { written.withLock { $0 } }
-
-        func request(_ method: HTTPMethod, _ path: String, token: String, body: String? = nil) async throws -> (Int, String) {
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-            request.method = method
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            if let body { request.body = .bytes(ByteBuffer(string: body)) }
-            let response = try await client.execute(request, deadline: .distantFuture)
-            let bytes = try await response.body.collect(upTo: 1 << 20)
-            return (Int(response.status.code), String(buffer: bytes))
-        }
-
-        /// Waits until the output contains `text`: `false` if the process ended first or after
-        /// `polls` looks 100 ms apart (a bound that only keeps a broken build from hanging the suite).
-        func waitForOutput(_ text: String, polls: Int = 600) async throws -> Bool {
-            for _ in 0..<polls {
-                if output.contains(text) { return true }
-                if !process.isRunning { return output.contains(text) }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            return false
-        }
-
-        func kill() async {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            try? await client.shutdown()
-        }
-
-        func stop() async {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            try? await client.shutdown()
-        }
-    }
-
     static let leads = "leads the rollout executor"
+    /// Replicas tick every second.
+    static let ticking = ["--rollout-tick-seconds", "1"]
 
     /// `restart`: the plan is taken over by the killed replica restarted (without any flag) rather
     /// than by another replica running all along.
@@ -90,7 +25,7 @@ struct RolloutLeadershipProcessTests {
     func aRolloutTheKilledLeaderWasSteppingMovesOnAtTheNextLeadersTick(restart: Bool) async throws {
         let schema = PostgresTestDatabase.freshSchema()
         let url = try PostgresTestDatabase.url(schema: schema)
-        let a = try await Replica(databaseURL: url)
+        let a = try await FlagServerProcess(databaseURL: url, Self.ticking)
         let token = try #require(a.firstToken)
         // A starts alone and ticks as it starts: it leads.
         #expect(try await a.waitForOutput(Self.leads))
@@ -107,7 +42,7 @@ struct RolloutLeadershipProcessTests {
             body: #"{"flag": "checkout", "oldVariant": "off", "newVariant": "on", "steps": [{"percent": 10, "durationSeconds": 3600}, {"percent": 100, "durationSeconds": 1}]}"#)
         let id = try #require(try JSONValue(parsing: created.1)["id"]?.stringValue)
         #expect(try await a.request(.POST, rollouts + "/\(id)/start", token: token, body: "{}").0 == 200)
-        let other = restart ? nil : try await Replica(databaseURL: url)
+        let other = restart ? nil : try await FlagServerProcess(databaseURL: url, Self.ticking)
 
         await a.kill()
         #expect(a.process.terminationReason == .uncaughtSignal)
@@ -124,8 +59,8 @@ struct RolloutLeadershipProcessTests {
         try await store.updateRolloutPlan(plan)
         await store.close()
 
-        let next: Replica
-        if let other { next = other } else { next = try await Replica(databaseURL: url) }
+        let next: FlagServerProcess
+        if let other { next = other } else { next = try await FlagServerProcess(databaseURL: url, Self.ticking) }
         // The bound on the polls only keeps a broken build from hanging the suite: the next
         // leader steps the plan at its next tick (1 s), and a replica that waited for the lease
         // would not within the day.

@@ -133,7 +133,7 @@ struct RolloutMetricGuardrailTests {
     /// serves them, of which the share `oldRate` or `newRate` (by variant, every n-th unit)
     /// purchases; then one evaluation interval passes and the executor ticks once.
     static func run(
-        _ kind: FlagEventStoreCompatibilityTests.Kind, oldRate: Double, newRate: Double,
+        _ kind: StoreKind, oldRate: Double, newRate: Double,
         _ check: (TestServer, RolloutExecutor.Outcome?, RolloutPlan) async throws -> Void
     ) async throws {
         let clock = ManualSeconds()
@@ -190,10 +190,10 @@ struct RolloutMetricGuardrailTests {
     }
 
     /// The executor's test runs on both event stores (PostgreSQL with `FLAG_SERVER_TEST_DATABASE_URL`).
-    static let kinds: [FlagEventStoreCompatibilityTests.Kind] = [.sqliteMemory, .postgres]
+    static let kinds: [StoreKind] = [.sqliteMemory, .postgres]
 
     @Test(arguments: kinds)
-    func aConversionThatDropsForTheNewVariantRollsTheRolloutBack(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
+    func aConversionThatDropsForTheNewVariantRollsTheRolloutBack(_ kind: StoreKind) async throws {
         try await Self.run(kind, oldRate: 0.2, newRate: 0.1) { server, outcome, plan in
             #expect(outcome == .rolledBack)
             #expect(plan.status == .rolledBack)
@@ -213,7 +213,7 @@ struct RolloutMetricGuardrailTests {
     }
 
     @Test(arguments: kinds)
-    func anEqualConversionKeepsTheRolloutRunning(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
+    func anEqualConversionKeepsTheRolloutRunning(_ kind: StoreKind) async throws {
         try await Self.run(kind, oldRate: 0.2, newRate: 0.2) { _, outcome, plan in
             #expect(outcome == .evaluated)
             #expect(plan.status == .running && plan.currentStep == 0)

@@ -6,29 +6,12 @@ import Testing
 /// What every ``RolloutStore`` (both flag stores) and every ``RolloutEventCounting`` (both event
 /// stores) must do.
 struct RolloutStoreCompatibilityTests {
-    enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite, postgres
-        var testDescription: String { rawValue }
+    static func with(_ kind: StoreKind, _ body: (any RolloutStore) async throws -> Void) async throws {
+        try await kind.withFlagStore { store in try await body(store) }
     }
 
-    static func with(_ kind: Kind, _ body: (any RolloutStore) async throws -> Void) async throws {
-        let store: any FlagStore & RolloutStore
-        switch kind {
-        case .sqlite: store = try await SQLiteFlagStore(path: nil)
-        case .postgres:
-            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
-            store = try PostgresTestDatabase.makeStore()
-        }
-        try await store.migrate()
-        do { try await body(store) } catch {
-            await store.close()
-            throw error
-        }
-        await store.close()
-    }
-
-    @Test(arguments: Kind.allCases)
-    func plansAreStoredWholeAndUpdatedByCompareAndSet(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func plansAreStoredWholeAndUpdatedByCompareAndSet(_ kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             var plan = RolloutGuardrailTests.plan()
             try await store.insertRolloutPlan(plan)
@@ -63,8 +46,8 @@ struct RolloutStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func templatesAreStoredByName(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func templatesAreStoredByName(_ kind: StoreKind) async throws {
         try await Self.with(kind) { store in
             var template = RolloutTemplate(
                 name: "careful", steps: [.init(percent: 1, durationSeconds: 3_600), .init(percent: 100, durationSeconds: 1)],
@@ -82,8 +65,8 @@ struct RolloutStoreCompatibilityTests {
         }
     }
 
-    @Test(arguments: FlagEventStoreCompatibilityTests.Kind.allCases)
-    func trackedEventsAreSummedPerUnitByTheFlagsVariantSinceATime(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func trackedEventsAreSummedPerUnitByTheFlagsVariantSinceATime(_ kind: StoreKind) async throws {
         try await FlagEventStoreCompatibilityTests.with(kind) { store, _ in
             let counting = try #require(store as? any RolloutEventCounting)
             let t0 = FlagEventStoreCompatibilityTests.t0
@@ -132,8 +115,8 @@ struct RolloutStoreCompatibilityTests {
             #expect(uncapped["on"]?.events == 2)
         }
     }
-    @Test(arguments: FlagEventStoreCompatibilityTests.Kind.allCases)
-    func guardrailMomentsPairEachUnitsCellsByStepVariantAndSource(_ kind: FlagEventStoreCompatibilityTests.Kind) async throws {
+    @Test(arguments: StoreKind.allCases)
+    func guardrailMomentsPairEachUnitsCellsByStepVariantAndSource(_ kind: StoreKind) async throws {
         try await FlagEventStoreCompatibilityTests.with(kind) { store, _ in
             let counting = try #require(store as? any RolloutEventCounting)
             let t0 = FlagEventStoreCompatibilityTests.t0

@@ -7,11 +7,6 @@ import Testing
 /// Scheduled changes on both stores (Server/Docs/ScheduledChanges.md): the executor is driven by
 /// hand (``ScheduledChangeExecutor/sweep()``) with a clock the tests move.
 struct ScheduledChangeTests {
-    enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite, postgres
-        var testDescription: String { rawValue }
-    }
-
     /// A flag store that keeps scheduled changes.
     typealias Store = any FlagStore & ScheduleStore & ApprovalStore
 
@@ -70,13 +65,8 @@ struct ScheduledChangeTests {
         var flagChanges: Int { received.withLock { $0.filter { $0.kind == .flagChanged }.count } }
     }
 
-    static func makeStore(_ kind: Kind, path: String? = nil, schema: String? = nil) async throws -> Store {
-        switch kind {
-        case .sqlite: return try await SQLiteFlagStore(path: path)
-        case .postgres:
-            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
-            return try PostgresTestDatabase.makeStore(schema: schema ?? PostgresTestDatabase.freshSchema())
-        }
+    static func makeStore(_ kind: StoreKind) async throws -> Store {
+        try await kind.makeFlagStore()
     }
 
     /// Someone changes `checkout` directly.
@@ -88,8 +78,8 @@ struct ScheduledChangeTests {
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func theStoreKeepsListsAndComparesVersions(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func theStoreKeepsListsAndComparesVersions(_ kind: StoreKind) async throws {
         let store = try await Self.makeStore(kind)
         try await store.migrate()
         func change(_ id: String, _ flag: String, _ seconds: Double, environment: String = "production") -> ScheduledChange {
@@ -135,8 +125,8 @@ struct ScheduledChangeTests {
         await store.close()
     }
 
-    @Test(arguments: Kind.allCases)
-    func aChangeRunsOnceAtItsTimeAndIsAudited(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func aChangeRunsOnceAtItsTimeAndIsAudited(_ kind: StoreKind) async throws {
         let clock = ManualSeconds()
         let server = try await Server(store: try await Self.makeStore(kind), clock: clock)
         try await server.flags(["checkout"])
@@ -179,8 +169,8 @@ struct ScheduledChangeTests {
         await server.store.close()
     }
 
-    @Test(arguments: Kind.allCases)
-    func aChangeWhoseFlagMovedIsHeldAndReported(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func aChangeWhoseFlagMovedIsHeldAndReported(_ kind: StoreKind) async throws {
         let clock = ManualSeconds()
         let server = try await Server(store: try await Self.makeStore(kind), clock: clock)
         try await server.flags(["checkout"])
@@ -198,8 +188,8 @@ struct ScheduledChangeTests {
         await server.store.close()
     }
 
-    @Test(arguments: Kind.allCases)
-    func editingRebasesAndCancellingKeepsTheChange(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func editingRebasesAndCancellingKeepsTheChange(_ kind: StoreKind) async throws {
         let clock = ManualSeconds()
         let server = try await Server(store: try await Self.makeStore(kind), clock: clock)
         try await server.flags(["checkout", "search"])
@@ -252,7 +242,7 @@ struct ScheduledChangeTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/flags.sqlite"
         let clock = ManualSeconds()
-        let first = try await Server(store: try await Self.makeStore(.sqlite, path: path), clock: clock)
+        let first = try await Server(store: try await StoreLocation.file(path).openFlagStore(), clock: clock)
         try await first.flags(["checkout", "search"])
         let late = try await first.turnOn("checkout", at: 60)
         let recent = try await first.turnOn("search", at: 5460)
@@ -260,7 +250,7 @@ struct ScheduledChangeTests {
 
         // No server runs for two hours; then one starts.
         clock.advance(by: 60 + 7200)
-        let second = try await Server(store: try await Self.makeStore(.sqlite, path: path), clock: clock)
+        let second = try await Server(store: try await StoreLocation.file(path).openFlagStore(), clock: clock)
         #expect(try await second.store.schedule(id: late.id)?.status == .pending)
         let settled = await second.executor.sweep()
         #expect(settled.count == 2)
@@ -274,21 +264,18 @@ struct ScheduledChangeTests {
         await second.store.close()
     }
 
-    @Test(arguments: Kind.allCases)
-    func twoExecutorsRunEveryChangeExactlyOnce(_ kind: Kind) async throws {
-        let schema = PostgresTestDatabase.freshSchema()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schedules-" + UUID().uuidString).path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+    @Test(arguments: [StoreKind.sqliteFile, .postgres])
+    func twoExecutorsRunEveryChangeExactlyOnce(_ kind: StoreKind) async throws {
+        let location = try kind.freshLocation(fileName: "f.sqlite")
         let clock = ManualSeconds()
-        let one = try await Server(store: try await Self.makeStore(kind, path: directory + "/f.sqlite", schema: schema), clock: clock, name: "one")
+        let one = try await Server(store: try await location.openFlagStore(), clock: clock, name: "one")
         let keys = (0..<12).map { "flag\($0)" }
         try await one.flags(keys)
         var ids: [String] = []
         for key in keys { ids.append(try await one.turnOn(key, at: 60).id) }
         // On SQLite (one server), two executors over one store still claim through its versions.
         let secondStore: Store
-        if kind == .sqlite { secondStore = one.store } else { secondStore = try await Self.makeStore(kind, schema: schema) }
+        if kind == .postgres { secondStore = try await location.openFlagStore() } else { secondStore = one.store }
         let two = try await Server(store: secondStore, clock: clock, name: "two")
         clock.advance(by: 60)
         async let first = one.executor.sweep()
@@ -315,7 +302,7 @@ struct ScheduledChangeTests {
     @Test
     func aServerTakingOverAnExpiredClaimDoesNotRunTheChangeTwice() async throws {
         let clock = ManualSeconds()
-        let server = try await Server(store: try await Self.makeStore(.sqlite), clock: clock)
+        let server = try await Server(store: try await Self.makeStore(.sqliteMemory), clock: clock)
         try await server.flags(["checkout", "search"])
         let ranBefore = try await server.turnOn("checkout", at: 60)
         let notRun = try await server.turnOn("search", at: 60)
@@ -347,8 +334,8 @@ struct ScheduledChangeTests {
         await server.store.close()
     }
 
-    @Test(arguments: Kind.allCases)
-    func underARuleOnlyAnApprovedChangeRequestRunsAtItsTimeAndOnlyAtItsRevision(_ kind: Kind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func underARuleOnlyAnApprovedChangeRequestRunsAtItsTimeAndOnlyAtItsRevision(_ kind: StoreKind) async throws {
         let clock = ManualSeconds()
         let server = try await Server(store: try await Self.makeStore(kind), clock: clock)
         try await server.flags(["checkout", "search"])
@@ -396,7 +383,7 @@ struct ScheduledChangeTests {
     @Test
     func aRuleAddedAfterSchedulingMakesTheRunFail() async throws {
         let clock = ManualSeconds()
-        let server = try await Server(store: try await Self.makeStore(.sqlite), clock: clock)
+        let server = try await Server(store: try await Self.makeStore(.sqliteMemory), clock: clock)
         try await server.flags(["checkout"])
         let scheduled = try await server.turnOn("checkout", at: 60)
         let approvals = Approvals(admin: server.admin, store: server.store, now: { Self.start.addingTimeInterval(clock.value) })

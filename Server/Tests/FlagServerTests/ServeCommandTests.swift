@@ -42,8 +42,8 @@ struct ServeCommandTests {
             }
         }
         #expect(expected[.current] != expected[.legacy], "the sample must tell the algorithms apart")
-        let process = try await CrashRecoveryTests.ServerProcess(
-            dataDirectory: TemporaryDirectory().path, arguments: ["--fractional-bucketing", "legacy"])
+        let process = try await FlagServerProcess(
+            dataDirectory: TemporaryDirectory().path, ["--fractional-bucketing", "legacy"])
         defer {
             process.process.terminate()
             process.process.waitUntilExit()

@@ -41,9 +41,9 @@ struct WebhookDispatcherTests {
     }
 
     static func withRig(
-        _ kind: WebhookStoreKind = .sqlite, options: WebhookOptions = Self.localOptions, _ body: (Rig) async throws -> Void
+        _ kind: StoreKind = .sqliteMemory, options: WebhookOptions = Self.localOptions, _ body: (Rig) async throws -> Void
     ) async throws {
-        let store = try await kind.makeStore()
+        let store = try await kind.makeFlagStore()
         let seconds = ManualSeconds()
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000 + seconds.value) }
         let logs = SecretRedactionTests.RecordedLines()
@@ -71,8 +71,8 @@ struct WebhookDispatcherTests {
         return options
     }
 
-    @Test(arguments: WebhookStoreKind.allCases)
-    func aWriteIsDeliveredSignedOncePerEnvironmentWithKeysButNoValues(_ kind: WebhookStoreKind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func aWriteIsDeliveredSignedOncePerEnvironmentWithKeysButNoValues(_ kind: StoreKind) async throws {
         try await Self.withRig(kind) { rig in
             try await WebhookReceiver.with { receiver, base in
                 let endpoint = try await rig.endpoint(base + "/hooks")
@@ -360,8 +360,8 @@ struct WebhookDispatcherTests {
         #expect(Self.localOptions.problem(url: "http://127.1:9000/x") == nil)
     }
 
-    @Test(arguments: WebhookStoreKind.allCases)
-    func aClaimedDeliveryIsLeasedToOneServer(_ kind: WebhookStoreKind) async throws {
+    @Test(arguments: StoreKind.sqliteAndPostgres)
+    func aClaimedDeliveryIsLeasedToOneServer(_ kind: StoreKind) async throws {
         try await Self.withRig(kind) { rig in
             let endpoint = try await rig.endpoint("https://hooks.example.com/x")
             var deliveries: [WebhookDelivery] = []
@@ -427,20 +427,5 @@ struct WebhookDispatcherTests {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, text)
-    }
-}
-
-/// The flag stores the webhook tests run against.
-enum WebhookStoreKind: String, CaseIterable, CustomTestStringConvertible {
-    case sqlite, postgres
-    var testDescription: String { rawValue }
-
-    func makeStore() async throws -> any FlagStore {
-        switch self {
-        case .sqlite: return try await SQLiteFlagStore(path: nil)
-        case .postgres:
-            if !PostgresTestDatabase.enabled { try Test.cancel(Comment(rawValue: PostgresTestDatabase.missing)) }
-            return try PostgresTestDatabase.makeStore()
-        }
     }
 }

@@ -25,12 +25,17 @@ func launchFlagServer(
 ) async throws -> (process: Process, port: Int, firstToken: String?, output: Pipe) {
     let (process, output) = try startFlagServerProcess(arguments, executable: executable)
     // Read the output until the server says where it listens (and, on first start, the token).
-    let text = try await outputUntilListening(output)
+    let (port, firstToken) = try listeningPortAndToken(in: try await outputUntilListening(output))
+    return (process, port, firstToken, output)
+}
+
+/// The port a `flag-server serve` process said it listens on in `text`, and the first admin token
+/// if it printed one.
+func listeningPortAndToken(in text: String) throws -> (port: Int, firstToken: String?) {
     guard let portText = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix(while: \.isNumber),
         let port = Int(portText)
     else { throw TestFailure("no port in the output:\n\(text)") }
-    let firstToken = text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init)
-    return (process, port, firstToken, output)
+    return (port, text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("ffs_") }.map(String.init))
 }
 
 /// What a `flag-server serve` process wrote to `output` up to the line saying where it listens.
