@@ -44,9 +44,20 @@ let rootPackage = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
 
 package.targets = [
+    // The layers, each importing only those above it in this list (DESIGN.md, "The flag server";
+    // Server/README.md, "Design"). FlagServerModel: the pure types and their validation, no I/O.
+    .target(
+        name: "FlagServerModel",
+        dependencies: [
+            .product(name: "FlagEvaluation", package: rootPackage),
+            // An experiment metric's kind (`MetricData.Kind`).
+            .product(name: "FlagStatistics", package: rootPackage),
+        ]
+    ),
     .target(
         name: "FlagServer",
         dependencies: [
+            "FlagServerModel",
             .product(name: "FlagEvaluation", package: rootPackage),
             .product(name: "FlagManifest", package: rootPackage),
             // The wire types and grammars shared with `flags` (rollout steps, durations).
@@ -101,6 +112,8 @@ package.targets = [
         name: "FlagServerTests",
         dependencies: [
             "FlagServer",
+            // `@testable`, for the model types' internals the tests reach (as they did in FlagServer).
+            "FlagServerModel",
             .product(name: "FlagEvaluation", package: rootPackage),
             .product(name: "FlagServerAPI", package: rootPackage),
             // The admin API's client, whose copies of the wire types must read what the server writes.

@@ -1,6 +1,7 @@
 import FeatureFlags
 import FlagEvaluation
 @testable import FlagServer
+@testable import FlagServerModel
 import FlagServerClient
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import FlagEvaluation
 @testable import FlagServer
+@testable import FlagServerModel
 import Foundation
 import NIOHTTP1
 import Testing

@@ -1,5 +1,6 @@
 import FlagEvaluation
 @testable import FlagServer
+@testable import FlagServerModel
 import FlagStatistics
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import FlagEvaluation
 import FlagStatistics
 @testable import FlagServer
+@testable import FlagServerModel
 import Foundation
 import NIOHTTP1
 import Testing

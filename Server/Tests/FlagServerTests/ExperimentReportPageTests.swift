@@ -1,4 +1,5 @@
 @testable import FlagServer
+@testable import FlagServerModel
 import FlagStatistics
 import Foundation
 import Testing

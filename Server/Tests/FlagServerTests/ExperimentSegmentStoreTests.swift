@@ -1,5 +1,6 @@
 import FlagStatistics
 @testable import FlagServer
+@testable import FlagServerModel
 import Foundation
 import SQLiteNIO
 import Testing

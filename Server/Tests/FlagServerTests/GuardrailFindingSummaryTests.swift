@@ -1,4 +1,5 @@
 @testable import FlagServer
+@testable import FlagServerModel
 import Testing
 
 /// A guardrail finding's sentence reads right in both directions: the bound that matters, the

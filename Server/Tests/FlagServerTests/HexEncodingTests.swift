@@ -1,4 +1,5 @@
 @testable import FlagServer
+@testable import FlagServerModel
 import Testing
 
 struct HexEncodingTests {

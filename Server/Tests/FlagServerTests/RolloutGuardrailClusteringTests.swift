@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FlagServer
+@testable import FlagServerModel
 
 /// Rate guardrails count units, not sessions: seeded A/A rollouts on populations whose errors
 /// cluster by user (some users fail often, most never) with several sessions each. Judged per

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FlagServer
+@testable import FlagServerModel
 
 /// The step-by-step comparison (``RolloutGuardrail/evaluate(moments:oldVariant:newVariant:alpha:minimumUnits:appVersion:platform:)``)
 /// on many seeded A/A ramps, counted in memory as the event stores count them: the false

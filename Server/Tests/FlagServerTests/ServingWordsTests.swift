@@ -1,5 +1,6 @@
 import FlagEvaluation
 @testable import FlagServer
+@testable import FlagServerModel
 import Testing
 
 /// What a grid cell says a flag serves.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FlagEvaluation
 @testable import FlagServer
+@testable import FlagServerModel
 import Foundation
 import NIOCore
 import NIOHTTP1

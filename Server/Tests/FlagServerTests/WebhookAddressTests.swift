@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 @testable import FlagServer
+@testable import FlagServerModel
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 
 extension AdminRequests {
     /// `POST …/flags/{key}/preview`: settings to try (each field defaults to the current one),

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// Request and response bodies of the admin API (see `openapi.json`).

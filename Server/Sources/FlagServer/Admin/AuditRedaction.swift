@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 
 /// Hides the values of sensitive flags in audit listings (a flag's entries, and those of its
 /// scheduled changes): every variant value prints as `<REDACTED>`.

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 
 /// Turns "revert flag X in environment E to revision N" into ordinary changes: the flag's
 /// definition and settings as the audit recorded them at N, written as a new revision (pass

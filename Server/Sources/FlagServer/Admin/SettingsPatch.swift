@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 
 /// `PATCH /admin/v1/environments/{env}/flags/{key}/settings`: a JSON Merge Patch (RFC 7396,
 /// `application/merge-patch+json`) of the flag's settings there, so that a kill switch

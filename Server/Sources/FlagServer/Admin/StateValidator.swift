@@ -1,11 +1,12 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// Checks a whole proposed state before it is written: every write is validated as the state it
 /// would produce, so a bad write is refused whole and the stored state stays as it was.
 public enum StateValidator {
     /// Longest flag, segment or environment key.
-    public static let maximumKeyLength = 128
+    public static let maximumKeyLength = KeyRule.maximumLength
 
     /// Which targeting rules returning a variant their flag lacks a validation counts as problems.
     ///
@@ -219,13 +220,7 @@ public enum StateValidator {
         return nil
     }
 
-    static func isValidKey(_ key: String) -> Bool {
-        !key.isEmpty && key.utf8.count <= maximumKeyLength
-            && key.utf8.allSatisfy { byte in
-                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
-                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-            }
-    }
+    static func isValidKey(_ key: String) -> Bool { KeyRule.isValid(key) }
 
     static func definitionProblems(_ flag: FlagRecord, in state: ServerState) -> [ValidationError] {
         var problems: [ValidationError] = []

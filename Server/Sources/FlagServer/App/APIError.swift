@@ -1,3 +1,4 @@
+import FlagServerModel
 public import HTTPTypes
 import Hummingbird
 import Foundation

@@ -1,4 +1,5 @@
 public import FlagEvaluation
+import FlagServerModel
 public import Foundation
 import HTTPTypes
 import Hummingbird

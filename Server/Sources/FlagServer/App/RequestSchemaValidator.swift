@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// Checks request bodies against the schemas of the served OpenAPI document, so the server refuses

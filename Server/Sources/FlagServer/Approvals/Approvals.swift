@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 public import Foundation
 
 /// Approval rules, change requests and the break-glass kill switch, over ``FlagAdmin`` (the one

@@ -1,3 +1,4 @@
+import FlagServerModel
 import Hummingbird
 
 /// Authenticates every request of a route group before its handler runs: a request without a

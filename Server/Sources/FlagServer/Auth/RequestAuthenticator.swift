@@ -1,3 +1,4 @@
+import FlagServerModel
 import HTTPTypes
 import Hummingbird
 import HummingbirdAuth

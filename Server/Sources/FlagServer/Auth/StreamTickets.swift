@@ -1,4 +1,5 @@
 import Crypto
+import FlagServerModel
 import Foundation
 import Synchronization
 

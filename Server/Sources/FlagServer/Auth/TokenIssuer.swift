@@ -1,4 +1,5 @@
 import Crypto
+import FlagServerModel
 public import Foundation
 
 /// Creates tokens and checks presented ones against their stored digests.

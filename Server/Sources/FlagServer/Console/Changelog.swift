@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// The audit read as a changelog: the entries one write left in several environments (same time,

@@ -1,5 +1,6 @@
 import Crypto
 import FlagEvaluation
+import FlagServerModel
 public import Foundation
 import HummingbirdBcrypt
 import Synchronization

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import FlagStatistics
 import Foundation
 import HTTPTypes

@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// The flag page's "Insights" section: evaluations per variant over time with the flag's changes

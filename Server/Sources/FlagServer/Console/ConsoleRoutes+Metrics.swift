@@ -1,3 +1,4 @@
+import FlagServerModel
 import FlagStatistics
 import Foundation
 import HTTPTypes

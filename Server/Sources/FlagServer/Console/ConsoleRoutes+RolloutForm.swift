@@ -1,4 +1,5 @@
 import FlagServerAPI
+import FlagServerModel
 import Foundation
 import HTTPTypes
 import Hummingbird

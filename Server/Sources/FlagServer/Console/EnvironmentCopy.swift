@@ -1,3 +1,5 @@
+import FlagServerModel
+
 /// Copying a flag's configuration (on/off, default variant, rule) from one environment to
 /// another. The admin API (`POST …/flags/{key}/copy`) and the console both call it inside a write.
 enum EnvironmentCopy {

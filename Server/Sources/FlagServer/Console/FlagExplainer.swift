@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// Evaluates every flag of an environment for one context, as OFREP would, and explains each

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// The console's home: the flags that match a query (search, owner, phase, type, tag, due for

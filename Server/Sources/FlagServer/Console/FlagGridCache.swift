@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Synchronization
 
 /// What the flags grid derives from a state and its audit, kept while no environment's revision

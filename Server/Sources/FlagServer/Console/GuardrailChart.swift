@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// One guardrail of a rollout plan over its run: at each evaluation, the new variant's difference

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 
 /// Which flags and segments of an environment refer to a segment (`{"$ref": "name"}` anywhere
 /// in their rule), for the console's segment pages: a segment in use cannot be deleted (the

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 
 /// What a flag serves in an environment, said in a few words ("on: 10 % rollout of on"), with
 /// a kind the console colours by: the grid's cells and the history's sentences read it.

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// Checking and previewing a flag's settings in an environment before they are saved, with the

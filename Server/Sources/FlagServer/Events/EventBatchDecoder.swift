@@ -1,4 +1,5 @@
 public import FlagEvaluation
+import FlagServerModel
 import HTTPTypes
 
 /// Reads the body of `POST /ofrep/v1/ingestion` (the version 1 wire format of the library's

@@ -1,3 +1,4 @@
+import FlagServerModel
 import Synchronization
 
 /// Collects accepted batches and hands them to the event store in groups (group commit), so that

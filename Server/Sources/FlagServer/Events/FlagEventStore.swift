@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// Where the server keeps the events apps send: the raw events for a retention period, and rollups

@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// What the events apps sent say about removing a flag from one environment: whether anything

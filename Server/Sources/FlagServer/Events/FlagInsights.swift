@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// What apps did with one flag in one environment over a range: evaluations and exposures per

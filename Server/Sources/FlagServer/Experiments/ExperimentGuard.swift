@@ -1,3 +1,5 @@
+import FlagServerModel
+
 /// Keeps a running experiment's allocation as it was at its start: a write that would change the
 /// fractional split's variants or weights, its bucketing value, the segment condition in front of
 /// it (or a segment that condition refers to), or the values of the split's variants is refused,

@@ -1,3 +1,4 @@
+import FlagServerModel
 public import FlagStatistics
 
 /// The attribute of a unit's first exposure that splits an experiment's results into segments.

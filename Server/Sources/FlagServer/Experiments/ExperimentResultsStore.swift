@@ -1,3 +1,4 @@
+import FlagServerModel
 public import FlagStatistics
 
 /// What an event store needs to know of an experiment to compute its results: which exposures put

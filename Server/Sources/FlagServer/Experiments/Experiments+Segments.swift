@@ -1,3 +1,5 @@
+import FlagServerModel
+
 /// Results by segment for the admin API and the console (``ExperimentSegmentReport``).
 extension Experiments {
     /// The report of experiment `id` (``report(id:environment:results:maximumAge:)``) with its

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// The experiment operations the admin API and the console share: metrics, experiments and their

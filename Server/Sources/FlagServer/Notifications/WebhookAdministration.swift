@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// The admin operations on webhook endpoints (`/admin/v1/webhooks`), each audited under the

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FlagServerModel
 public import Foundation
 public import Logging
 import NIOCore

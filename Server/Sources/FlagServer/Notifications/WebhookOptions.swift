@@ -1,3 +1,4 @@
+import FlagServerModel
 public import Foundation
 
 /// How the server sends webhooks (`Server/Docs/Webhooks.md`).

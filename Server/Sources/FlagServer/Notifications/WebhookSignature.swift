@@ -1,4 +1,5 @@
 import Crypto
+import FlagServerModel
 import Foundation
 
 /// The `Webhook-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA-256(secret, "<t>.<body>")>`.

@@ -1,3 +1,4 @@
+import FlagServerModel
 public import Foundation
 public import Logging
 public import Prometheus

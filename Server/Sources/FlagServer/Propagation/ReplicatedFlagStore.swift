@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// A store that several server processes (replicas) share, and that tells them when another one

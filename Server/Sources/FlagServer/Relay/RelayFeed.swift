@@ -1,5 +1,6 @@
 import Crypto
 public import FlagEvaluation
+import FlagServerModel
 import Foundation
 
 /// What a relay takes from its upstream (a server or another relay) for one environment: the

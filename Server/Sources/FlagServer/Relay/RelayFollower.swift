@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 public import FlagEvaluation
+import FlagServerModel
 public import Foundation
 public import Logging
 import NIOCore

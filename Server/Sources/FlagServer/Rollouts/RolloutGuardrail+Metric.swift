@@ -1,3 +1,4 @@
+import FlagServerModel
 public import FlagStatistics
 import Foundation
 

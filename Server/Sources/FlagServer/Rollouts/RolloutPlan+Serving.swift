@@ -1,5 +1,6 @@
 import FlagEvaluation
 import FlagServerAPI
+import FlagServerModel
 import Foundation
 
 extension RolloutPlan {

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 public import Foundation
 
 /// Progressive rollouts over ``FlagAdmin`` (the one write path) and a ``RolloutStore``: what the

@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 public import Foundation
 public import Logging
 public import ServiceLifecycle

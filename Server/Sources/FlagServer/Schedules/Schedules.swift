@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 public import Foundation
 
 /// Scheduled changes, over ``FlagAdmin`` and a ``ScheduleStore``: scheduling, editing, cancelling

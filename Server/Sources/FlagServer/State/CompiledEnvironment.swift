@@ -1,5 +1,6 @@
 import Crypto
 public import FlagEvaluation
+import FlagServerModel
 public import Foundation
 import NIOCore
 

@@ -1,4 +1,5 @@
 import Atomics
+import FlagServerModel
 
 /// What the read path serves: every environment compiled, and the tokens, as one immutable object.
 public final class ServingState: Sendable, AtomicReference {

@@ -1,5 +1,6 @@
 import Atomics
 public import FlagEvaluation
+import FlagServerModel
 public import Foundation
 
 /// Holds the current ``ServingState`` and swaps it atomically after each committed write.

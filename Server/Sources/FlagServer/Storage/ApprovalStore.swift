@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// Where the approval rules of environments and the change requests are kept (see

@@ -1,3 +1,4 @@
+import FlagServerModel
 public import Foundation
 
 /// Where the web console keeps its users and sessions.

@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// Where experiments and their metrics are kept (see `Server/Docs/Experiments.md`). The schema is

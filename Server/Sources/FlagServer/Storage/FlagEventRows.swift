@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 
 /// What one ``FlagEventStore/ingest(_:)`` call writes, aggregated before anything is written, so
 /// that a call costs a few multi-row statements however many batches it carries: the raw events

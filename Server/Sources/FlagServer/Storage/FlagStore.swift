@@ -1,3 +1,4 @@
+import FlagServerModel
 public import Foundation
 
 /// Where the server keeps flags, environments, segments, history and tokens.

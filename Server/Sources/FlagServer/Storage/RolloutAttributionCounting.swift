@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// The session-health events of a flag's rollout and how many of them a guardrail could not count

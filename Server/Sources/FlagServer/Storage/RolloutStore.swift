@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// Where rollout plans and templates are kept (see `Server/Docs/Rollouts.md`). The schema is

@@ -1,3 +1,4 @@
+import FlagServerModel
 public import Foundation
 
 /// Where scheduled changes are kept (see `Server/Docs/ScheduledChanges.md`). The schema is

@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// Session-health events per variant of a flag, app version and platform, for insights (issue 39:

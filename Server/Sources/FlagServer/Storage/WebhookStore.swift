@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 
 /// Where webhook endpoints and their delivery queue and log are kept (`Server/Docs/Webhooks.md`).

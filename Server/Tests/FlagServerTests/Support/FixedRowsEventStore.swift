@@ -1,4 +1,5 @@
 @testable import FlagServer
+@testable import FlagServerModel
 import Foundation
 
 /// A ``FlagEventStore`` answering rollup, unit-count and last-evaluated queries from rows a test

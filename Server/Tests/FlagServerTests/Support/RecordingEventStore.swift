@@ -1,4 +1,5 @@
 @testable import FlagServer
+@testable import FlagServerModel
 
 /// A ``FlagEventStore`` in memory that records every call to ``ingest(_:)``: it stores batches
 /// whole (one id per environment once), and can be told to fail, or to hold each call until

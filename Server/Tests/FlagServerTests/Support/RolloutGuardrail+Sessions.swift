@@ -1,4 +1,5 @@
 @testable import FlagServer
+@testable import FlagServerModel
 
 extension RolloutGuardrail {
     /// The guardrail on counts of independent sessions (`trials` sessions, each its own unit,

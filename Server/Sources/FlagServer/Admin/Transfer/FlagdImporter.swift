@@ -1,5 +1,6 @@
 import FlagEvaluation
 import FlagManifest
+import FlagServerModel
 import Foundation
 
 /// Reads a flagd flag-definition document (or a project manifest, which is one) into changes of
@@ -22,7 +23,7 @@ import Foundation
 /// imported variants (see ``keepingCodeDefaults(_:of:)``).
 enum FlagdImporter {
     /// The metadata key that carries a flag's code default in exports and imports.
-    static let codeDefaultKey = "x-codeDefault"
+    static let codeDefaultKey = FlagRecord.codeDefaultKey
 
     enum Format: String {
         case flagd, manifest

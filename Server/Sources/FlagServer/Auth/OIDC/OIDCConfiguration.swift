@@ -1,3 +1,4 @@
+import FlagServerModel
 public import Foundation
 
 /// Console sign-in with an OpenID Connect provider (authorization code flow with PKCE).

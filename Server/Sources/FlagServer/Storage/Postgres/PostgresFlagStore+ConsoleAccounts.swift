@@ -1,3 +1,4 @@
+import FlagServerModel
 public import Foundation
 import FlagEvaluation
 import Logging

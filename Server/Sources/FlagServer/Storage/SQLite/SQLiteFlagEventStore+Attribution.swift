@@ -1,3 +1,4 @@
+import FlagServerModel
 import Foundation
 import SQLiteNIO
 

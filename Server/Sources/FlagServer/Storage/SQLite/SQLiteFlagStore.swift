@@ -1,4 +1,5 @@
 import FlagEvaluation
+import FlagServerModel
 public import Foundation
 import Logging
 import SQLiteNIO

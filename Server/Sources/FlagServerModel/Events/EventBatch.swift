@@ -175,7 +175,7 @@ extension EventBatch {
 
     /// What keeps the batch from being session health events alone (exposures, summaries, another
     /// tracked event's name), or `nil` when it is.
-    var notSessionHealth: String? {
+    package var notSessionHealth: String? {
         if !exposures.isEmpty { return "\(exposures.count) exposures" }
         if !summaries.isEmpty { return "\(summaries.count) evaluation summaries" }
         if let other = tracked.first(where: { !Self.sessionHealthEventNames.contains($0.name) }) {

@@ -115,6 +115,12 @@ public struct RolloutPlan: Sendable, Hashable, Codable {
         public var holder: String
         /// When the lease lapses unless renewed; another replica may take it after this.
         public var until: Date
+
+        /// A lease held by `holder` until `until`.
+        package init(holder: String, until: Date) {
+            self.holder = holder
+            self.until = until
+        }
     }
 
     /// One thing that happened to the plan.
@@ -197,7 +203,8 @@ public struct RolloutPlan: Sendable, Hashable, Codable {
     /// The longest history kept: older entries are dropped (the flag's audit keeps every write).
     static let maximumHistory = 500
 
-    mutating func record(_ entry: HistoryEntry) {
+    /// Appends `entry` to the history (the newest `maximumHistory` kept); ``updatedAt`` is its time.
+    package mutating func record(_ entry: HistoryEntry) {
         history.append(entry)
         if history.count > Self.maximumHistory { history.removeFirst(history.count - Self.maximumHistory) }
         updatedAt = entry.time
@@ -331,4 +338,18 @@ public struct RolloutGuardrail: Sendable, Hashable, Codable {
         case .experimentMetric: "metric \"\(metricKey ?? "")\""
         }
     }
+}
+
+extension RolloutGuardrail {
+    /// The fewest units each variant needs before a guardrail is evaluated, when the plan sets
+    /// none (``RolloutPlan/minimumUnits``): below it the normal approximation behind the test does
+    /// not hold, and a variance of zero (no crash yet on either side) would read as certainty.
+    public static let defaultMinimumUnits = 100
+
+    /// Sessions per unit are counted from these events: a session that ended cleanly sends
+    /// `$session`, one that crashed `$crash` at the next launch (`FeatureFlagsEvents`).
+    public static let sessionEvents = ["$session", crashEvent]
+
+    /// The event a crashed session sends at the next launch: the crash rate's numerator.
+    public static let crashEvent = "$crash"
 }

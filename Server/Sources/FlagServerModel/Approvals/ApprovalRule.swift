@@ -59,7 +59,7 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
     }
 
     /// The problem with the rule, if any.
-    var problem: String? {
+    package var problem: String? {
         if requiredApprovals < 1 || requiredApprovals > Self.maximumApprovals {
             return "requiredApprovals: must be 1 to \(Self.maximumApprovals), got \(requiredApprovals) (delete the rule to need no approval)"
         }
@@ -69,13 +69,13 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
 
     /// Whether `other` asks for no more than this rule: fewer or as many approvals, over fewer
     /// or the same scopes. `nil` (no rule) asks for nothing.
-    func isAtLeastAsStrict(as other: ApprovalRule?) -> Bool {
+    package func isAtLeastAsStrict(as other: ApprovalRule?) -> Bool {
         guard let other else { return true }
         return requiredApprovals >= other.requiredApprovals && appliesTo.isSuperset(of: other.appliesTo)
     }
 
     /// What of `draft` (one environment's audit draft of a write) a rule can cover.
-    static func scopes(of draft: AuditDraft) -> Set<Scope> {
+    package static func scopes(of draft: AuditDraft) -> Set<Scope> {
         switch draft.subject {
         case .segment: return [.segments]
         case .environment, .user, .approvalRule, .webhook, .schedule: return []
@@ -96,7 +96,7 @@ public struct ApprovalRule: Sendable, Hashable, Codable {
 
     /// Whether `draft` only turns a flag off: its definition kept, its settings the same but
     /// for `enabled`, which goes from `true` to `false` (the break-glass kill switch).
-    static func isTurningOff(_ draft: AuditDraft) -> Bool {
+    package static func isTurningOff(_ draft: AuditDraft) -> Bool {
         guard draft.subject == .flag, let before = draft.before, let after = draft.after,
             before["flag"] == after["flag"], case .object(var was) = before["settings"] ?? .null,
             case .object(var will) = after["settings"] ?? .null,

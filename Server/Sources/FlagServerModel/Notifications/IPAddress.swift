@@ -11,7 +11,7 @@
 /// IPAddress("0177.0.0.1")?.description     // "127.0.0.1"
 /// IPAddress("::ffff:a9fe:a9fe")?.refusedRange // .linkLocal (169.254.169.254, mapped)
 /// ```
-struct IPAddress: Sendable, Hashable, CustomStringConvertible {
+package struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     enum Value: Sendable, Hashable {
         case v4(UInt32)
         case v6(UInt128)
@@ -23,7 +23,7 @@ struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     init(v6: UInt128) { value = .v6(v6) }
 
     /// Reads `text` (without URL brackets) as an address; `nil` when it is none (a host name).
-    init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         let text = Substring(text)
         guard !text.isEmpty, text.utf8.count <= 256 else { return nil }
         if text.contains(":") {
@@ -141,7 +141,7 @@ struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The canonical text: dotted IPv4; RFC 5952 IPv6 (lowercase, the longest run of zero groups
     /// as `::`), with a dotted tail for IPv4-mapped addresses.
-    var description: String {
+    package var description: String {
         switch value {
         case .v4(let value): return Self.dotted(value)
         case .v6(let value):
@@ -174,24 +174,40 @@ struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// A range of addresses a webhook is not sent to unless local targets are allowed: every
     /// address that is not globally reachable unicast.
-    enum Range: String, Sendable, Hashable, CustomStringConvertible {
+    package enum Range: String, Sendable, Hashable, CustomStringConvertible {
+        /// `0.0.0.0` or `::`.
         case unspecified = "an unspecified address"
+        /// `0.0.0.0/8` (other than `0.0.0.0`).
         case thisNetwork = "a \"this network\" address (0.0.0.0/8)"
+        /// `127.0.0.0/8` or `::1`.
         case loopback = "a loopback address"
+        /// `169.254.0.0/16` or `fe80::/10`, where cloud metadata services answer.
         case linkLocal = "a link-local address (cloud metadata services among them)"
+        /// `10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`, or local-use NAT64 (`64:ff9b:1::/48`).
         case privateUse = "a private address"
+        /// `100.64.0.0/10`, carrier-grade NAT.
         case sharedAddressSpace = "a shared address (carrier-grade NAT, 100.64.0.0/10)"
+        /// `fc00::/7`.
         case uniqueLocal = "a unique local address (fc00::/7)"
+        /// `fec0::/10` (deprecated).
         case siteLocal = "a site-local address (fec0::/10)"
+        /// `224.0.0.0/4` or `ff00::/8`.
         case multicast = "a multicast address"
+        /// `255.255.255.255`.
         case broadcast = "the broadcast address"
+        /// The ranges set aside for documentation (`192.0.2.0/24`, `198.51.100.0/24`, `203.0.113.0/24`, `2001:db8::/32`, `3fff::/20`).
         case documentation = "a documentation address"
+        /// `198.18.0.0/15`, set aside for benchmarks.
         case benchmarking = "a benchmarking address (198.18.0.0/15)"
+        /// Other reserved ranges: `240.0.0.0/4`, IETF protocol assignments (`192.0.0.0/24`, `2001::/23`), the retired 6to4 relay anycast, discard-only and SRv6 prefixes.
         case reserved = "a reserved address"
+        /// `::/96`, the deprecated IPv4-compatible IPv6 form.
         case ipv4Compatible = "an IPv4-compatible IPv6 address (::/96, deprecated)"
+        /// An IPv6 address outside `2000::/3`, the global unicast range.
         case notGlobalUnicast = "not a global unicast IPv6 address (outside 2000::/3)"
 
-        var description: String { rawValue }
+        /// The range's name in words, as an error message gives it.
+        package var description: String { rawValue }
     }
 
     /// The IPv4 address an IPv6 address stands for: IPv4-mapped (`::ffff:0:0/96`), IPv4-
@@ -208,7 +224,7 @@ struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The refused range the address is in, or `nil` for a globally reachable unicast address.
     /// An IPv6 form of an IPv4 address (mapped, NAT64, 6to4, …) is judged by that IPv4 address.
-    var refusedRange: Range? {
+    package var refusedRange: Range? {
         switch value {
         case .v4(let value): return Self.range(v4: value)
         case .v6(let value):

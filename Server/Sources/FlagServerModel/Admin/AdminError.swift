@@ -15,7 +15,8 @@ public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database is unreachable or the write ran out of time; nothing was written. Retry later.
     case unavailable(String)
 
-    init(store error: StoreError) {
+    /// The admin API's answer to a store's refusal or failure: a stale revision is a conflict, a database failure an internal failure.
+    package init(store error: StoreError) {
         switch error {
         case .notFound(let what): self = .notFound("\(what) does not exist")
         case .conflict(let what): self = .conflict(what)

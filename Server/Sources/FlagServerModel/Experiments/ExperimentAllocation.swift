@@ -112,7 +112,7 @@ public struct ExperimentAllocation: Sendable, Hashable, Codable {
 
     /// What differs from `other`, in words ("the weights", "the segment condition"), for the
     /// guard's message.
-    func differences(from other: ExperimentAllocation?) -> [String] {
+    package func differences(from other: ExperimentAllocation?) -> [String] {
         guard let other else { return ["the fractional split (the rule no longer is one, or the flag is gone)"] }
         var words: [String] = []
         if buckets.map(\.variant) != other.buckets.map(\.variant) { words.append("the split's variants") }

@@ -43,7 +43,7 @@ extension ServerState {
 
 extension ServerState {
     /// One flag's entry of ``flagdDocument(environment:forEvaluation:only:)``.
-    func flagdEntry(_ flag: FlagRecord, _ settings: FlagSettings, forEvaluation: Bool) -> JSONValue {
+    package func flagdEntry(_ flag: FlagRecord, _ settings: FlagSettings, forEvaluation: Bool) -> JSONValue {
         var entry: [String: JSONValue] = [
             "state": .string(settings.enabled ? "ENABLED" : "DISABLED"),
             "variants": .object(flag.variants),
@@ -56,6 +56,10 @@ extension ServerState {
 }
 
 extension FlagRecord {
+    /// The metadata key that carries a flag's code default in exports and imports
+    /// (FlagServer's `FlagdImporter` reads it back).
+    package static let codeDefaultKey = "x-codeDefault"
+
     /// The flag's flagd metadata (``FlagRecordMetadata/custom``) and the registry fields in the
     /// manifest's metadata encoding (flagd allows only scalars), and the code default as
     /// `x-codeDefault` (a team annotation to the manifest format, read back by the importer).
@@ -71,7 +75,7 @@ extension FlagRecord {
         if !self.metadata.requires.isEmpty { metadata["requires"] = .string(self.metadata.requires.joined(separator: ",")) }
         if !self.metadata.conflicts.isEmpty { metadata["conflicts"] = .string(self.metadata.conflicts.joined(separator: ",")) }
         if self.metadata.sensitive { metadata["sensitive"] = true }
-        if let codeDefault = defaultVariant { metadata[FlagdImporter.codeDefaultKey] = .string(codeDefault) }
+        if let codeDefault = defaultVariant { metadata[Self.codeDefaultKey] = .string(codeDefault) }
         return metadata
     }
 }

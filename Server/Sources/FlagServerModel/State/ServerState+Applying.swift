@@ -216,7 +216,7 @@ public struct StateTransition: Sendable {
 
 extension JSONValue {
     /// `value` as JSON, through its Codable conformance.
-    init(encoding value: some Encodable) {
+    package init(encoding value: some Encodable) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // Encoding the server's own model types cannot fail: they hold strings, numbers and JSONValue.
@@ -225,7 +225,7 @@ extension JSONValue {
     }
 
     /// Decodes a model type from this JSON value.
-    func decoded<T: Decodable>(as type: T.Type) throws -> T {
+    package func decoded<T: Decodable>(as type: T.Type) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(serialized().utf8))
     }
 }
@@ -285,7 +285,7 @@ extension JSONValue {
 extension FlagRecord {
     /// The flag as its Codable encoding writes it (what ``JSONValue/init(encoding:)`` gives), built
     /// directly: audit drafts and stored rows need it for every touched flag.
-    var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var object: [String: JSONValue] = [
             "key": .string(key), "type": .string(type.rawValue), "variants": .object(variants), "metadata": metadata.jsonValue,
         ]
@@ -297,7 +297,7 @@ extension FlagRecord {
 
 extension FlagRecordMetadata {
     /// The metadata as its Codable encoding writes it.
-    var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var object: [String: JSONValue] = [
             "requires": .array(requires.map(JSONValue.string)), "conflicts": .array(conflicts.map(JSONValue.string)),
             "sensitive": .bool(sensitive), "custom": .object(custom),
@@ -313,7 +313,7 @@ extension FlagRecordMetadata {
 
 extension FlagSettings {
     /// The settings as their Codable encoding writes them.
-    var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var object: [String: JSONValue] = ["enabled": .bool(enabled)]
         if let defaultVariant { object["defaultVariant"] = .string(defaultVariant) }
         if let targeting { object["targeting"] = targeting }

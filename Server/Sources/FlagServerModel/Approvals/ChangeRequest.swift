@@ -69,6 +69,18 @@ public struct ChangeRequest: Sendable, Hashable, Codable {
         public var before: JSONValue?
         /// The subject's state after the change; `nil` when the change deletes it.
         public var after: JSONValue?
+
+        /// The difference of `key` (a `subject`) in `environment`, from `before` to `after`.
+        package init(
+            environment: String, subject: AuditEntry.Subject, key: String, before: JSONValue? = nil,
+            after: JSONValue? = nil
+        ) {
+            self.environment = environment
+            self.subject = subject
+            self.key = key
+            self.before = before
+            self.after = after
+        }
     }
 
     /// One approval given to the request.
@@ -79,6 +91,13 @@ public struct ChangeRequest: Sendable, Hashable, Codable {
         public var time: Date
         /// What they wrote with it, if anything.
         public var comment: String?
+
+        /// An approval by `approver` at `time`, with its `comment`.
+        package init(approver: ApprovalIdentity, time: Date, comment: String? = nil) {
+            self.approver = approver
+            self.time = time
+            self.comment = comment
+        }
     }
 
     /// One step of the request's life.
@@ -100,6 +119,17 @@ public struct ChangeRequest: Sendable, Hashable, Codable {
         public var comment: String?
         /// The revision an application produced.
         public var revision: Int?
+
+        /// A step: `action` by `actor` at `time`, with its `comment` and, for an application, the `revision`.
+        package init(
+            action: Action, actor: ApprovalIdentity, time: Date, comment: String? = nil, revision: Int? = nil
+        ) {
+            self.action = action
+            self.actor = actor
+            self.time = time
+            self.comment = comment
+            self.revision = revision
+        }
     }
 
     /// The request's identifier.
@@ -133,12 +163,35 @@ public struct ChangeRequest: Sendable, Hashable, Codable {
     public var updatedAt: Date
     /// Bumped on every stored change: an update based on an older version is refused.
     public var version: Int
+
+    /// A request with every field given (its history, approvals and version included), as a store reads it back or a writer opens it.
+    package init(
+        id: String, environment: String, status: Status, author: ApprovalIdentity, reason: String, proposal: Proposal,
+        basedOnRevision: Int, diff: [Difference], approvals: [Approval], history: [Step], applyAt: Date? = nil,
+        appliedRevision: Int? = nil, createdAt: Date, updatedAt: Date, version: Int
+    ) {
+        self.id = id
+        self.environment = environment
+        self.status = status
+        self.author = author
+        self.reason = reason
+        self.proposal = proposal
+        self.basedOnRevision = basedOnRevision
+        self.diff = diff
+        self.approvals = approvals
+        self.history = history
+        self.applyAt = applyAt
+        self.appliedRevision = appliedRevision
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.version = version
+    }
 }
 
 extension ChangeRequest.Proposal {
     /// What the change is about: the flag, segment or the environment's rule (`nil`: the proposal
     /// names none or several).
-    func subject(in environment: String) -> (AuditEntry.Subject, String)? {
+    package func subject(in environment: String) -> (AuditEntry.Subject, String)? {
         let flagForms = [settings != nil, patch != nil, definition != nil].filter { $0 }.count
         let segmentForms = [rule != nil, delete == true].filter { $0 }.count
         let ruleForms = [approvalRule != nil, removeApprovalRule == true].filter { $0 }.count
@@ -146,58 +199,5 @@ extension ChangeRequest.Proposal {
         if let segment, flag == nil, flagForms == 0, segmentForms == 1, ruleForms == 0 { return (.segment, segment) }
         if flag == nil, segment == nil, flagForms == 0, segmentForms == 0, ruleForms == 1 { return (.approvalRule, environment) }
         return nil
-    }
-
-    /// The state changes the proposal makes in `environment` of `state` (none for a rule).
-    func changes(in environment: String, of state: ServerState) throws(AdminError) -> [StateChange] {
-        guard let (kind, key) = subject(in: environment) else {
-            throw .badRequest(
-                "change: propose one thing: a flag with settings, patch or definition; a segment with rule or \"delete\": true; or approvalRule or \"removeApprovalRule\": true")
-        }
-        guard state.environments[environment] != nil else { throw .notFound("environment \"\(environment)\" does not exist") }
-        switch kind {
-        case .flag:
-            if let definition {
-                let body: AdminRequests.PutFlag
-                do { body = try definition.decoded(as: AdminRequests.PutFlag.self) } catch {
-                    throw .badRequest("change.definition: not a flag definition (type, variants, metadata, defaultVariant)")
-                }
-                return [body.change(key: key, current: state.flags[key])]
-            }
-            guard let current = state.environments[environment]?.settings[key] else {
-                throw .notFound("flag \"\(key)\" does not exist in environment \"\(environment)\"")
-            }
-            if let settings { return [.putSettings(environment: environment, flag: key, settings)] }
-            let body: SettingsPatch
-            do { body = try (patch ?? .object([:])).decoded(as: SettingsPatch.self) } catch {
-                throw .badRequest("change.patch: a merge patch of settings is an object")
-            }
-            return [.putSettings(environment: environment, flag: key, try body.applied(to: current))]
-        case .segment:
-            if let rule { return [.putSegment(environment: environment, key: key, rule: rule)] }
-            return [.deleteSegment(environment: environment, key: key)]
-        case .environment, .user, .approvalRule, .webhook, .schedule:
-            return []
-        }
-    }
-
-    /// The exact change the proposal makes to `state` (and to `rule`, the environment's rule).
-    func diff(in environment: String, of state: ServerState, rule: ApprovalRule?) throws(AdminError) -> [ChangeRequest.Difference] {
-        if approvalRule != nil || removeApprovalRule == true {
-            guard subject(in: environment) != nil else { _ = try changes(in: environment, of: state); return [] }
-            if let approvalRule, let problem = approvalRule.problem { throw .badRequest("change.approvalRule." + problem) }
-            let after = removeApprovalRule == true ? nil : approvalRule
-            return [.init(
-                environment: environment, subject: .approvalRule, key: environment, before: rule.map { JSONValue(encoding: $0) },
-                after: after.map { JSONValue(encoding: $0) })]
-        }
-        let changes = try changes(in: environment, of: state)
-        let transition: StateTransition
-        do { transition = try state.transition(applying: changes) } catch { throw AdminError(store: error) }
-        let problems = StateValidator.problems(in: transition.state, changedBy: transition.delta, missingVariants: .addedSince(state))
-        guard problems.isEmpty else { throw .invalid(problems) }
-        return transition.audit.map {
-            .init(environment: $0.environment, subject: $0.subject, key: $0.key, before: $0.before, after: $0.after)
-        }
     }
 }

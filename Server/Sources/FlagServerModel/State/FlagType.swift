@@ -17,10 +17,10 @@ public enum FlagType: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// The name the project's manifest format uses (`double` for floats).
-    var manifestName: String { self == .float ? "double" : rawValue }
+    package var manifestName: String { self == .float ? "double" : rawValue }
 
     /// Reads a manifest type name (`double` and `float` both mean float).
-    init?(manifestName: String) {
+    package init?(manifestName: String) {
         if manifestName == "double" { self = .float } else { self.init(rawValue: manifestName) }
     }
 }

@@ -58,7 +58,8 @@ public struct WebhookEndpoint: Sendable, Hashable, Codable {
         return true
     }
 
-    static func newID() -> String { "wh_" + WebhookSecret.randomHex(bytes: 8) }
+    /// A new endpoint identifier: `wh_` and 16 random hexadecimal digits.
+    package static func newID() -> String { "wh_" + WebhookSecret.randomHex(bytes: 8) }
 }
 
 /// A webhook endpoint's signing secret: `whsec_` and 64 hexadecimal digits. The HMAC key is the
@@ -77,7 +78,8 @@ public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible, Custom
     /// A new secret from the system's random generator.
     public static func generate() -> WebhookSecret { WebhookSecret(text: "whsec_" + randomHex(bytes: 32)) }
 
-    static func randomHex(bytes count: Int) -> String {
+    /// `count` random bytes from the system's generator as lowercase hexadecimal.
+    package static func randomHex(bytes count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }.lowercaseHex
     }
@@ -105,6 +107,14 @@ public struct WebhookDelivery: Sendable, Hashable, Codable {
         public var error: String?
         /// How long the attempt took, in milliseconds.
         public var milliseconds: Int
+
+        /// An attempt started at `time` that got `statusCode` or failed with `error`, taking `milliseconds`.
+        package init(time: Date, statusCode: Int? = nil, error: String? = nil, milliseconds: Int) {
+            self.time = time
+            self.statusCode = statusCode
+            self.error = error
+            self.milliseconds = milliseconds
+        }
     }
 
     /// `whd_` and 16 hexadecimal digits; sent as `Webhook-Id` (the same on every attempt, so that
@@ -139,7 +149,8 @@ public struct WebhookDelivery: Sendable, Hashable, Codable {
 
     static func newID() -> String { "whd_" + WebhookSecret.randomHex(bytes: 8) }
 
-    init(endpoint: String, kind: String, body: String, at time: Date) {
+    /// A new delivery of `body` (a notification of `kind`) to `endpoint`: pending, no attempt yet, its first due at `time`.
+    package init(endpoint: String, kind: String, body: String, at time: Date) {
         id = Self.newID()
         self.endpoint = endpoint
         self.kind = kind
@@ -153,13 +164,14 @@ public struct WebhookDelivery: Sendable, Hashable, Codable {
     }
 
     /// How a delivery is stored: one JSON document.
-    func stored() throws(StoreError) -> String {
+    package func stored() throws(StoreError) -> String {
         do { return String(decoding: try JSONEncoder().encode(self), as: UTF8.self) } catch {
             throw .database("webhook delivery \(id) does not encode: \(error)")
         }
     }
 
-    init(stored: String) throws(StoreError) {
+    /// A delivery read back from its stored JSON document (``stored()``).
+    package init(stored: String) throws(StoreError) {
         do { self = try JSONDecoder().decode(Self.self, from: Data(stored.utf8)) } catch {
             throw .database("a stored webhook delivery does not decode: \(error)")
         }
@@ -168,13 +180,14 @@ public struct WebhookDelivery: Sendable, Hashable, Codable {
 
 extension WebhookEndpoint {
     /// How an endpoint is stored besides its id and secret: one JSON document.
-    func stored() throws(StoreError) -> String {
+    package func stored() throws(StoreError) -> String {
         do { return String(decoding: try JSONEncoder().encode(self), as: UTF8.self) } catch {
             throw .database("webhook endpoint \(id) does not encode: \(error)")
         }
     }
 
-    init(stored: String, secret: String) throws(StoreError) {
+    /// An endpoint read back from its stored JSON document (``stored()``) and its secret, kept apart.
+    package init(stored: String, secret: String) throws(StoreError) {
         do { self = try JSONDecoder().decode(Self.self, from: Data(stored.utf8)) } catch {
             throw .database("a stored webhook endpoint does not decode: \(error)")
         }

@@ -97,23 +97,24 @@ public struct ScheduledChange: Sendable, Hashable, Codable {
     }
 
     /// The reason a run writes into the audit; the executor finds a run it made before a crash by it.
-    var auditReason: String { "scheduled change \(id): \(reason)" }
+    package var auditReason: String { "scheduled change \(id): \(reason)" }
 
     /// The change as a change-request proposal (the same forms and checks).
-    var proposal: ChangeRequest.Proposal {
+    package var proposal: ChangeRequest.Proposal {
         ChangeRequest.Proposal(flag: flag, settings: change.settings, patch: change.patch, definition: change.definition)
     }
 }
 
 extension ScheduledChange {
     /// How a scheduled change is stored: one JSON document.
-    func stored() throws(StoreError) -> String {
+    package func stored() throws(StoreError) -> String {
         do { return String(decoding: try JSONEncoder().encode(self), as: UTF8.self) } catch {
             throw .database("scheduled change \(id) does not encode: \(error)")
         }
     }
 
-    init(stored: String) throws(StoreError) {
+    /// A scheduled change read back from its stored JSON document (``stored()``).
+    package init(stored: String) throws(StoreError) {
         do { self = try JSONDecoder().decode(ScheduledChange.self, from: Data(stored.utf8)) } catch {
             throw .database("a stored scheduled change does not decode: \(error)")
         }

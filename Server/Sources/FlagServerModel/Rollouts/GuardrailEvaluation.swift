@@ -54,7 +54,7 @@ extension RolloutPlan {
     /// Records the guardrails' findings of the evaluation at `time` (none: nothing recorded): the
     /// pooled ones, and a stratum's (app version, platform) only when it regressed, so the plan's
     /// document does not grow with the number of app versions.
-    mutating func recordEvaluation(at time: Date, step: Int, findings: [GuardrailFinding]) {
+    package mutating func recordEvaluation(at time: Date, step: Int, findings: [GuardrailFinding]) {
         let points = findings.filter { ($0.appVersion == nil && $0.platform == nil) || $0.regression }
         guard !points.isEmpty else { return }
         var kept = evaluations ?? []

@@ -28,7 +28,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 extension StoreError {
     /// Throws ``unavailable(_:)`` if `deadline` has passed: what a store checks inside a write's
     /// transaction right before `COMMIT`, so that a write its caller stopped waiting for rolls back.
-    static func checkDeadline(_ deadline: ContinuousClock.Instant?) throws(StoreError) {
+    package static func checkDeadline(_ deadline: ContinuousClock.Instant?) throws(StoreError) {
         if let deadline, ContinuousClock.now >= deadline {
             throw .unavailable("the write did not commit within its time limit")
         }

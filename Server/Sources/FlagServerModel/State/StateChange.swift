@@ -78,7 +78,7 @@ public struct ChangeSet: Sendable, Hashable {
     }
 
     /// Throws ``StoreError/unavailable(_:)`` if ``deadline`` has passed.
-    func checkDeadline() throws(StoreError) {
+    package func checkDeadline() throws(StoreError) {
         try StoreError.checkDeadline(deadline)
     }
 }

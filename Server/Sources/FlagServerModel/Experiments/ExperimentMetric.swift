@@ -82,18 +82,6 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         problems += percentileProblems
         return problems
     }
-
-    /// The metric as an event store counts it.
-    public var queryMetric: ExperimentResultsQuery.Metric {
-        ExperimentResultsQuery.Metric(
-            key: key, event: event, kind: kind, window: Int64(windowHours) * 3_600_000, covariate: cuped, cap: cap?.queryCap,
-            percentile: percentile)
-    }
-
-    /// How the results page names and judges it.
-    public var reportSettings: ExperimentReport.MetricSettings {
-        ExperimentReport.MetricSettings(name: name, higherIsBetter: higherIsBetter, guardrail: guardrail)
-    }
 }
 
 /// A metric's cap: each unit's value replaced by `min(value, threshold)` before the arm statistics
@@ -136,12 +124,5 @@ public struct MetricCap: Sendable, Hashable, Codable {
             problems.append(ValidationError(key: key, field: "cap", problem: "give one of value and percentile, not both"))
         }
         return problems
-    }
-
-    /// The cap as a results query takes it (a valid cap).
-    var queryCap: ExperimentResultsQuery.Cap? {
-        if let value { return .value(value) }
-        if let percentile { return .percentile(percentile) }
-        return nil
     }
 }
