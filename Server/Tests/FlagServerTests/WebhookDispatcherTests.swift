@@ -53,7 +53,7 @@ struct WebhookDispatcherTests {
         let dispatcher = try #require(server.webhooks)
         // The first start's notifications (the environments it created), before any endpoint.
         await dispatcher.drain()
-        let webhookStore = try #require(store as? any WebhookStore)
+        let webhookStore: any WebhookStore = store
         let rig = Rig(
             server: server, dispatcher: dispatcher, store: webhookStore, seconds: seconds,
             administration: WebhookAdministration(store: webhookStore, options: options, now: now), logs: logs)
