@@ -25,7 +25,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     let connection: SQLiteConnection
     /// A second connection to the same file that copies the log back into the database
     /// (``checkpoint()``) while ingests go on; `nil` for an in-memory database, which has no log.
-    private let checkpointer: SQLiteConnection?
+    let checkpointer: SQLiteConnection?
     /// The threads the connections run on, one each, shut down by ``close()``.
     private let threadPools: [NIOThreadPool]
     /// The processor-time clocks of those threads, emptied by ``close()`` before they end (a
@@ -35,24 +35,25 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     private let serial = AsyncLock()
     /// Ingests between two checkpoints.
     let checkpointInterval: Int
-    private var ingestsSinceCheckpoint = 0
+    var ingestsSinceCheckpoint = 0
     /// The checkpoint running, if one is; ``checkpointRequested`` asks for another after it.
-    private var runningCheckpoint: Task<Void, Never>?
-    private var checkpointRequested = false
-    private let logger: Logger
+    var runningCheckpoint: Task<Void, Never>?
+    var checkpointRequested = false
+    let logger: Logger
 
-    /// The log's size past which a checkpoint waits for the writer and starts it over (`TRUNCATE`):
-    /// ingests that follow one another so closely that a checkpoint never finds the log whole
-    /// copied would otherwise let it grow without end. Also the size the log's file is cut back
-    /// to when the log starts over (SQLite's `journal_size_limit`): a file grown in a burst does
-    /// not keep its size for the life of the database.
+    /// The log's size (its frames) past which a checkpoint ends by holding the ingests off for its
+    /// last copy, so that the next one starts the log over: ingests that follow one another so
+    /// closely that a checkpoint never finds the log whole copied would otherwise let it grow
+    /// without end. The log's file is cut back to at most this size when the log starts over
+    /// (``restartedLogBytes``): a file grown in a burst does not keep its size for the life of the
+    /// database.
     let maximumLogBytes: Int
 
     /// The default of ``maximumLogBytes``: 64 MiB.
     public static let defaultMaximumLogBytes = 64 * 1024 * 1024
 
     /// The log file's size past which a checkpoint starts at once (whatever the count of ingests
-    /// since the last) and, once it copied the log, truncates it (`TRUNCATE`). Under sustained
+    /// since the last) and ends by having the log started over (``checkpoint()``). Under sustained
     /// ingest the periodic checkpoint alone lets the file reach ``maximumLogBytes`` plus all
     /// that ingests add while one checkpoint runs (147 MB seen); checked after every write, the
     /// file stays near this size plus what one checkpoint lets in.
@@ -61,8 +62,16 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     /// The default of ``truncateLogBytes``: 16 MiB.
     public static let defaultTruncateLogBytes = 16 * 1024 * 1024
 
+    /// The size the log's file is cut back to when the writer starts the log over (SQLite's
+    /// `journal_size_limit`): half of ``truncateLogBytes``, or ``maximumLogBytes`` if smaller.
+    var restartedLogBytes: Int { Self.restartedLogBytes(maximumLogBytes: maximumLogBytes, truncateLogBytes: truncateLogBytes) }
+
+    private static func restartedLogBytes(maximumLogBytes: Int, truncateLogBytes: Int) -> Int {
+        max(1, min(maximumLogBytes, truncateLogBytes / 2))
+    }
+
     /// The log's file (`<path>-wal`); `nil` for an in-memory database.
-    private let logFile: String?
+    let logFile: String?
 
     /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory database.
     ///
@@ -87,6 +96,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         self.maximumLogBytes = max(1, maximumLogBytes)
         self.truncateLogBytes = max(1, truncateLogBytes)
         logFile = path.map { $0 + "-wal" }
+        let restartedLogBytes = Self.restartedLogBytes(maximumLogBytes: self.maximumLogBytes, truncateLogBytes: self.truncateLogBytes)
         // The connections' calls run on threads of the store's own, not NIO's shared pool: an
         // ingest's work then neither waits behind other blocking work nor (at a higher nice value)
         // takes the cores from the threads serving delivery.
@@ -129,8 +139,9 @@ public actor SQLiteFlagEventStore: FlagEventStore {
             _ = try await connection.query("PRAGMA temp_store=MEMORY")
             // No checkpoint in a commit: ``checkpoint()`` runs them beside the ingests.
             _ = try await connection.query("PRAGMA wal_autocheckpoint=0")
-            // The log's file is cut back to this size when the writer starts the log over.
-            _ = try await connection.query("PRAGMA journal_size_limit=\(self.maximumLogBytes)")
+            // The log's file is cut back to this size when the writer starts the log over: below
+            // the size that starts a checkpoint at once, so that a log started over does not.
+            _ = try await connection.query("PRAGMA journal_size_limit=\(restartedLogBytes)")
             self.connection = connection
             if let checkpointThread {
                 let checkpointer = try await SQLiteConnection.open(
@@ -139,7 +150,7 @@ public actor SQLiteFlagEventStore: FlagEventStore {
                 _ = try await checkpointer.query("PRAGMA synchronous=FULL")
                 _ = try await checkpointer.query("PRAGMA busy_timeout=30000")
                 _ = try await checkpointer.query("PRAGMA wal_autocheckpoint=0")
-                _ = try await checkpointer.query("PRAGMA journal_size_limit=\(self.maximumLogBytes)")
+                _ = try await checkpointer.query("PRAGMA journal_size_limit=\(restartedLogBytes)")
                 self.checkpointer = checkpointer
             } else {
                 checkpointer = nil
@@ -166,63 +177,6 @@ public actor SQLiteFlagEventStore: FlagEventStore {
         try? await connection.close()
         threadClocks.withLock { $0.removeAll() }
         for pool in threadPools { try? await pool.shutdownGracefully() }
-    }
-
-    /// The size of the log's file (0 without one).
-    private func logFileBytes() -> Int {
-        guard let logFile, let attributes = try? FileManager.default.attributesOfItem(atPath: logFile) else { return 0 }
-        return (attributes[.size] as? Int) ?? 0
-    }
-
-    /// Returns once no checkpoint runs or is asked for (for tests, and ``close()``).
-    func waitForCheckpoints() async {
-        while let running = runningCheckpoint {
-            await running.value
-        }
-    }
-
-    /// Counts a write (an ingest, a deletion), and starts a checkpoint (or asks for one after the
-    /// one running) every ``checkpointInterval`` writes, or at once when the log's file has
-    /// reached ``truncateLogBytes``. Not awaited: the writer's caller does not wait for it.
-    func wrote() {
-        guard checkpointer != nil else { return }
-        ingestsSinceCheckpoint += 1
-        guard ingestsSinceCheckpoint >= checkpointInterval || logFileBytes() >= truncateLogBytes else { return }
-        ingestsSinceCheckpoint = 0
-        guard runningCheckpoint == nil else {
-            checkpointRequested = true
-            return
-        }
-        runningCheckpoint = Task { await self.checkpointWhileAsked() }
-    }
-
-    private func checkpointWhileAsked() async {
-        repeat {
-            checkpointRequested = false
-            await checkpoint()
-        } while checkpointRequested
-        runningCheckpoint = nil
-    }
-
-    /// Copies the log into the database on the checkpointer's connection (`PASSIVE`: ingests
-    /// go on meanwhile; the frames they add wait for the next checkpoint). The next ingest after
-    /// a checkpoint that copied the whole log starts it again from its beginning. A log never
-    /// found whole copied (past ``maximumLogBytes``), or a log file past ``truncateLogBytes``, is
-    /// then finished by a `TRUNCATE` checkpoint: it waits for the writer only while it copies
-    /// what the ingests added during the `PASSIVE` one, and leaves the file empty. A failure is
-    /// logged: the log keeps the data, and the next checkpoint copies it.
-    private func checkpoint() async {
-        guard let checkpointer else { return }
-        do {
-            let row = try await checkpointer.query("PRAGMA wal_checkpoint(PASSIVE)").first
-            let frames = row?.column("log")?.integer ?? 0
-            let pageSize = try await checkpointer.query("PRAGMA page_size").first?.column("page_size")?.integer ?? 4096
-            if frames * pageSize > maximumLogBytes || logFileBytes() >= truncateLogBytes {
-                _ = try await checkpointer.query("PRAGMA wal_checkpoint(TRUNCATE)")
-            }
-        } catch {
-            logger.warning("checkpointing the event database failed; the log keeps the events until the next checkpoint: \(error)")
-        }
     }
 
     /// Applies the event migrations newer than the file's `flag_event_migrations`, each in a transaction of its own.
