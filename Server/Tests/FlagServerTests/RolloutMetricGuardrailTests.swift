@@ -266,7 +266,9 @@ struct RolloutMetricGuardrailTests {
     func theConsoleFormTakesAMetricKeyAndThePlanPageShowsAMeanInItsUnits() async throws {
         let clock = ManualSeconds()
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: Self.base + clock.value) }
-        try await TestServer.withConsole(now: now) { server in
+        // No executor of the server's own: one ticking after the clock moved would lease the plan
+        // first (with the server's empty counter) and the test's executor would find it held.
+        try await TestServer.withConsole(now: now, rolloutTickInterval: nil) { server in
             try await server.booleanFlag("checkout", defaultVariant: "off")
             try await server.consoleUser("ada", role: .admin)
             for body in [
