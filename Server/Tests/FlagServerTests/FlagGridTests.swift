@@ -78,16 +78,19 @@ struct FlagGridTests {
         let cache = FlagGridCache()
         var state = ServerState(flags: ["a": Self.flag("a", owner: "web", tags: "x")], environments: ["production": EnvironmentState(key: "production", revision: 3)])
         let reads = Mutex(0)
+        let calls = Mutex(0)
         let entry = AuditEntry(
             environment: "production", revision: 3, time: Date(timeIntervalSince1970: 1), actor: "ana", reason: nil, subject: .flag,
             key: "a", before: nil, after: nil)
-        func read(_ key: String) async -> AuditEntry? {
-            reads.withLock { $0 += 1 }
-            return key == "a" ? entry : nil
+        func read(_ keys: [String]) async -> [String: AuditEntry] {
+            reads.withLock { $0 += keys.count }
+            calls.withLock { $0 += 1 }
+            return keys.contains("a") ? ["a": entry] : [:]
         }
         #expect(await cache.lastChanges(of: ["a", "b"], in: state, reading: read).mapValues(\.actor) == ["a": "ana"])
         #expect(await cache.lastChanges(of: ["a", "b"], in: state, reading: read).count == 1)
         #expect(reads.withLock { $0 } == 2, "a flag without a change is remembered too")
+        #expect(calls.withLock { $0 } == 1, "the keys a page lacks are read in one call")
         #expect(cache.facets(of: state).tags == ["x"])
         state.environments["production"]?.revision = 4
         state.flags["c"] = Self.flag("c", owner: "apps", tags: "y")

@@ -90,6 +90,47 @@ struct FlagStoreCompatibilityTests {
         }
     }
 
+    /// The newest entry of many keys in one read is what one read a key with a limit of 1 gives:
+    /// over 500 keys (SQLite's reads go by 500), keys changed twice, a key changed only in the
+    /// other environment, and keys without any entry.
+    @Test(arguments: StoreKind.allCases)
+    func theLatestAuditEntriesOfManyKeysAreEachKeysNewest(kind: StoreKind) async throws {
+        try await Self.with(kind) { store in
+            let keys = (0..<520).map { String(format: "flag-%03d", $0) }
+            let flags = keys.map { FlagRecord(key: $0, type: .boolean, variants: ["on": true, "off": false]) }
+            try await store.commit(
+                ChangeSet(
+                    actor: "ada", changes: flags.map { .putFlag($0, initialSettings: FlagSettings(enabled: false, defaultVariant: "off")) },
+                    basedOn: ["dev": 2, "prod": 2]),
+                at: Self.time)
+            let on = FlagSettings(enabled: true, defaultVariant: "on")
+            try await store.commit(
+                ChangeSet(
+                    actor: "bob", reason: "launch",
+                    changes: keys.enumerated().filter { $0.offset % 7 == 0 }.map { .putSettings(environment: "prod", flag: $0.element, on) },
+                    basedOn: ["dev": 3, "prod": 3]),
+                at: Self.time.addingTimeInterval(60))
+            try await store.commit(
+                ChangeSet(actor: "cy", changes: [.putSettings(environment: "dev", flag: "flag-001", on)], basedOn: ["dev": 3, "prod": 4]),
+                at: Self.time.addingTimeInterval(120))
+            let asked = keys + ["checkout", "missing-1", "missing-2", "flag-000"]
+            for environment in ["prod", "dev"] {
+                var oneByOne: [String: AuditEntry] = [:]
+                for key in Set(asked) {
+                    if let entry = try await store.audit(environment: environment, key: key, limit: 1).first { oneByOne[key] = entry }
+                }
+                let batched = try await store.latestAuditEntries(environment: environment, keys: asked)
+                #expect(batched == oneByOne, "\(environment)")
+                #expect(batched.count == keys.count + 1, "every flag and checkout; not the missing keys")
+            }
+            let prod = try await store.latestAuditEntries(environment: "prod", keys: ["flag-007", "flag-008"])
+            #expect(prod["flag-007"]?.actor == "bob" && prod["flag-007"]?.revision == 4)
+            #expect(prod["flag-008"]?.actor == "ada" && prod["flag-008"]?.revision == 3)
+            #expect(try await store.latestAuditEntries(environment: "dev", keys: ["flag-001"])["flag-001"]?.actor == "cy")
+            #expect(try await store.latestAuditEntries(environment: "prod", keys: []).isEmpty)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aWriteBasedOnAStaleRevisionIsRefusedAndWritesNothing(kind: StoreKind) async throws {
         try await Self.with(kind) { store in

@@ -136,8 +136,8 @@ extension ConsoleRoutes {
         let (evidence, evidenceComputing) = gridEvidence(in: lifecycleEnvironment, state: state)
         let grid = FlagGrid(flags: state.flags.values, query: query, evidence: evidence.mapValues(\.state))
         let back = query.queryString
-        let changed = await gridCache.lastChanges(of: grid.flags.map(\.key), in: state) { key in
-            await lastChange(of: key, in: environments)
+        let changed = await gridCache.lastChanges(of: grid.flags.map(\.key), in: state) { keys in
+            await lastChanges(of: keys, in: environments)
         }
         let formatter = ISO8601DateFormatter()
         let rows: [[String: Any]] = grid.flags.map { flag in
@@ -260,14 +260,13 @@ extension ConsoleRoutes {
         return "\(parts.day ?? 1) \(months[((parts.month ?? 1) - 1) % 12])"
     }
 
-    /// The newest audit entry of a flag across `environments` (one indexed look-up each); `nil`
-    /// when it has none or the store cannot say (the grid's column stays empty).
-    func lastChange(of key: String, in environments: [String]) async -> AuditEntry? {
-        var newest: AuditEntry?
+    /// The newest audit entry of each of `keys` across `environments` (one query an environment);
+    /// a key without one, or whose environment's read failed, is absent (its column stays empty).
+    func lastChanges(of keys: [String], in environments: [String]) async -> [String: AuditEntry] {
+        var newest: [String: AuditEntry] = [:]
         for environment in environments {
-            guard let entry = try? await admin.store.audit(environment: environment, key: key, limit: 1).first else { continue }
-            if let known = newest, (known.time, known.revision) >= (entry.time, entry.revision) { continue }
-            newest = entry
+            guard let entries = try? await admin.store.latestAuditEntries(environment: environment, keys: keys) else { continue }
+            newest.merge(entries) { known, entry in (known.time, known.revision) >= (entry.time, entry.revision) ? known : entry }
         }
         return newest
     }

@@ -42,23 +42,23 @@ final class FlagGridCache: Sendable {
         return facets
     }
 
-    /// The last change of each of `keys` (those with one), reading the audit only for keys it
-    /// does not hold at `state`'s revisions.
+    /// The last change of each of `keys` (those with one), reading the audit (`read`: the keys'
+    /// last changes, in one call) only for keys it does not hold at `state`'s revisions.
     func lastChanges(
-        of keys: [String], in state: ServerState, reading read: (String) async -> AuditEntry?
+        of keys: [String], in state: ServerState, reading read: ([String]) async -> [String: AuditEntry]
     ) async -> [String: AuditEntry] {
         let revisions = current(state)
         let known = contents.withLock { contents in keys.compactMap { key in contents.lastChanges[key].map { (key, $0) } } }
         var result: [String: AuditEntry?] = Dictionary(known, uniquingKeysWith: { first, _ in first })
-        var fetched: [String: AuditEntry?] = [:]
-        for key in keys where result[key] == nil {
-            let entry = await read(key)
-            fetched[key] = .some(entry)
-            result[key] = .some(entry)
-        }
-        contents.withLock { contents in
-            guard contents.revisions == revisions else { return }
-            contents.lastChanges.merge(fetched) { _, new in new }
+        let missing = keys.filter { result[$0] == nil }
+        if !missing.isEmpty {
+            let read = await read(missing)
+            let fetched = Dictionary(missing.map { ($0, read[$0]) }, uniquingKeysWith: { first, _ in first })
+            result.merge(fetched) { _, new in new }
+            contents.withLock { contents in
+                guard contents.revisions == revisions else { return }
+                contents.lastChanges.merge(fetched) { _, new in new }
+            }
         }
         return result.compactMapValues { $0 }
     }

@@ -35,6 +35,11 @@ public protocol FlagStore: Sendable {
     /// Audit entries of `environment`, newest first, optionally of one flag or segment key.
     func audit(environment: String, key: String?, limit: Int) async throws(StoreError) -> [AuditEntry]
 
+    /// The newest audit entry of each of `keys` in `environment`, as ``audit(environment:key:limit:)``
+    /// with a limit of 1 gives it; keys without an entry are absent. The default reads them one
+    /// by one; the backends read them in one query.
+    func latestAuditEntries(environment: String, keys: [String]) async throws(StoreError) -> [String: AuditEntry]
+
     /// Every token, revoked ones included.
     func tokens() async throws(StoreError) -> [TokenRecord]
 
@@ -52,4 +57,15 @@ public protocol FlagStore: Sendable {
 
     /// Marks a token revoked; revoked tokens stay listed for the record.
     func revokeToken(id: String, at time: Date) async throws(StoreError)
+}
+
+extension FlagStore {
+    /// One ``audit(environment:key:limit:)`` read a key, for stores without a query of their own.
+    public func latestAuditEntries(environment: String, keys: [String]) async throws(StoreError) -> [String: AuditEntry] {
+        var entries: [String: AuditEntry] = [:]
+        for key in Set(keys) {
+            if let entry = try await audit(environment: environment, key: key, limit: 1).first { entries[key] = entry }
+        }
+        return entries
+    }
 }

@@ -191,31 +191,6 @@ public final class PostgresFlagStore: ReplicatedFlagStore {
         }
     }
 
-    /// The newest `limit` audit entries of `environment` (of `key` only, when given), newest first.
-    public func audit(environment: String, key: String?, limit: Int) async throws(StoreError) -> [AuditEntry] {
-        try await run { [logger] in
-            try await client.withConnection { connection in
-                let rows = try await connection.query(
-                    """
-                    SELECT revision, time, actor, reason, subject, key, before, after, reverted_to FROM audit
-                    WHERE environment = \(environment) AND (\(key)::TEXT IS NULL OR key = \(key))
-                    ORDER BY id DESC LIMIT \(max(0, limit))
-                    """, logger: logger)
-                var entries: [AuditEntry] = []
-                for try await (revision, time, actor, reason, subject, key, before, after, revertedTo) in rows.decode(
-                    (Int, Double, String, String?, String, String, String?, String?, Int?).self)
-                {
-                    entries.append(AuditEntry(
-                        environment: environment, revision: revision, time: Date(timeIntervalSince1970: time), actor: actor,
-                        reason: reason, subject: AuditEntry.Subject(rawValue: subject) ?? .flag, key: key,
-                        before: try before.map { try JSONValue(parsing: $0) },
-                        after: try after.map { try JSONValue(parsing: $0) }, revertedTo: revertedTo))
-                }
-                return entries
-            }
-        }
-    }
-
     /// Whether the bootstrap row is written.
     public func isBootstrapFinished() async throws(StoreError) -> Bool {
         try await run { [logger] in

@@ -128,34 +128,6 @@ public actor SQLiteFlagStore: FlagStore {
         }
     }
 
-    /// The newest `limit` audit entries of `environment` (of `key` only, when given), from the `audit` table.
-    public func audit(environment: String, key: String?, limit: Int) async throws(StoreError) -> [AuditEntry] {
-        try await run {
-            var sql = "SELECT * FROM audit WHERE environment = ?"
-            var binds: [SQLiteData] = [.text(environment)]
-            if let key {
-                sql += " AND key = ?"
-                binds.append(.text(key))
-            }
-            sql += " ORDER BY id DESC LIMIT ?"
-            binds.append(.integer(max(0, limit)))
-            return try await connection.query(sql, binds).map { row in
-                AuditEntry(
-                    environment: row.column("environment")?.string ?? "",
-                    revision: row.column("revision")?.integer ?? 0,
-                    time: Date(timeIntervalSince1970: row.column("time")?.double ?? 0),
-                    actor: row.column("actor")?.string ?? "",
-                    reason: row.column("reason")?.string,
-                    subject: AuditEntry.Subject(rawValue: row.column("subject")?.string ?? "") ?? .flag,
-                    key: row.column("key")?.string ?? "",
-                    before: try row.column("before")?.string.map { try JSONValue(parsing: $0) },
-                    after: try row.column("after")?.string.map { try JSONValue(parsing: $0) },
-                    revertedTo: row.column("reverted_to")?.integer
-                )
-            }
-        }
-    }
-
     /// Whether the `bootstrap` table has its row.
     public func isBootstrapFinished() async throws(StoreError) -> Bool {
         try await run { try await !connection.query("SELECT id FROM bootstrap WHERE id = 1").isEmpty }
