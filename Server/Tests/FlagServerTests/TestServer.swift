@@ -131,11 +131,13 @@ struct TestServer {
 }
 
 extension ServerLimits {
-    /// The defaults, with a write timeout long enough for a machine busy with the whole suite (a
-    /// write's deadline has tests of its own, with short timeouts).
+    /// The defaults, with a write timeout and a replica's wait for the database long enough for
+    /// a machine busy with the whole suite (a write's deadline has tests of its own, with short
+    /// timeouts; a catch-up that cannot reach the database ends at once, not at its limit).
     static var forTests: ServerLimits {
         var limits = ServerLimits()
         limits.writeTimeout = .seconds(120)
+        limits.catchUpLimit = .seconds(120)
         return limits
     }
 }

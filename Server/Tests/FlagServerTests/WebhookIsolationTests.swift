@@ -9,10 +9,11 @@ struct WebhookIsolationTests {
     @Test
     func aHangingReceiverDoesNotHoldBackAHealthyOne() async throws {
         var options = WebhookDispatcherTests.localOptions
-        // Far longer than the healthy receiver needs for all of its deliveries: a hanging attempt
-        // ends (and is recorded) only after it. Before per-endpoint delivery, the healthy
-        // receiver's later deliveries waited for this in batches shared with the hanging one.
-        options.requestTimeout = .seconds(30)
+        // Far longer than the healthy receiver needs for all of its deliveries, also on a machine
+        // busy with the whole suite (30 s was not, there): a hanging attempt ends (and is
+        // recorded) only after it. Before per-endpoint delivery, the healthy receiver's later
+        // deliveries waited for this in batches shared with the hanging one.
+        options.requestTimeout = .seconds(600)
         options.pollInterval = .milliseconds(20)
         let count = 40
         try await WebhookDispatcherTests.withRig(options: options) { rig in

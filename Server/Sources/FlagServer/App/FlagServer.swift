@@ -73,8 +73,8 @@ public final class FlagServer: Sendable {
     /// Each revision's event-stream event, built once.
     let revisionEvents: RevisionEvents
     /// The longest a replica waits for the database before answering a refetch that names a
-    /// revision it does not serve yet (see ``ReplicaCatchUp``).
-    public let catchUpLimit: Duration = .seconds(2)
+    /// revision it does not serve yet (see ``ReplicaCatchUp``): ``ServerLimits/catchUpLimit``.
+    public var catchUpLimit: Duration { limits.catchUpLimit }
     /// Sends notifications to webhook endpoints (`Server/Docs/Webhooks.md`); `nil` when the store
     /// keeps none or dispatch is off (`serve --no-webhooks`).
     public let webhooks: WebhookDispatcher?

@@ -19,6 +19,10 @@ public struct ServerLimits: Sendable, Hashable {
     /// included) before it fails 503 with `Retry-After`; a write past it is rolled back, never
     /// committed later. Default 10 s.
     public var writeTimeout: Duration = .seconds(10)
+    /// The longest a replica waits for the database before answering a refetch that names a
+    /// revision it does not serve yet (see ``ReplicaCatchUp``); past it, 503 with `Retry-After`.
+    /// Default 2 s.
+    public var catchUpLimit: Duration = .seconds(2)
     /// How long a connection may go without a complete request head or response part: an idle
     /// keep-alive connection, or one sending its headers too slowly, is closed then. Default 30 s.
     public var idleTimeout: Duration = .seconds(30)
