@@ -55,7 +55,7 @@ extension SQLiteFlagEventStore {
     func checkpoint() async {
         guard let checkpointer else { return }
         do {
-            let pageSize = try await checkpointer.query("PRAGMA page_size").first?.column("page_size")?.integer ?? 4096
+            let pageSize = try await readPageBytes(on: checkpointer)
             var copy = try await Self.copyLog(on: checkpointer)
             var copies = 1
             while copy.left * pageSize > handOverBytes, copies < Self.maximumPassiveCopies {
@@ -74,6 +74,14 @@ extension SQLiteFlagEventStore {
         } catch {
             logger.warning("checkpointing the event database failed; the log keeps the events until the next checkpoint: \(error)")
         }
+    }
+
+    /// ``pageBytes``, read on `connection` the first time.
+    private func readPageBytes(on connection: SQLiteConnection) async throws -> Int {
+        if let pageBytes { return pageBytes }
+        let read = try await connection.query("PRAGMA page_size").first?.column("page_size")?.integer ?? 4096
+        pageBytes = read
+        return read
     }
 
     /// At most this many copies beside the ingests before the last one holds them off.

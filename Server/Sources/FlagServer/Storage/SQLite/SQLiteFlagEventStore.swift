@@ -39,6 +39,9 @@ public actor SQLiteFlagEventStore: FlagEventStore {
     /// The checkpoint running, if one is; ``checkpointRequested`` asks for another after it.
     var runningCheckpoint: Task<Void, Never>?
     var checkpointRequested = false
+    /// The database's page size (a log frame holds one page), read at the first checkpoint: it is
+    /// fixed once the database has its tables, which a checkpoint finds made.
+    var pageBytes: Int?
     let logger: Logger
 
     /// The log's size (its frames) past which a checkpoint ends by holding the ingests off for its
