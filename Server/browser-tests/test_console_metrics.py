@@ -1,8 +1,10 @@
 """Browser test of the console's Experiments entry and metric pages: the navigation's
 "Experiments" link leads to the first environment's experiments, whose page links the metrics;
 a metric is created through its form (the kind chosen, the guardrail box ticked), listed, opened
-and saved again, and an experiment's form then names it as defined. The metrics page passes
-axe-core in both themes at both widths, with screenshots (Server/.build/console-screenshots/).
+and saved again, and an experiment's form then names it as defined; another is archived (listed
+apart, not offered to experiments) and restored from its page. The metrics page passes axe-core
+in both themes at both widths, with and without archived metrics, with screenshots
+(Server/.build/console-screenshots/).
 
 Starts the real `flag-server` binary the way test_console.py does (its Server class), in
 headless Chromium.
@@ -61,6 +63,32 @@ class MetricBrowserTests(console.BrowserSuite, unittest.TestCase):
         # The experiment form names the metric as defined.
         self.navigate(self.find('nav[aria-label="Sections"] a[href="/console/experiments"]'))
         self.assertIn("checkout-conversion", self.find("#experiment-metrics-hint").text)
+
+    def test_a_metric_archived_and_restored_in_the_console(self):
+        self.sign_in("admin", self.server.admin_password)
+        self.api("POST", "/admin/v1/metrics", {"key": "refund-count", "name": "Refunds", "event": "refund", "kind": "count"})
+        self.browser.get(self.server.base + "/console/metrics")
+        self.navigate(self.find("#archive-refund-count"))
+        self.assertIn("Metric archived", self.find('[role="status"]').text)
+        self.assertIn("Refunds", self.find("#archived-metric-refund-count").text)
+        self.assertEqual(self.find("#archived-metrics-heading").text, "Archived")
+        self.assertFalse(self.browser.find_elements("css selector", "#metric-refund-count"))
+        self.assertTrue(self.api("GET", "/admin/v1/metrics/refund-count")["archived"])
+        self.check_page("metrics-archived")
+
+        # Not offered to experiments while archived.
+        self.navigate(self.find('nav[aria-label="Sections"] a[href="/console/experiments"]'))
+        self.assertNotIn("refund-count", self.find("#experiment-metrics-hint").text)
+
+        # Its own page says so and restores it.
+        self.browser.get(self.server.base + "/console/metrics/refund-count")
+        self.assertIn("Archived", self.find("#metric-archived").text)
+        self.navigate(self.find("#restore-metric"))
+        self.assertIn("Metric restored", self.find('[role="status"]').text)
+        self.assertIn("Refunds", self.find("#metric-refund-count").text)
+        self.assertFalse(self.api("GET", "/admin/v1/metrics/refund-count")["archived"])
+        # The other test of this server starts with no metric.
+        self.api("DELETE", "/admin/v1/metrics/refund-count")
 
 
 if __name__ == "__main__":

@@ -175,6 +175,16 @@ extension AdminRoutes {
             }
             return JSONBody.response(metric)
         }
+        for (action, archived) in [("archive", true), ("restore", false)] {
+            group.post("/metrics/:key/\(action)") { request, context in
+                let token = try authenticator.authorize(request, role: .admin, environment: Self.all)
+                let key = try context.parameters.require("key")
+                let experiments = try experiments()
+                return JSONBody.response(try await Self.run { () async throws(AdminError) in
+                    try await experiments.archiveMetric(key: key, archived: archived, actor: Self.actor(token))
+                })
+            }
+        }
         group.delete("/metrics/:key") { request, context in
             _ = try authenticator.authorize(request, role: .admin, environment: Self.all)
             let key = try context.parameters.require("key")

@@ -108,8 +108,10 @@ extension ConsoleRoutes {
         }
         let metrics: [ExperimentMetric]
         do { metrics = try await experiments.metrics() } catch { throw APIError(error) }
-        context["metricKeys"] = metrics.map(\.key).joined(separator: ", ")
-        context["noMetrics"] = metrics.isEmpty
+        // Archived metrics are refused to new experiments: not offered.
+        let offered = metrics.filter { !$0.archived }
+        context["metricKeys"] = offered.map(\.key).joined(separator: ", ")
+        context["noMetrics"] = offered.isEmpty
         context["notice"] = notice
         context["problems"] = problems
         context["hasProblems"] = !problems.isEmpty

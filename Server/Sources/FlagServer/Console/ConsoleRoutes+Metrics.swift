@@ -12,6 +12,8 @@ import Hummingbird
 extension ConsoleRoutes {
     static let metricNotices = [
         "created": "Metric created: experiments can name it now.", "updated": "Metric saved.", "deleted": "Metric deleted.",
+        "archived": "Metric archived: the results that used it keep it; new experiments and guardrails cannot name it.",
+        "restored": "Metric restored: experiments and guardrails can name it again.",
     ]
     /// The kinds a stored metric may have (ratio metrics are analysed from their sums instead).
     static let storedMetricKinds: [MetricData.Kind] = [.conversion, .mean, .count]
@@ -39,13 +41,30 @@ extension ConsoleRoutes {
             let key = try context.parameters.require("key")
             return try await change(request) { visitor, _ in try await deleteMetric(visitor, key: key) }
         }
+        for (action, archived) in [("archive", true), ("restore", false)] {
+            router.post("/console/metrics/:key/\(action)") { request, context in
+                let key = try context.parameters.require("key")
+                return try await change(request) { visitor, _ in try await archiveMetric(visitor, key: key, archived: archived) }
+            }
+        }
+    }
+
+    /// Archives or restores a metric as `POST /admin/v1/metrics/{key}/archive` and `…/restore` do;
+    /// a refusal (409: an experiment uses it) shows the list with the problem.
+    func archiveMetric(_ visitor: Visitor, key: String, archived: Bool) async throws -> Response {
+        let experiments = try consoleExperiments()
+        do { _ = try await experiments.archiveMetric(key: key, archived: archived, actor: "user \(visitor.user.name)") } catch {
+            if case .notFound = error { throw APIError(error) }
+            return try await metricsPage(visitor, problems: Self.problemTexts(error), status: APIError(error).status)
+        }
+        return Self.redirect("/console/metrics?done=\(archived ? "archived" : "restored")")
     }
 
     func editMetricPage(_ visitor: Visitor, key: String) async throws -> Response {
         let experiments = try consoleExperiments()
         let metric: ExperimentMetric
         do { metric = try await experiments.metric(key: key) } catch { throw APIError(error) }
-        return metricPage(visitor, key: key, form: Self.metricForm(metric))
+        return metricPage(visitor, key: key, form: Self.metricForm(metric), archived: metric.archived)
     }
 
     func deleteMetric(_ visitor: Visitor, key: String) async throws -> Response {
@@ -72,22 +91,34 @@ extension ConsoleRoutes {
         context["hasProblems"] = !problems.isEmpty
         context["empty"] = metrics.isEmpty
         context["experimentsLink"] = "/console/experiments"
-        context["metrics"] = metrics.sorted { $0.key < $1.key }.map { metric -> [String: Any] in
-            [
-                "key": metric.key, "name": metric.name, "event": metric.event, "kind": metric.kind.rawValue,
-                "window": Self.durationText(metric.windowHours * 3600), "better": metric.higherIsBetter ? "higher" : "lower",
-                "guardrail": metric.guardrail ? "yes" : "no", "cuped": metric.cuped ? "yes" : "no", "cap": Self.capWords(metric.cap),
-                "comparedBy": metric.percentile.map { "p\(ReportFormat.number($0 * 100))" } ?? "mean", "version": metric.version,
-                "updated": "\(Self.shortTime(metric.updatedAt)) by \(metric.updatedBy)", "link": Self.metricLink(metric.key),
-            ]
+        let rows = metrics.sorted { $0.key < $1.key }.map { metric -> (archived: Bool, row: [String: Any]) in
+            (metric.archived, Self.metricRow(metric))
         }
+        context["metrics"] = rows.filter { !$0.archived }.map(\.row)
+        context["noActiveMetrics"] = !metrics.isEmpty && !rows.contains { !$0.archived }
+        context["archivedMetrics"] = rows.filter(\.archived).map(\.row)
+        context["hasArchived"] = rows.contains(where: \.archived)
         context["form"] = Self.metricFormContext(form)
         return renderer.page("metrics", context, status: status)
     }
 
-    func metricPage(_ visitor: Visitor, key: String, form: ConsoleForm, problems: [String] = [], status: HTTPResponse.Status = .ok) -> Response {
+    /// A metric as a row of the metrics tables.
+    static func metricRow(_ metric: ExperimentMetric) -> [String: Any] {
+        [
+            "key": metric.key, "name": metric.name, "event": metric.event, "kind": metric.kind.rawValue,
+            "window": Self.durationText(metric.windowHours * 3600), "better": metric.higherIsBetter ? "higher" : "lower",
+            "guardrail": metric.guardrail ? "yes" : "no", "cuped": metric.cuped ? "yes" : "no", "cap": Self.capWords(metric.cap),
+            "comparedBy": metric.percentile.map { "p\(ReportFormat.number($0 * 100))" } ?? "mean", "version": metric.version,
+            "updated": "\(Self.shortTime(metric.updatedAt)) by \(metric.updatedBy)", "link": Self.metricLink(metric.key),
+        ]
+    }
+
+    func metricPage(
+        _ visitor: Visitor, key: String, form: ConsoleForm, archived: Bool = false, problems: [String] = [], status: HTTPResponse.Status = .ok
+    ) -> Response {
         var context = layout(visitor, title: "Metric \(key)", section: "experiments")
         context["key"] = key
+        context["archived"] = archived
         context["action"] = Self.metricLink(key)
         context["problems"] = problems
         context["hasProblems"] = !problems.isEmpty

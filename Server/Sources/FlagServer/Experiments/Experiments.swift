@@ -23,9 +23,10 @@ struct Experiments: Sendable {
         return metric
     }
 
-    /// Stores a new metric (version 1).
+    /// Stores a new metric (version 1, not archived).
     func createMetric(_ metric: ExperimentMetric, actor: String) async throws(AdminError) -> ExperimentMetric {
         var metric = metric
+        metric.archived = false
         metric.version = 1
         metric.updatedAt = now()
         metric.updatedBy = actor
@@ -35,10 +36,11 @@ struct Experiments: Sendable {
         return metric
     }
 
-    /// Replaces metric `key` (its key stays).
+    /// Replaces metric `key` (its key stays, and whether it is archived: see ``archiveMetric(key:archived:actor:)``).
     func updateMetric(_ metric: ExperimentMetric, actor: String) async throws(AdminError) -> ExperimentMetric {
         let stored = try await self.metric(key: metric.key)
         var metric = metric
+        metric.archived = stored.archived
         metric.version = stored.version + 1
         metric.updatedAt = now()
         metric.updatedBy = actor
@@ -50,12 +52,33 @@ struct Experiments: Sendable {
 
     /// Deletes a metric no draft or running experiment uses.
     func deleteMetric(key: String) async throws(AdminError) {
+        try await checkUnused(key)
+        do { try await store.deleteExperimentMetric(key: key) } catch { throw AdminError(store: error) }
+    }
+
+    /// Archives metric `key` (see ``ExperimentMetric/archived``), or restores it when `archived`
+    /// is `false`: a new version, by `actor`. A metric a draft or running experiment uses is not
+    /// archived (409, naming the experiment); archiving an archived metric, or restoring one that
+    /// is not, changes nothing and answers it as it is.
+    func archiveMetric(key: String, archived: Bool = true, actor: String) async throws(AdminError) -> ExperimentMetric {
+        var metric = try await self.metric(key: key)
+        guard metric.archived != archived else { return metric }
+        if archived { try await checkUnused(key) }
+        metric.archived = archived
+        metric.version += 1
+        metric.updatedAt = now()
+        metric.updatedBy = actor
+        do { try await store.updateExperimentMetric(metric) } catch { throw AdminError(store: error) }
+        return metric
+    }
+
+    /// Refuses (409) when a draft or running experiment names metric `key`.
+    private func checkUnused(_ key: String) async throws(AdminError) {
         let users: [Experiment]
         do { users = try await store.experiments(environment: nil, limit: Int.max / 2) } catch { throw AdminError(store: error) }
         if let user = users.first(where: { ($0.status == .draft || $0.status == .running) && $0.metrics.contains(key) }) {
             throw .conflict("metric \"\(key)\" is used by \(user.status.rawValue) experiment \"\(user.id)\"; remove it there first")
         }
-        do { try await store.deleteExperimentMetric(key: key) } catch { throw AdminError(store: error) }
     }
 
     // MARK: Experiments

@@ -66,17 +66,24 @@ extension RolloutPlan {
 }
 
 extension Rollouts {
-    /// Refuses guardrails naming a metric that is not stored (400 naming the field).
+    /// Refuses guardrails naming a metric that is not stored, or is archived (400 naming the
+    /// field). A plan's guardrail whose metric is archived afterwards keeps reading it.
     func checkMetricKeys(_ guardrails: [RolloutGuardrail]) async throws(AdminError) {
         guard guardrails.contains(where: { $0.metric == .experimentMetric }) else { return }
         guard let metrics = admin.store.capabilities.experiments else {
             throw .badRequest("guardrails: experiment_metric needs the experiments' metrics, which this server does not store")
         }
-        let stored: Set<String>
-        do { stored = Set(try await metrics.experimentMetrics().map(\.key)) } catch { throw AdminError(store: error) }
+        let stored: [String: ExperimentMetric]
+        do {
+            stored = Dictionary(try await metrics.experimentMetrics().map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        } catch { throw AdminError(store: error) }
         for (index, guardrail) in guardrails.enumerated() where guardrail.metric == .experimentMetric {
-            if let key = guardrail.metricKey, !stored.contains(key) {
+            guard let key = guardrail.metricKey else { continue }
+            guard let metric = stored[key] else {
                 throw .badRequest("guardrails[\(index)].metricKey: metric \"\(key)\" does not exist")
+            }
+            if metric.archived {
+                throw .badRequest("guardrails[\(index)].metricKey: metric \"\(key)\" is archived; restore it to name it in a guardrail")
             }
         }
     }

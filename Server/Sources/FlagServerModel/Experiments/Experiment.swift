@@ -130,6 +130,9 @@ public struct Experiment: Sendable, Hashable, Codable {
         if !(1...Self.maximumMetrics).contains(metrics.count) { report("metrics", "1–\(Self.maximumMetrics) metric keys") }
         if Set(metrics).count != metrics.count { report("metrics", "a metric is named twice") }
         for key in metrics where known[key] == nil { report("metrics", "metric \"\(key)\" does not exist") }
+        for key in metrics where known[key]?.archived == true {
+            report("metrics", "metric \"\(key)\" is archived; restore it to name it in an experiment")
+        }
         if !Self.alphaRange.contains(alpha) || !alpha.isFinite { report("alpha", "must be 0.001–0.2, got \(alpha)") }
         if let correction, !correction.appliesToSequentialTest {
             report(

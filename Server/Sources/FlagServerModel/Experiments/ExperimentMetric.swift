@@ -27,6 +27,10 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     /// A percentile metric: p in (0, 1), the arms compared by the p-quantile of their units'
     /// values (mean and count metrics, without CUPED or a cap); `nil`: compared by the mean.
     public var percentile: Double?
+    /// Archived: kept, with the results of every experiment that used it, but offered to no new
+    /// experiment or guardrail (naming it is refused) and listed apart. `false` when a stored
+    /// document has no such field (metrics written before it existed).
+    public var archived: Bool
     /// Raised by one on every update (compare-and-set in the store).
     public var version: Int
     /// When the metric was created or last changed.
@@ -35,11 +39,11 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     public var updatedBy: String
 
     /// A metric at version 1 (by default a 7-day window, higher is better, no guardrail, CUPED, cap or
-    /// percentile); not validated here (see ``problems``).
+    /// percentile, not archived); not validated here (see ``problems``).
     public init(
         key: String, name: String, event: String, kind: MetricData.Kind, windowHours: Int = 24 * 7, higherIsBetter: Bool = true,
-        guardrail: Bool = false, cuped: Bool = false, cap: MetricCap? = nil, percentile: Double? = nil, version: Int = 1,
-        updatedAt: Date = Date(timeIntervalSince1970: 0), updatedBy: String = ""
+        guardrail: Bool = false, cuped: Bool = false, cap: MetricCap? = nil, percentile: Double? = nil, archived: Bool = false,
+        version: Int = 1, updatedAt: Date = Date(timeIntervalSince1970: 0), updatedBy: String = ""
     ) {
         self.key = key
         self.name = name
@@ -51,9 +55,29 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         self.cuped = cuped
         self.cap = cap
         self.percentile = percentile
+        self.archived = archived
         self.version = version
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
+    }
+
+    /// Decodes a metric; a document without `archived` is a metric that is not archived.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(String.self, forKey: .key)
+        name = try container.decode(String.self, forKey: .name)
+        event = try container.decode(String.self, forKey: .event)
+        kind = try container.decode(MetricData.Kind.self, forKey: .kind)
+        windowHours = try container.decode(Int.self, forKey: .windowHours)
+        higherIsBetter = try container.decode(Bool.self, forKey: .higherIsBetter)
+        guardrail = try container.decode(Bool.self, forKey: .guardrail)
+        cuped = try container.decode(Bool.self, forKey: .cuped)
+        cap = try container.decodeIfPresent(MetricCap.self, forKey: .cap)
+        percentile = try container.decodeIfPresent(Double.self, forKey: .percentile)
+        archived = try container.decodeIfPresent(Bool.self, forKey: .archived) ?? false
+        version = try container.decode(Int.self, forKey: .version)
+        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+        updatedBy = try container.decode(String.self, forKey: .updatedBy)
     }
 
     /// The longest window: a year.
