@@ -25,7 +25,9 @@ and see requests shed), FLAG_SERVER_BENCH_SUSTAIN_SECONDS (90),
 FLAG_SERVER_BENCH_SUSTAIN_RATE ("max"), FLAG_SERVER_BENCH_POSTERS (4 processes),
 FLAG_SERVER_BENCH_CONNECTIONS (2 per process), FLAG_SERVER_BENCH_WRK_CONNECTIONS (32, 2 threads),
 FLAG_SERVER_BENCH_SERVE_ARGS (more `serve` options, split on spaces: "--events-ingest-share 0
---events-thread-niceness 0" runs the server as it was before those options).
+--events-thread-niceness 0" runs the server as it was before those options),
+FLAG_SERVER_BENCH_LOAD_NICENESS (the posting processes' niceness, default 0; see
+bench_support.lower_load_priority).
 """
 import http.client
 import json
@@ -41,7 +43,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_support import request, serve_with_client_token  # noqa: E402
+from bench_support import lower_load_priority, request, serve_with_client_token  # noqa: E402
 
 LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "propagation_bench.lua")
 WRK_SECONDS = int(os.environ.get("FLAG_SERVER_BENCH_WRK_SECONDS", "10"))
@@ -90,6 +92,7 @@ def poster(index, port, token, rate, connections, stop_at, templates, results):
     """One posting process: `connections` threads, each on a keep-alive connection, posting batches
     at rate / (POSTERS x connections) batches per second ("max": back to back); a thread that falls
     behind its schedule posts at once (the offered rate is then what it manages)."""
+    lower_load_priority()
     per_thread = None if rate is None else rate / EVENTS_PER_BATCH / (POSTERS * connections)
     lock = threading.Lock()
     latencies, counts = [], {}

@@ -12,7 +12,9 @@ Environment: FLAG_SERVER_BENCH_STREAMS (counts, default those of 1,000, 5,000, 1
 server's cap, default 1500), FLAG_SERVER_BENCH_IDLE_SECONDS (idle CPU window, default 30),
 FLAG_SERVER_BENCH_BURSTS (the bursts of the first part, default "2000,5000"; "" skips it),
 FLAG_SERVER_BENCH_PARTS ("burst,scale" by default: the bursts, then the baselines and the counts above),
-FLAG_SERVER_BENCH_WRK_SECONDS (each wrk run of the burst part, default 6).
+FLAG_SERVER_BENCH_WRK_SECONDS (each wrk run of the burst part, default 6),
+FLAG_SERVER_BENCH_LOAD_NICENESS (the niceness of the load generator's workers, default 0; see
+bench_support.lower_load_priority).
 
 The burst part, on a fresh server with 20 flags: OFREP bulk evaluation with wrk (2 threads, 32
 connections, as bench_ingest_delivery) idle, then again while a burst of streams opens at once
@@ -36,6 +38,9 @@ import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_support import lower_load_priority  # noqa: E402
 
 EXECUTABLE = sys.argv[1]
 PER_WORKER = 15_000
@@ -189,6 +194,7 @@ class Worker:
 
 
 def worker_main(index, pipe, port):
+    lower_load_priority()
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
     Worker(index, pipe, port).run()
 

@@ -10,6 +10,19 @@ import threading
 import time
 
 
+LOAD_NICENESS = int(os.environ.get("FLAG_SERVER_BENCH_LOAD_NICENESS", "0"))
+
+
+def lower_load_priority():
+    """Runs the calling load-generator process at FLAG_SERVER_BENCH_LOAD_NICENESS (0 by default:
+    as before). The generators share the machine's cores with the server and wrk; at nice 19 they
+    get a core only when neither wants it, so that what a run shows is the server's isolation and
+    not the generator's own processor time (on a deployment, the load comes from other machines).
+    The generator then offers less when the cores are full: read its counts beside the figures."""
+    if LOAD_NICENESS:
+        os.nice(LOAD_NICENESS)
+
+
 def start(name, executable, arguments, processes, environment=None):
     """Starts a flag-server process and returns it, its port and the token it printed, if any."""
     process = subprocess.Popen(
