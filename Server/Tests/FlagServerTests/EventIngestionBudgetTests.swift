@@ -98,7 +98,11 @@ struct EventIngestionBudgetTests {
         options.maximumQueuedBytesPerToken = 30_000
         // These uploads are exposures; the token's health reserve is another test's.
         options.healthReserve = 0
-        try await TestServer.with(eventStore: store, eventIngestion: options) { server in
+        // The stalled uploads wait for the steps below; on a busy machine those took longer than
+        // the default 10 s pause allowed in a body (the body timeout has tests of its own).
+        var limits = ServerLimits.forTests
+        limits.bodyTimeout = .seconds(600)
+        try await TestServer.with(limits: limits, eventStore: store, eventIngestion: options) { server in
             let slow = try await server.token(.client, environment: "production", name: "shipped-in-the-app")
             var connections: [RawConnection] = []
             defer { for connection in connections { connection.disconnect() } }

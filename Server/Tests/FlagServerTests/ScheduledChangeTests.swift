@@ -282,10 +282,17 @@ struct ScheduledChangeTests {
         async let first = one.executor.sweep()
         async let second = two.executor.sweep()
         let (a, b) = await (first, second)
-        let settled = (a + b).map(\.id)
-        #expect(settled.count == keys.count, "one: \(a.count), two: \(b.count)")
+        // On a busy machine a change's write can outlast the write timeout while the other
+        // executor writes (each commit moves the revision it is based on): it is then left pending,
+        // unclaimed, and the next sweep runs it. Still exactly once.
+        var done = a + b
+        for _ in 0..<3 where done.count < keys.count {
+            done += await one.executor.sweep()
+        }
+        let settled = done.map(\.id)
+        #expect(settled.count == keys.count, "one: \(a.count), two: \(b.count), later: \(done.count - a.count - b.count)")
         #expect(Set(settled) == Set(ids))
-        #expect((a + b).allSatisfy { $0.status == .ran })
+        #expect(done.allSatisfy { $0.status == .ran })
         try await one.admin.refresh()
         for key in keys {
             let writes = try await one.store.audit(environment: "production", key: key, limit: 20).filter {
