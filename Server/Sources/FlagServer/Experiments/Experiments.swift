@@ -25,11 +25,7 @@ struct Experiments: Sendable {
 
     /// Stores a new metric (version 1, not archived).
     func createMetric(_ metric: ExperimentMetric, actor: String) async throws(AdminError) -> ExperimentMetric {
-        var metric = metric
-        metric.archived = false
-        metric.version = 1
-        metric.updatedAt = now()
-        metric.updatedBy = actor
+        let metric = stamped(metric, archived: false, version: 1, actor: actor)
         let problems = metric.problems
         guard problems.isEmpty else { throw .invalid(problems) }
         do { try await store.insertExperimentMetric(metric) } catch { throw AdminError(store: error) }
@@ -39,11 +35,7 @@ struct Experiments: Sendable {
     /// Replaces metric `key` (its key stays, and whether it is archived: see ``archiveMetric(key:archived:actor:)``).
     func updateMetric(_ metric: ExperimentMetric, actor: String) async throws(AdminError) -> ExperimentMetric {
         let stored = try await self.metric(key: metric.key)
-        var metric = metric
-        metric.archived = stored.archived
-        metric.version = stored.version + 1
-        metric.updatedAt = now()
-        metric.updatedBy = actor
+        let metric = stamped(metric, archived: stored.archived, version: stored.version + 1, actor: actor)
         let problems = metric.problems
         guard problems.isEmpty else { throw .invalid(problems) }
         do { try await store.updateExperimentMetric(metric) } catch { throw AdminError(store: error) }
@@ -61,14 +53,21 @@ struct Experiments: Sendable {
     /// archived (409, naming the experiment); archiving an archived metric, or restoring one that
     /// is not, changes nothing and answers it as it is.
     func archiveMetric(key: String, archived: Bool = true, actor: String) async throws(AdminError) -> ExperimentMetric {
-        var metric = try await self.metric(key: key)
-        guard metric.archived != archived else { return metric }
+        let stored = try await self.metric(key: key)
+        guard stored.archived != archived else { return stored }
         if archived { try await checkUnused(key) }
+        let metric = stamped(stored, archived: archived, version: stored.version + 1, actor: actor)
+        do { try await store.updateExperimentMetric(metric) } catch { throw AdminError(store: error) }
+        return metric
+    }
+
+    /// `metric` as stored by a write of `actor`: `archived`, `version`, updated now.
+    private func stamped(_ metric: ExperimentMetric, archived: Bool, version: Int, actor: String) -> ExperimentMetric {
+        var metric = metric
         metric.archived = archived
-        metric.version += 1
+        metric.version = version
         metric.updatedAt = now()
         metric.updatedBy = actor
-        do { try await store.updateExperimentMetric(metric) } catch { throw AdminError(store: error) }
         return metric
     }
 
