@@ -25,6 +25,22 @@ struct NotEnoughDataTests {
         #expect(mean.metrics[0].notEnoughData.first?.reason.contains("do not vary") == true)
     }
 
+    @Test func aRatioArmWithoutDenominatorsIsNotEnoughDataAndANegativeOneIsRefused() throws {
+        func ratio(denominators: Double, squares: Double) throws -> MetricAnalysis {
+            try StatisticsEngine.analyze(ExperimentData(control: "a", metrics: [MetricData(name: "errors per session", kind: .ratio, arms: [
+                "a": ArmStatistics(units: 400, sum: 40, sumOfSquares: 60, sumOfProducts: 150, denominatorSum: 800, denominatorSumOfSquares: 2000),
+                "b": ArmStatistics(units: 400, sum: 0, sumOfSquares: 0, sumOfProducts: 0, denominatorSum: denominators, denominatorSumOfSquares: squares),
+            ])])).metrics[0]
+        }
+        // No unit of b has had a session yet: no ratio to compare, said as such (the old engine
+        // refused the whole analysis as invalid input).
+        let empty = try ratio(denominators: 0, squares: 0)
+        #expect(empty.comparisons.isEmpty)
+        #expect(empty.notEnoughData.first?.reason == "the arm's denominators sum to 0: it has no ratio yet")
+        #expect(try ratio(denominators: 800, squares: 2000).comparisons.count == 1)
+        #expect(throws: StatisticsError.self) { try ratio(denominators: -5, squares: 25) }
+    }
+
     @Test func armsBelowTheMinimumAreNotCompared() throws {
         let metric = try Self.conversion(["a": ArmStatistics(units: 99, sum: 40), "b": ArmStatistics(units: 400, sum: 200), "c": ArmStatistics(units: 400, sum: 100)])
         #expect(metric.comparisons.isEmpty)

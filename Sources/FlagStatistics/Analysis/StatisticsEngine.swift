@@ -210,7 +210,7 @@ public enum StatisticsEngine {
     }
 
     /// Why `arm` cannot be compared yet, or `nil`: too few units, too few conversions or
-    /// non-conversions, or a spread that rounding has swallowed.
+    /// non-conversions, a ratio without denominators, or a spread that rounding has swallowed.
     private static func problem(with arm: ArmStatistics, kind: MetricData.Kind, minimumUnits: Double, role: String) -> String? {
         if arm.units < minimumUnits {
             return "\(role) has \(ReportNumber(arm.units)) units, fewer than the \(ReportNumber(minimumUnits)) each arm needs (minimumUnitsPerArm)"
@@ -222,12 +222,14 @@ public enum StatisticsEngine {
                 return "\(role) has \(ReportNumber(arm.sum)) converted units of \(ReportNumber(arm.units)); "
                     + "the normal approximation needs at least \(ReportNumber(minimumConversions)) converted and \(ReportNumber(minimumConversions)) unconverted units"
             }
+        case .ratio:
+            if (arm.denominatorSum ?? 0) <= 0 {
+                return "\(role)'s denominators sum to 0: it has no ratio yet"
+            }
         case .mean, .count:
             if arm.varianceLostToRounding(conversion: false) {
                 return "\(role)'s variance is lost to rounding in sumOfSquares (values far from zero): sum the values minus an offset and give the offset"
             }
-        case .ratio:
-            break
         }
         return nil
     }
@@ -283,7 +285,9 @@ public enum StatisticsEngine {
         guard let d = arm.denominatorSum, let dd = arm.denominatorSumOfSquares, let nd = arm.sumOfProducts else {
             throw StatisticsError("\(path).denominatorSum", "a ratio metric needs denominatorSum, denominatorSumOfSquares and sumOfProducts")
         }
-        guard d > 0 else { throw StatisticsError("\(path).denominatorSum", "must be positive, not \(d)") }
+        // 0 is an arm whose units have no denominator yet (no session, no order): valid, and not
+        // enough data (``problem(with:kind:minimumUnits:role:)``); below 0 no ratio is meant.
+        guard d >= 0 else { throw StatisticsError("\(path).denominatorSum", "cannot be negative, not \(d)") }
         guard arm.units * dd >= d * d * (1 - 1e-12) else {
             throw StatisticsError("\(path).denominatorSumOfSquares", "is too small for denominatorSum (n·ΣD² < (ΣD)²)")
         }
