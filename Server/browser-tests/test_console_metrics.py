@@ -2,8 +2,9 @@
 "Experiments" link leads to the first environment's experiments, whose page links the metrics;
 a metric is created through its form (the kind chosen, the guardrail box ticked), listed, opened
 and saved again, and an experiment's form then names it as defined; another is archived (listed
-apart, not offered to experiments) and restored from its page. The metrics page passes axe-core
-in both themes at both widths, with and without archived metrics, with screenshots
+apart, not offered to experiments) and restored from its page; a ratio metric is created with its
+numerator and denominator. The metrics page passes axe-core in both themes at both widths, with
+and without archived metrics, with screenshots
 (Server/.build/console-screenshots/).
 
 Starts the real `flag-server` binary the way test_console.py does (its Server class), in
@@ -89,6 +90,33 @@ class MetricBrowserTests(console.BrowserSuite, unittest.TestCase):
         self.assertFalse(self.api("GET", "/admin/v1/metrics/refund-count")["archived"])
         # The other test of this server starts with no metric.
         self.api("DELETE", "/admin/v1/metrics/refund-count")
+
+    def test_a_ratio_metric_created_in_the_console(self):
+        from selenium.webdriver.support.ui import Select
+
+        self.sign_in("admin", self.server.admin_password)
+        self.browser.get(self.server.base + "/console/metrics")
+        self.find("#metric-key").send_keys("revenue-per-click")
+        self.find("#metric-name").send_keys("Revenue per click")
+        self.find("#metric-event").send_keys("purchase")
+        Select(self.find("#metric-kind")).select_by_visible_text("ratio")
+        Select(self.find("#metric-numerator")).select_by_visible_text("sum of values")
+        self.find("#metric-denominator-event").send_keys("click")
+        Select(self.find("#metric-denominator")).select_by_visible_text("number of events")
+        self.navigate(self.find("#create-metric"))
+        self.assertIn("Metric created", self.find('[role="status"]').text)
+        self.assertIn("ratio: sum / count of click", self.find("#metric-revenue-per-click").text)
+        stored = self.api("GET", "/admin/v1/metrics/revenue-per-click")
+        self.assertEqual((stored["kind"], stored["ratio"]),
+                         ("ratio", {"numerator": "sum", "denominatorEvent": "click", "denominator": "count"}))
+        self.check_page("metrics-ratio")
+
+        # Its page shows the parts as stored.
+        self.navigate(self.find("#edit-revenue-per-click"))
+        self.assertEqual(self.find("#metric-denominator-event").get_attribute("value"), "click")
+        self.assertEqual(Select(self.find("#metric-numerator")).first_selected_option.text, "sum of values")
+        # The other test of this server starts with no metric.
+        self.api("DELETE", "/admin/v1/metrics/revenue-per-click")
 
 
 if __name__ == "__main__":

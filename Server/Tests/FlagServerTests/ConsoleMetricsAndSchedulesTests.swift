@@ -63,15 +63,16 @@ struct ConsoleMetricsAndSchedulesTests {
             bad = Self.metric
             bad[3] = ("kind", "median")
             let kind = try await client.post("/console/metrics", bad, csrf: csrf)
-            #expect(kind.status == 400 && kind.body.contains("kind: choose conversion, mean, count, got &quot;median&quot;"))
+            #expect(kind.status == 400 && kind.body.contains("kind: choose conversion, mean, count, ratio, got &quot;median&quot;"))
             // The metric's own checks are the ones `POST /admin/v1/metrics` runs after its schema
             // (`Experiments.createMetric`), every problem named with its field.
             bad = Self.metric
             bad[0] = ("key", "no spaces allowed")
             bad[3] = ("kind", "ratio")
+            bad += [("numerator", "count"), ("denominatorEvent", " "), ("denominator", "sum")]
             let invalid = try await client.post("/console/metrics", bad, csrf: csrf)
             #expect(invalid.status == 422)
-            #expect(invalid.body.contains("kind: a stored metric is conversion, mean or count"))
+            #expect(invalid.body.contains("ratio.denominatorEvent: 1–200 characters"))
             #expect(invalid.body.contains("key: letters, digits"))
             #expect(try await Self.metrics(server).isEmpty)
 

@@ -254,8 +254,13 @@ struct ExperimentAPITests {
             #expect(listed.json?.arrayValue?.count == 1)
             let metric = try await server.request(
                 .POST, "/admin/v1/metrics", token: token, body: #"{"key": "m", "name": "M", "event": "e", "kind": "ratio"}"#)
-            #expect(metric.status == 400)
-            #expect(metric.json?["error"]?["message"]?.stringValue?.contains("kind") == true)
+            // A ratio metric without its parts: the metric's own check, naming them.
+            #expect(metric.status == 422)
+            #expect(metric.json?["error"]?["problems"]?.arrayValue?.first?["field"] == "ratio")
+            let median = try await server.request(
+                .POST, "/admin/v1/metrics", token: token, body: #"{"key": "m", "name": "M", "event": "e", "kind": "median"}"#)
+            #expect(median.status == 400)
+            #expect(median.json?["error"]?["message"]?.stringValue?.contains("kind") == true)
             let window = try await server.request(
                 .PUT, "/admin/v1/metrics/buy", token: token, body: #"{"name": "M", "event": "e", "kind": "mean", "windowHours": 0}"#)
             #expect(window.status == 400)

@@ -1,5 +1,6 @@
 import FlagStatistics
 @testable import FlagServer
+import FlagServerModel
 import Testing
 
 /// The incremental counter against a naive recomputation from every raw row, on randomized
@@ -16,6 +17,9 @@ struct ExperimentResultsCounterTests {
                 .init(key: "converted", event: "purchase", kind: .conversion, window: 2 * day, covariate: true),
                 .init(key: "revenue", event: "purchase", kind: .mean, window: 2 * day, covariate: true),
                 .init(key: "clicks", event: "click", kind: .count, window: day / 2, covariate: false),
+                .init(
+                    key: "revenue-per-click", event: "purchase", kind: .ratio, window: day, covariate: false,
+                    ratio: MetricRatio(numerator: .sum, denominatorEvent: "click", denominator: .count)),
             ])
     }
 
@@ -129,6 +133,7 @@ struct ExperimentResultsCounterTests {
                     let pairs: [(Double?, Double?)] = [
                         (x.units, y.units), (x.sum, y.sum), (x.sumOfSquares, y.sumOfSquares), (x.covariateSum, y.covariateSum),
                         (x.covariateSumOfSquares, y.covariateSumOfSquares), (x.sumOfProducts, y.sumOfProducts),
+                        (x.denominatorSum, y.denominatorSum), (x.denominatorSumOfSquares, y.denominatorSumOfSquares),
                     ]
                     for (p, q) in pairs {
                         guard (p == nil) == (q == nil) else { return false }
@@ -216,8 +221,15 @@ struct Naive {
         }
         var reassigned = Set<String>()
         for exposure in qualifying where first[exposure.unit]?.arm != exposure.variant { reassigned.insert(exposure.unit) }
-        // Per unit and metric: (y, x).
+        // Per unit and metric: (y, x); for a ratio metric (numerator, denominator), both in the window.
         func values(_ unit: String, _ metric: ExperimentResultsQuery.Metric, _ at: Int64) -> (Double, Double) {
+            if let ratio = metric.ratio {
+                func side(_ name: String, _ aggregate: MetricRatio.Aggregate) -> Double {
+                    events.map(\.event).filter { $0.unit == unit && $0.name == name && $0.time >= at && $0.time < at + metric.window }
+                        .reduce(0) { $0 + (aggregate == .sum ? ($1.value ?? 0) : 1) }
+                }
+                return (side(metric.event, ratio.numerator), side(ratio.denominatorEvent, ratio.denominator))
+            }
             var y = 0.0, x = 0.0, yCount = 0, xCount = 0
             for event in events.map(\.event) where event.unit == unit && event.name == metric.event {
                 let amount = metric.kind == .mean ? (event.value ?? 0) : 1
@@ -278,7 +290,11 @@ struct Naive {
                         cxx += x * x
                         cxy += x * y
                     }
-                    if metric.covariate {
+                    if metric.ratio != nil {
+                        s.denominatorSum = cx
+                        s.denominatorSumOfSquares = cxx
+                        s.sumOfProducts = cxy
+                    } else if metric.covariate {
                         s.covariateSum = cx
                         s.covariateSumOfSquares = cxx
                         s.sumOfProducts = cxy

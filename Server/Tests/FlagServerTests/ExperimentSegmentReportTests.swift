@@ -11,7 +11,12 @@ import Testing
 /// correction, no verdict below the minimum sample or under a sample ratio mismatch; the API's
 /// parameters, the CSV, and the console's section.
 struct ExperimentSegmentReportTests {
-    static let query = ExperimentResultsCounterTests.query()
+    /// The counter tests' conversion, mean and count metrics (the segments below have no ratio's sums).
+    static let query = {
+        var query = ExperimentResultsCounterTests.query()
+        query.metrics.removeAll { $0.kind == .ratio }
+        return query
+    }()
 
     /// Sufficient statistics of `n` units whose value is `base` plus a seeded spread.
     static func arm(_ n: Int, base: Double, using random: inout SplitMix, conversion: Bool = false) -> ArmStatistics {

@@ -191,7 +191,9 @@ struct ExperimentSegmentStoreTests {
     // MARK: - Bounds (pure)
 
     static func unit(_ arm: String, _ version: String?, value: Double = 1) -> ExperimentResultsCounter.Unit {
-        var unit = ExperimentResultsCounter.Unit(arm: arm, first: 0, reassigned: false, values: [value, value, value], covariates: [0, 0, 0])
+        let metrics = ExperimentResultsCounterTests.query().metrics.count
+        var unit = ExperimentResultsCounter.Unit(
+            arm: arm, first: 0, reassigned: false, values: Array(repeating: value, count: metrics), covariates: Array(repeating: 0, count: metrics))
         unit.appVersion = version
         unit.platform = version == nil ? nil : "iOS"
         return unit

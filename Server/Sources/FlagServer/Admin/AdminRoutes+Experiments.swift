@@ -29,11 +29,12 @@ enum ExperimentRequests {
         var cuped: Bool?
         var cap: MetricCap?
         var percentile: Double?
+        var ratio: MetricRatio?
 
         func metric(key: String) -> ExperimentMetric {
             ExperimentMetric(
                 key: key, name: name, event: event, kind: kind, windowHours: windowHours ?? 24 * 7, higherIsBetter: higherIsBetter ?? true,
-                guardrail: guardrail ?? false, cuped: cuped ?? false, cap: cap, percentile: percentile)
+                guardrail: guardrail ?? false, cuped: cuped ?? false, cap: cap, percentile: percentile, ratio: ratio)
         }
     }
 

@@ -15,8 +15,8 @@ extension ConsoleRoutes {
         "archived": "Metric archived: the results that used it keep it; new experiments and guardrails cannot name it.",
         "restored": "Metric restored: experiments and guardrails can name it again.",
     ]
-    /// The kinds a stored metric may have (ratio metrics are analysed from their sums instead).
-    static let storedMetricKinds: [MetricData.Kind] = [.conversion, .mean, .count]
+    /// The kinds a stored metric may have.
+    static let storedMetricKinds: [MetricData.Kind] = [.conversion, .mean, .count, .ratio]
 
     func registerMetrics(on router: Router<BasicRequestContext>) {
         router.get("/console/metrics") { request, _ in
@@ -105,10 +105,10 @@ extension ConsoleRoutes {
     /// A metric as a row of the metrics tables.
     static func metricRow(_ metric: ExperimentMetric) -> [String: Any] {
         [
-            "key": metric.key, "name": metric.name, "event": metric.event, "kind": metric.kind.rawValue,
+            "key": metric.key, "name": metric.name, "event": metric.event, "kind": Self.kindWords(metric),
             "window": Self.durationText(metric.windowHours * 3600), "better": metric.higherIsBetter ? "higher" : "lower",
             "guardrail": metric.guardrail ? "yes" : "no", "cuped": metric.cuped ? "yes" : "no", "cap": Self.capWords(metric.cap),
-            "comparedBy": metric.percentile.map { "p\(ReportFormat.number($0 * 100))" } ?? "mean", "version": metric.version,
+            "comparedBy": metric.percentile.map { "p\(ReportFormat.number($0 * 100))" } ?? (metric.kind == .ratio ? "ratio" : "mean"), "version": metric.version,
             "updated": "\(Self.shortTime(metric.updatedAt)) by \(metric.updatedBy)", "link": Self.metricLink(metric.key),
         ]
     }
@@ -137,7 +137,18 @@ extension ConsoleRoutes {
         if let value = metric.cap?.value { fields["capValue"] = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value) }
         if let percentile = metric.cap?.percentile { fields["capPercentile"] = String(percentile) }
         if let percentile = metric.percentile { fields["percentile"] = String(percentile) }
+        if let ratio = metric.ratio {
+            fields["numerator"] = ratio.numerator.rawValue
+            fields["denominatorEvent"] = ratio.denominatorEvent
+            fields["denominator"] = ratio.denominator.rawValue
+        }
         return ConsoleForm(fields: fields)
+    }
+
+    /// A metric's kind in the metrics table; a ratio says what it divides ("ratio: sum / count of orders").
+    static func kindWords(_ metric: ExperimentMetric) -> String {
+        guard let ratio = metric.ratio else { return metric.kind.rawValue }
+        return "ratio: \(ratio.numerator.rawValue) / \(ratio.denominator.rawValue) of \(ratio.denominatorEvent)"
     }
 
     /// A metric's cap in the metrics table: "at 100", "at p99" or "none".
@@ -157,8 +168,17 @@ extension ConsoleRoutes {
             "kinds": storedMetricKinds.map { ["value": $0.rawValue, "selected": $0.rawValue == kind] as [String: Any] },
             "higher": higher, "lower": !higher, "guardrail": form["guardrail"] != nil, "cuped": form["cuped"] != nil,
             "capValue": form["capValue"] ?? "", "capPercentile": form["capPercentile"] ?? "",
-            "percentile": form["percentile"] ?? "",
+            "percentile": form["percentile"] ?? "", "denominatorEvent": form["denominatorEvent"] ?? "",
+            "numerators": aggregateOptions(selected: form["numerator"] ?? MetricRatio.Aggregate.count.rawValue),
+            "denominators": aggregateOptions(selected: form["denominator"] ?? MetricRatio.Aggregate.count.rawValue),
         ]
+    }
+
+    /// The choices of a ratio's side, `selected` chosen.
+    private static func aggregateOptions(selected: String) -> [[String: Any]] {
+        [(MetricRatio.Aggregate.count, "number of events"), (.sum, "sum of values")].map { aggregate, words in
+            ["value": aggregate.rawValue, "words": words, "selected": aggregate.rawValue == selected]
+        }
     }
 
     /// The metric a form describes under `key`, or the problems of its fields that do not parse
@@ -184,12 +204,28 @@ extension ConsoleRoutes {
         }
         let percentile = numbers.removeValue(forKey: "percentile")
         let cap = numbers.isEmpty ? nil : MetricCap(value: numbers["capValue"], percentile: numbers["capPercentile"])
+        // A ratio's parts are read for a ratio metric only (the fields stay in the form for the others).
+        var ratio: MetricRatio?
+        if kind == .ratio {
+            var sides: [MetricRatio.Aggregate] = []
+            for field in ["numerator", "denominator"] {
+                let text = form[field] ?? ""
+                if let side = MetricRatio.Aggregate(rawValue: text) { sides.append(side) } else {
+                    problems.append("ratio.\(field): choose count or sum, got \"\(text.prefix(64))\"")
+                }
+            }
+            if sides.count == 2 {
+                ratio = MetricRatio(
+                    numerator: sides[0], denominatorEvent: (form["denominatorEvent"] ?? "").trimmingCharacters(in: .whitespaces),
+                    denominator: sides[1])
+            }
+        }
         guard let kind, let window, problems.isEmpty else { return .failure(ConsoleFormProblems(problems: problems)) }
         return .success(ExperimentMetric(
             key: key, name: (form["name"] ?? "").trimmingCharacters(in: .whitespaces),
             event: (form["event"] ?? "").trimmingCharacters(in: .whitespaces), kind: kind, windowHours: window,
             higherIsBetter: form["higherIsBetter"] != "false", guardrail: form["guardrail"] != nil, cuped: form["cuped"] != nil, cap: cap,
-            percentile: percentile))
+            percentile: percentile, ratio: ratio))
     }
 
     func createMetric(_ visitor: Visitor, _ form: ConsoleForm) async throws -> Response {

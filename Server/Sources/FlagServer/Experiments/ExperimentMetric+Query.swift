@@ -7,7 +7,7 @@ extension ExperimentMetric {
     public var queryMetric: ExperimentResultsQuery.Metric {
         ExperimentResultsQuery.Metric(
             key: key, event: event, kind: kind, window: Int64(windowHours) * 3_600_000, covariate: cuped, cap: cap?.queryCap,
-            percentile: percentile)
+            percentile: percentile, ratio: ratio)
     }
 
     /// How the results page names and judges it.

@@ -394,6 +394,11 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
                     var entry =
                         stored[arm]
                         ?? ArmStatistics(units: Double(units[arm] ?? 0), sum: 0, sumOfSquares: metric.kind == .conversion ? nil : 0)
+                    if metric.kind == .ratio, entry.denominatorSum == nil {
+                        entry.denominatorSum = 0
+                        entry.denominatorSumOfSquares = 0
+                        entry.sumOfProducts = 0
+                    }
                     if covariate, entry.covariateSum == nil {
                         entry.covariateSum = 0
                         entry.covariateSumOfSquares = 0

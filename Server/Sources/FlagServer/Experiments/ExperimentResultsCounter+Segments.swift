@@ -62,7 +62,7 @@ extension ExperimentResultsCounter {
             case .percentile?: thresholds[metric.key]
             }
         }
-        var sums: [String: [String: [SegmentSums]]] = [:]
+        var sums: [String: [String: [MetricSums]]] = [:]
         var counts: [String: [String: Int]] = [:]
         for unit in counted {
             let key: String
@@ -72,7 +72,7 @@ extension ExperimentResultsCounter {
                 key = Self.unknownSlot
             }
             counts[key, default: [:]][unit.arm, default: 0] += 1
-            var perMetric = sums[key]?[unit.arm] ?? Array(repeating: SegmentSums(), count: query.metrics.count)
+            var perMetric = sums[key]?[unit.arm] ?? Array(repeating: MetricSums(), count: query.metrics.count)
             for index in query.metrics.indices {
                 var y = value(unit.values[index], metric: index)
                 var x = value(unit.covariates[index], metric: index)
@@ -94,12 +94,7 @@ extension ExperimentResultsCounter {
             for (index, metric) in query.metrics.enumerated() {
                 var perArm: [String: ArmStatistics] = [:]
                 for arm in query.arms {
-                    let s = sums[key]?[arm]?[index] ?? SegmentSums()
-                    perArm[arm] = ArmStatistics(
-                        units: Double(units[arm] ?? 0), sum: s.sum, sumOfSquares: s.sumOfSquares,
-                        covariateSum: metric.covariate ? s.covariateSum : nil,
-                        covariateSumOfSquares: metric.covariate ? s.covariateSumOfSquares : nil,
-                        sumOfProducts: metric.covariate ? s.sumOfProducts : nil)
+                    perArm[arm] = Self.statistics(sums[key]?[arm]?[index] ?? MetricSums(), units: units[arm] ?? 0, metric: metric)
                 }
                 metrics[metric.key] = perArm
             }
@@ -107,22 +102,5 @@ extension ExperimentResultsCounter {
             return ExperimentSegmentTotals.Segment(key: name, kind: kind, units: units, metrics: metrics)
         }
         return ExperimentSegmentTotals(dimension: request.dimension, segments: segments, otherValues: max(0, ranked.count - kept.count))
-    }
-
-    /// The running sums of one metric of one arm in one segment.
-    private struct SegmentSums {
-        var sum = 0.0
-        var sumOfSquares = 0.0
-        var covariateSum = 0.0
-        var covariateSumOfSquares = 0.0
-        var sumOfProducts = 0.0
-
-        mutating func add(y: Double, x: Double) {
-            sum += y
-            sumOfSquares += y * y
-            covariateSum += x
-            covariateSumOfSquares += x * x
-            sumOfProducts += x * y
-        }
     }
 }

@@ -12,7 +12,10 @@ import Foundation
 ///   unit reassigned (it stays in its first arm).
 /// - A metric's window is `first ..< first + window`; the covariate's `first - window ..< first`.
 ///   Conversion: 1 when at least one event fell in the window, else 0. Mean: the sum of the
-///   events' values (a missing value counts 0). Count: the number of events.
+///   events' values (a missing value counts 0). Count: the number of events. Ratio: the
+///   numerator and the denominator each summed or counted from its event in the window, the
+///   denominator kept in the unit's covariate slot (a ratio metric has no covariate), so that the
+///   sums of the covariate, its squares and the products are Σd, Σd² and Σn·d.
 /// - The sums are kept per arm and per cohort (the UTC day of the unit's first exposure); the
 ///   totals add the cohorts, and the daily snapshot of a day adds the cohorts up to it.
 /// - A metric with a fixed cap sums min(value, cap) and min(covariate, cap) and counts the units
@@ -24,14 +27,30 @@ import Foundation
 /// ``ExperimentResultsSource``.
 struct ExperimentResultsCounter: Sendable {
     let query: ExperimentResultsQuery
-    /// Metric indexes by event name.
-    let metricsByEvent: [String: [Int]]
+    /// What each event name adds to, by event name.
+    let metricsByEvent: [String: [Slot]]
     private let arms: Set<String>
+
+    /// Where an event adds: metric `metric`'s value (or, before the window, its covariate), or a
+    /// ratio metric's denominator.
+    struct Slot: Sendable, Hashable {
+        var metric: Int
+        var denominator: Bool
+        /// Whether the event adds its value (else 1).
+        var sumsValues: Bool
+    }
 
     init(_ query: ExperimentResultsQuery) {
         self.query = query
-        var byEvent: [String: [Int]] = [:]
-        for (index, metric) in query.metrics.enumerated() { byEvent[metric.event, default: []].append(index) }
+        var byEvent: [String: [Slot]] = [:]
+        for (index, metric) in query.metrics.enumerated() {
+            let sumsValues = metric.ratio.map { $0.numerator == .sum } ?? (metric.kind == .mean)
+            byEvent[metric.event, default: []].append(Slot(metric: index, denominator: false, sumsValues: sumsValues))
+            if let ratio = metric.ratio {
+                byEvent[ratio.denominatorEvent, default: []].append(
+                    Slot(metric: index, denominator: true, sumsValues: ratio.denominator == .sum))
+            }
+        }
         metricsByEvent = byEvent
         arms = Set(query.arms)
     }
@@ -58,7 +77,8 @@ struct ExperimentResultsCounter: Sendable {
     }
 
     /// What is kept per unit: its arm and first exposure, and per metric the accumulated value in
-    /// the window and before it (for conversion, the number of events).
+    /// the window and before it (for conversion, the number of events; for a ratio, the
+    /// numerator and, in `covariates`, the denominator, both in the window).
     struct Unit: Sendable, Hashable {
         var arm: String
         var first: Int64
@@ -105,6 +125,24 @@ struct ExperimentResultsCounter: Sendable {
 
         init() {}
 
+        /// Adds (`sign` 1) or takes out (−1) a unit's value `y` and covariate (or ratio denominator) `x`.
+        mutating func add(y: Double, x: Double, sign: Double = 1) {
+            sum += sign * y
+            sumOfSquares += sign * y * y
+            covariateSum += sign * x
+            covariateSumOfSquares += sign * x * x
+            sumOfProducts += sign * x * y
+        }
+
+        /// Adds another cohort's sums (not its capped count).
+        mutating func add(_ other: MetricSums) {
+            sum += other.sum
+            sumOfSquares += other.sumOfSquares
+            covariateSum += other.covariateSum
+            covariateSumOfSquares += other.covariateSumOfSquares
+            sumOfProducts += other.sumOfProducts
+        }
+
         // A state stored before caps existed has no `capped`: it decodes as 0.
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -141,6 +179,9 @@ struct ExperimentResultsCounter: Sendable {
         var parts = [query.environment, query.flag, query.arms.joined(separator: "\u{1}"), String(query.start), query.end.map { String($0) } ?? "-"]
         for metric in query.metrics {
             var fields = [metric.key, metric.event, metric.kind.rawValue, String(metric.window), metric.covariate ? "1" : "0"]
+            if let ratio = metric.ratio {
+                fields += ["ratio", ratio.numerator.rawValue, ratio.denominatorEvent, ratio.denominator.rawValue]
+            }
             switch metric.cap {
             case nil: break
             case .value(let value)?: fields.append("cap=\(value)")
@@ -196,14 +237,21 @@ struct ExperimentResultsCounter: Sendable {
     /// in `units` are left (counted when their unit is, from the raw events).
     func add(_ events: [Event], to units: inout [String: Unit], only: Set<String>? = nil) {
         for event in events {
-            guard let indexes = metricsByEvent[event.name], only?.contains(event.unit) ?? true,
+            guard let slots = metricsByEvent[event.name], only?.contains(event.unit) ?? true,
                 var unit = units[event.unit]
             else { continue }
             var changed = false
-            for index in indexes {
+            for slot in slots {
+                let index = slot.metric
                 let metric = query.metrics[index]
-                let amount = metric.kind == .mean ? (event.value ?? 0) : 1
-                if event.time >= unit.first, event.time - unit.first < metric.window {
+                let amount = slot.sumsValues ? (event.value ?? 0) : 1
+                let inWindow = event.time >= unit.first && event.time - unit.first < metric.window
+                if slot.denominator {
+                    if inWindow {
+                        unit.covariates[index] += amount
+                        changed = true
+                    }
+                } else if inWindow {
                     unit.values[index] += amount
                     changed = true
                 } else if metric.covariate, event.time < unit.first, unit.first - event.time <= metric.window {
@@ -268,11 +316,7 @@ struct ExperimentResultsCounter: Sendable {
             }
             x = min(x, cap)
         }
-        sums.sum += sign * y
-        sums.sumOfSquares += sign * y * y
-        sums.covariateSum += sign * x
-        sums.covariateSumOfSquares += sign * x * x
-        sums.sumOfProducts += sign * x * y
+        sums.add(y: y, x: x, sign: sign)
     }
 
     /// `cohorts` with each percentile-capped metric summed afresh from `units` (every stored unit
@@ -358,28 +402,31 @@ struct ExperimentResultsCounter: Sendable {
         for cohort in cohorts where units[cohort.arm] != nil {
             units[cohort.arm, default: 0] += cohort.units
             reassigned[cohort.arm, default: 0] += cohort.reassigned
-            for index in query.metrics.indices {
-                let add = cohort.metrics[index]
-                sums[cohort.arm]?[index].sum += add.sum
-                sums[cohort.arm]?[index].sumOfSquares += add.sumOfSquares
-                sums[cohort.arm]?[index].covariateSum += add.covariateSum
-                sums[cohort.arm]?[index].covariateSumOfSquares += add.covariateSumOfSquares
-                sums[cohort.arm]?[index].sumOfProducts += add.sumOfProducts
-            }
+            for index in query.metrics.indices { sums[cohort.arm]?[index].add(cohort.metrics[index]) }
         }
         var metrics: [String: [String: ArmStatistics]] = [:]
         for (index, metric) in query.metrics.enumerated() {
             var perArm: [String: ArmStatistics] = [:]
             for arm in query.arms {
-                let s = sums[arm]?[index] ?? MetricSums()
-                perArm[arm] = ArmStatistics(
-                    units: Double(units[arm] ?? 0), sum: s.sum, sumOfSquares: s.sumOfSquares,
-                    covariateSum: metric.covariate ? s.covariateSum : nil,
-                    covariateSumOfSquares: metric.covariate ? s.covariateSumOfSquares : nil,
-                    sumOfProducts: metric.covariate ? s.sumOfProducts : nil)
+                perArm[arm] = Self.statistics(sums[arm]?[index] ?? MetricSums(), units: units[arm] ?? 0, metric: metric)
             }
             metrics[metric.key] = perArm
         }
         return (units, reassigned, metrics)
+    }
+
+    /// An arm's statistics of `metric` from its sums over `units` units: the covariate's only with
+    /// CUPED; for a ratio metric, the denominator's sums and the products Σn·d.
+    static func statistics(_ s: MetricSums, units: Int, metric: ExperimentResultsQuery.Metric) -> ArmStatistics {
+        if metric.ratio != nil {
+            return ArmStatistics(
+                units: Double(units), sum: s.sum, sumOfSquares: s.sumOfSquares, sumOfProducts: s.sumOfProducts,
+                denominatorSum: s.covariateSum, denominatorSumOfSquares: s.covariateSumOfSquares)
+        }
+        return ArmStatistics(
+            units: Double(units), sum: s.sum, sumOfSquares: s.sumOfSquares,
+            covariateSum: metric.covariate ? s.covariateSum : nil,
+            covariateSumOfSquares: metric.covariate ? s.covariateSumOfSquares : nil,
+            sumOfProducts: metric.covariate ? s.sumOfProducts : nil)
     }
 }

@@ -1,4 +1,4 @@
-import FlagServerModel
+public import FlagServerModel
 public import FlagStatistics
 
 /// What an event store needs to know of an experiment to compute its results: which exposures put
@@ -44,6 +44,7 @@ public struct ExperimentResultsQuery: Sendable, Hashable {
         public var event: String
         /// Conversion: the unit sent the event at least once in the window (values 0 or 1).
         /// Mean: the sum of the events' values per unit. Count: the number of events per unit.
+        /// Ratio: ``ratio`` says how its numerator and denominator are taken.
         public var kind: MetricData.Kind
         /// Only events within this long after the unit's first exposure count (milliseconds).
         public var window: Int64
@@ -56,11 +57,15 @@ public struct ExperimentResultsQuery: Sendable, Hashable {
         /// A percentile metric's p: the arms are compared by the p-quantile of their units'
         /// values (a bounded sample per arm, ``ExperimentTotals/percentiles``); `nil`: by the mean.
         public var percentile: Double?
+        /// A ratio metric's parts: `event` is the numerator's event; never with a covariate, cap
+        /// or percentile.
+        public var ratio: MetricRatio?
 
         /// A metric over events named `event`, counted within `window` milliseconds after each unit's first
         /// exposure; not capped and compared by the mean unless `cap` or `percentile` is given.
         public init(
-            key: String, event: String, kind: MetricData.Kind, window: Int64, covariate: Bool, cap: Cap? = nil, percentile: Double? = nil
+            key: String, event: String, kind: MetricData.Kind, window: Int64, covariate: Bool, cap: Cap? = nil, percentile: Double? = nil,
+            ratio: MetricRatio? = nil
         ) {
             self.key = key
             self.event = event
@@ -69,6 +74,7 @@ public struct ExperimentResultsQuery: Sendable, Hashable {
             self.covariate = covariate
             self.cap = cap
             self.percentile = percentile
+            self.ratio = ratio
         }
     }
 

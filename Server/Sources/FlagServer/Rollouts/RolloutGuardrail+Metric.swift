@@ -11,31 +11,46 @@ extension RolloutGuardrail {
     /// statistics (units n, Σy, Σy²): the difference of the means, its Welch variance
     /// s²_new/n_new + s²_old/n_old with the sample variances s² = (Σy² − (Σy)²/n)/(n − 1) (for a
     /// conversion Σy² = Σy), and the mixture sequential test with τ² = 0.01 × the pooled variance,
-    /// as ``evaluate(old:new:oldVariant:newVariant:alpha:)`` does for rates. A regression is the
-    /// always-valid interval entirely beyond the tolerance in the harmful direction.
+    /// as ``evaluate(old:new:oldVariant:newVariant:alpha:)`` does for rates. A ratio metric
+    /// compares the arms' ratios Σn/Σd, each with its delta-method variance
+    /// (``StatisticalTests/ratio(units:numeratorSum:numeratorSumOfSquares:denominatorSum:denominatorSumOfSquares:sumOfProducts:)``),
+    /// τ² from the variance per unit of denominator pooled over both arms, as the rate guardrails
+    /// do per session. A regression is the always-valid interval entirely beyond the tolerance in
+    /// the harmful direction.
     ///
     /// The finding's trials are the units, its events the sum Σy (rounded: converted units for a
-    /// conversion, events for a count, the summed value for a mean), its rates the means.
+    /// conversion, events for a count, the summed value for a mean or the numerators of a
+    /// ratio), its rates the means (the ratios).
     ///
-    /// - Returns: `nil` while either variant has fewer than `minimumUnits` units or the
-    ///   difference has no variance: not enough data.
+    /// - Returns: `nil` while either variant has fewer than `minimumUnits` units, a ratio's
+    ///   denominators sum to 0 in either, or the difference has no variance: not enough data.
     public func evaluate(
         old: ArmStatistics, new: ArmStatistics, kind: MetricData.Kind, oldVariant: String, newVariant: String, alpha: Double,
         minimumUnits: Int = RolloutGuardrail.defaultMinimumUnits
     ) -> GuardrailFinding? {
         let least = Double(max(2, minimumUnits))
         guard old.units >= least, new.units >= least else { return nil }
-        func arm(_ statistics: ArmStatistics) -> (mean: Double, variance: Double, units: Double) {
+        /// The arm's mean (a ratio metric's ratio), the variance of that estimate, and the
+        /// variance of one draw (a unit; for a ratio, one unit of the denominator) with its weight.
+        func arm(_ statistics: ArmStatistics) -> (mean: Double, variance: Double, spread: Double, weight: Double)? {
             let units = statistics.units
+            if kind == .ratio {
+                guard let denominators = statistics.denominatorSum,
+                    let ratio = StatisticalTests.ratio(
+                        units: units, numeratorSum: statistics.sum, numeratorSumOfSquares: statistics.sumOfSquares ?? 0,
+                        denominatorSum: denominators, denominatorSumOfSquares: statistics.denominatorSumOfSquares ?? 0,
+                        sumOfProducts: statistics.sumOfProducts ?? 0)
+                else { return nil }
+                return (ratio.ratio, ratio.variance, ratio.variance * denominators, denominators)
+            }
             let squares = kind == .conversion ? statistics.sum : (statistics.sumOfSquares ?? statistics.sum)
             let variance = max(0, (squares - statistics.sum * statistics.sum / units) / (units - 1))
-            return (statistics.sum / units, variance, units)
+            return (statistics.sum / units, variance / units, variance, units - 1)
         }
-        let a = arm(old)
-        let b = arm(new)
+        guard let a = arm(old), let b = arm(new) else { return nil }
         let difference = b.mean - a.mean
-        let variance = b.variance / b.units + a.variance / a.units
-        let pooled = ((a.units - 1) * a.variance + (b.units - 1) * b.variance) / (a.units + b.units - 2)
+        let variance = b.variance + a.variance
+        let pooled = (a.weight * a.spread + b.weight * b.spread) / (a.weight + b.weight)
         guard
             let interval = StatisticalTests.mixtureSequential(
                 difference: difference, variance: variance, mixingVariance: 0.01 * pooled, alpha: alpha)

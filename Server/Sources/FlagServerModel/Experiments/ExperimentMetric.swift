@@ -11,7 +11,8 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     public var name: String
     /// The tracked event's name; 1–200 characters.
     public var event: String
-    /// Conversion, mean or count (the statistics engine's kinds).
+    /// Conversion, mean, count or ratio (the statistics engine's kinds); a ratio metric's parts
+    /// are in ``ratio``.
     public var kind: MetricData.Kind
     /// Only events within this many hours after a unit's first exposure count; 1–8760.
     public var windowHours: Int
@@ -27,6 +28,8 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     /// A percentile metric: p in (0, 1), the arms compared by the p-quantile of their units'
     /// values (mean and count metrics, without CUPED or a cap); `nil`: compared by the mean.
     public var percentile: Double?
+    /// A ratio metric's numerator and denominator (``kind`` `ratio` only); `nil` for other kinds.
+    public var ratio: MetricRatio?
     /// Archived: kept, with the results of every experiment that used it, but offered to no new
     /// experiment or guardrail (naming it is refused) and listed apart. `false` when a stored
     /// document has no such field (metrics written before it existed).
@@ -42,7 +45,8 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     /// percentile, not archived); not validated here (see ``problems``).
     public init(
         key: String, name: String, event: String, kind: MetricData.Kind, windowHours: Int = 24 * 7, higherIsBetter: Bool = true,
-        guardrail: Bool = false, cuped: Bool = false, cap: MetricCap? = nil, percentile: Double? = nil, archived: Bool = false,
+        guardrail: Bool = false, cuped: Bool = false, cap: MetricCap? = nil, percentile: Double? = nil, ratio: MetricRatio? = nil,
+        archived: Bool = false,
         version: Int = 1, updatedAt: Date = Date(timeIntervalSince1970: 0), updatedBy: String = ""
     ) {
         self.key = key
@@ -55,6 +59,7 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         self.cuped = cuped
         self.cap = cap
         self.percentile = percentile
+        self.ratio = ratio
         self.archived = archived
         self.version = version
         self.updatedAt = updatedAt
@@ -74,6 +79,7 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         cuped = try container.decode(Bool.self, forKey: .cuped)
         cap = try container.decodeIfPresent(MetricCap.self, forKey: .cap)
         percentile = try container.decodeIfPresent(Double.self, forKey: .percentile)
+        ratio = try container.decodeIfPresent(MetricRatio.self, forKey: .ratio)
         archived = try container.decodeIfPresent(Bool.self, forKey: .archived) ?? false
         version = try container.decode(Int.self, forKey: .version)
         updatedAt = try container.decode(Date.self, forKey: .updatedAt)
@@ -94,16 +100,12 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         for (field, text) in [("name", name), ("event", event)] where text.isEmpty || text.count > Self.maximumNameLength {
             problems.append(ValidationError(key: key, field: field, problem: "1–\(Self.maximumNameLength) characters"))
         }
-        if kind == .ratio {
-            problems.append(ValidationError(
-                key: key, field: "kind",
-                problem: "a stored metric is conversion, mean or count; ratio metrics are analysed from their sums with POST /admin/v1/statistics/analyze"))
-        }
         if !(1...Self.maximumWindowHours).contains(windowHours) {
             problems.append(ValidationError(key: key, field: "windowHours", problem: "must be 1–\(Self.maximumWindowHours), got \(windowHours)"))
         }
-        if let cap { problems += cap.problems(key: key, kind: kind) }
+        if let cap, kind != .ratio { problems += cap.problems(key: key, kind: kind) }
         problems += percentileProblems
+        problems += ratioProblems
         return problems
     }
 }

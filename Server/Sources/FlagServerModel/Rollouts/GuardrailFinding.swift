@@ -41,8 +41,9 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
     public var direction: RolloutGuardrail.Direction
     /// Whether the interval lies entirely beyond the tolerance in the harmful direction.
     public var regression: Bool
-    /// For an experiment-metric guardrail, the metric's kind (`conversion`, `mean`, `count`): its
-    /// trials are units and its events the sum per variant; `nil` for the rate guardrails.
+    /// For an experiment-metric guardrail, the metric's kind (`conversion`, `mean`, `count`,
+    /// `ratio`): its trials are units and its events the sum (a ratio's numerators) per variant;
+    /// `nil` for the rate guardrails.
     public var kind: String? = nil
     /// The stratum the finding judged, when it is not the pooled look: the event source's app
     /// version (with its platform), or a platform alone (`Server/Docs/Rollouts.md`).
@@ -76,9 +77,10 @@ public struct GuardrailFinding: Sendable, Hashable, Codable {
         let side = direction == .increase ? "lower bound" : "upper bound"
         let relation = regression ? (direction == .increase ? "above" : "below") : (direction == .increase ? "not above" : "not below")
         let tolerated = direction == .increase ? tolerance : -tolerance
-        if kind == "mean" || kind == "count" {
+        if kind == "mean" || kind == "count" || kind == "ratio" {
             func plain(_ x: Double, signed: Bool = false) -> String { signed ? Self.signed(x, format: "%.4g") : String(format: "%.4g", x) }
-            return "\(metric)\(scope) \(kind ?? "") \(plain(newRate)) per unit (\(newVariant), \(newTrials) units) vs \(plain(oldRate)) "
+            let per = kind == "ratio" ? "" : " per unit"
+            return "\(metric)\(scope) \(kind ?? "") \(plain(newRate))\(per) (\(newVariant), \(newTrials) units) vs \(plain(oldRate)) "
                 + "(\(oldVariant), \(oldTrials) units): \(plain(difference, signed: true)), \(level) % always-valid interval "
                 + "[\(plain(lower, signed: true)), \(plain(upper, signed: true))], \(side) \(relation) the tolerance \(plain(tolerated, signed: true))"
         }
