@@ -48,7 +48,7 @@ struct BenchmarkServer {
             consoleOptions.signInsPerAddressPerMinute = 1_000_000
         }
         let (server, _) = try await FlagServer.start(
-            store: store, rateLimiter: nil, consoleOptions: consoleOptions, logger: logger)
+            store: store, configuration: FlagServer.Configuration(rateLimiter: nil, console: consoleOptions), logger: logger)
         try await server.admin.write(actor: "flag-server-bench", reason: "benchmark flags") { _ in
             Self.changes(flagCount: flagCount)
         }

@@ -111,25 +111,25 @@ struct ServeCommand: AsyncParsableCommand {
             location = configuration.databasePath
         }
         let eventStore = try await eventStorage.makeStore(logger: logger)
-        let (server, _) = try await FlagServer.start(
-            store: store, limits: configuration.limits, ttlSeconds: configuration.ttlSeconds, fractionalBucketing: configuration.fractionalBucketing,
+        let settings = FlagServer.Configuration(
+            limits: configuration.limits, ttlSeconds: configuration.ttlSeconds, fractionalBucketing: configuration.fractionalBucketing,
             rateLimiter: configuration.rateLimitPerSecond == 0
                 ? nil : RateLimiter(perSecond: Double(configuration.rateLimitPerSecond), burst: 2 * configuration.rateLimitPerSecond),
-            metrics: registry, consoleOptions: consoleOptions, logger: logger,
-            revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
+            console: consoleOptions, revisionCheck: .every(.seconds(configuration.revisionCheckSeconds)),
             eventStreamKeepAlive: .seconds(configuration.eventStreamKeepAliveSeconds), delivery: configuration.delivery,
-            eventStore: eventStore, eventIngestion: eventStorage.ingestion, eventRetention: eventStorage.retention,
-            webhooks: webhookOptions.options(),
-            scheduleGrace: try scheduleGrace(), rolloutTickInterval: .seconds(configuration.rolloutTickSeconds)
-        ) { bootstrap in
-            // Shown once, before the server listens: the first start counts as finished only once
-            // this returns, so a start killed before that shows a new first token next time.
-            // Written unbuffered so that it reaches a redirected stdout at once. With `--port 0`
-            // the port is chosen later, and the "listening on" line below names it.
-            let port = configuration.port == 0 ? "<port>" : String(configuration.port)
-            FileHandle.standardOutput.write(Data(
-                bootstrap.announcement(location: location, consoleURL: "http://\(configuration.host):\(port)/console").utf8))
-        }
+            eventIngestion: eventStorage.ingestion, eventRetention: eventStorage.retention, webhooks: webhookOptions.options(),
+            scheduleGrace: try scheduleGrace(), rolloutTickInterval: .seconds(configuration.rolloutTickSeconds))
+        let (server, _) = try await FlagServer.start(
+            store: store, eventStore: eventStore, configuration: settings, metrics: registry, logger: logger,
+            showBootstrap: { bootstrap in
+                // Shown once, before the server listens: the first start counts as finished only once
+                // this returns, so a start killed before that shows a new first token next time.
+                // Written unbuffered so that it reaches a redirected stdout at once. With `--port 0`
+                // the port is chosen later, and the "listening on" line below names it.
+                let port = configuration.port == 0 ? "<port>" : String(configuration.port)
+                FileHandle.standardOutput.write(Data(
+                    bootstrap.announcement(location: location, consoleURL: "http://\(configuration.host):\(port)/console").utf8))
+            })
         let app = server.application(host: configuration.host, port: configuration.port) { port in
             logger.info("listening on http://\(configuration.host):\(port)")
         }

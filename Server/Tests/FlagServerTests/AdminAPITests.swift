@@ -21,7 +21,7 @@ struct AdminAPITests {
         }
         // A restart on the same file creates nothing, prints no token and serves the stored state.
         let reopened = try await SQLiteFlagStore(path: path)
-        let (server, bootstrap) = try await FlagServer.start(store: reopened, limits: .forTests)
+        let (server, bootstrap) = try await FlagServer.start(store: reopened, configuration: .init(limits: .forTests))
         #expect(bootstrap == nil)
         #expect(try await reopened.tokens().count == 1)
         #expect(await server.admin.state.environments.count == 3)

@@ -19,8 +19,10 @@ extension TestServer {
     ) async throws -> T {
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, limits: .forTests, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
-            consoleOptions: options, now: now, delivery: delivery, eventStore: eventStore, rolloutTickInterval: rolloutTickInterval)
+            store: store, eventStore: eventStore,
+            configuration: FlagServer.Configuration(
+                limits: .forTests, rateLimiter: nil, console: options, delivery: delivery, rolloutTickInterval: rolloutTickInterval),
+            consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4), now: now)
         return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }
 

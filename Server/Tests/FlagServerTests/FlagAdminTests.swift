@@ -8,7 +8,7 @@ struct FlagAdminTests {
     @Test
     func concurrentWritesAllCommitAsSeparateRevisions() async throws {
         let store = try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
-        let (server, _) = try await FlagServer.start(store: store, limits: .forTests)
+        let (server, _) = try await FlagServer.start(store: store, configuration: .init(limits: .forTests))
         let off = FlagSettings(enabled: false, defaultVariant: "v")
         let results = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<20 {

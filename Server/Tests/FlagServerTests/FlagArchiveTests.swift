@@ -97,7 +97,7 @@ struct FlagArchiveTests {
     @Test
     func archivingAFlagOthersDependOnIsRefusedNamingThem() async throws {
         let store = try await SQLiteFlagStore(path: nil)
-        let (server, _) = try await FlagServer.start(store: store, limits: .forTests)
+        let (server, _) = try await FlagServer.start(store: store, configuration: .init(limits: .forTests))
         let off = FlagSettings(enabled: false, defaultVariant: "on")
         try await server.admin.write(actor: "test", reason: nil) { _ in
             [

@@ -175,7 +175,7 @@ struct RelayTests {
     @Test
     func aRelayThatLosesItsUpstreamKeepsServingSaysSoAndRecovers() async throws {
         let store = try await SQLiteFlagStore(path: nil)
-        let (firstServer, bootstrap) = try await FlagServer.start(store: store, limits: .forTests, rateLimiter: nil)
+        let (firstServer, bootstrap) = try await FlagServer.start(store: store, configuration: .init(limits: .forTests, rateLimiter: nil))
         let adminToken = try #require(bootstrap?.adminToken)
         let upstream = try await StoppableUpstream(firstServer)
         let server = TestServer(server: firstServer, port: upstream.port, adminToken: adminToken)
@@ -198,7 +198,7 @@ struct RelayTests {
             #expect(ready.json?["status"] == "stale")
 
             // The upstream comes back (the same store, the same port) with a change made meanwhile.
-            let (secondServer, _) = try await FlagServer.start(store: store, limits: .forTests, rateLimiter: nil)
+            let (secondServer, _) = try await FlagServer.start(store: store, configuration: .init(limits: .forTests, rateLimiter: nil))
             let restarted = try await StoppableUpstream(secondServer, port: upstream.port)
             let again = TestServer(server: secondServer, port: restarted.port, adminToken: adminToken)
             try await again.booleanFlag("later")

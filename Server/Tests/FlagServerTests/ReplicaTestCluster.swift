@@ -35,8 +35,10 @@ struct ReplicaTestCluster {
             let store = PostgresFlagStore(configuration: configuration, logger: Logger(label: "replica-\(index)"), tokenWriteTimeout: ServerLimits.forTests.writeTimeout)
             stores.append(store)
             let (server, bootstrap) = try await FlagServer.start(
-                store: store, limits: .forTests, rateLimiter: nil, logger: Logger(label: "replica-\(index)"), revisionCheck: revisionCheck,
-                reconnectDelay: reconnectDelay, heartbeat: heartbeat)
+                store: store,
+                configuration: FlagServer.Configuration(
+                    limits: .forTests, rateLimiter: nil, revisionCheck: revisionCheck, reconnectDelay: reconnectDelay, heartbeat: heartbeat),
+                logger: Logger(label: "replica-\(index)"))
             servers.append((server, bootstrap?.adminToken))
         }
         let adminToken = servers.compactMap(\.1).first ?? ""

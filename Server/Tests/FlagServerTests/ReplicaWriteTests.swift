@@ -10,8 +10,8 @@ struct ReplicaWriteTests {
         let path = TemporaryDirectory().path + "/flags.sqlite"
         let storeA = try await SQLiteFlagStore(path: path)
         let storeB = try await SQLiteFlagStore(path: path)
-        let (a, _) = try await FlagServer.start(store: storeA, limits: .forTests)
-        let (b, _) = try await FlagServer.start(store: storeB, limits: .forTests)
+        let (a, _) = try await FlagServer.start(store: storeA, configuration: .init(limits: .forTests))
+        let (b, _) = try await FlagServer.start(store: storeB, configuration: .init(limits: .forTests))
         let flag = FlagRecord(key: "checkout", type: .boolean, variants: ["on": true, "off": false])
         let search = FlagRecord(key: "search", type: .boolean, variants: ["on": true, "off": false])
         let off = FlagSettings(enabled: false, defaultVariant: "off")

@@ -32,7 +32,7 @@ struct SecretRedactionTests {
         let recorded = RecordedLines()
         let logger = Logger(label: "test") { _ in RecordingHandler(recorded: recorded) }
         let store = try await SQLiteFlagStore(path: nil)
-        let (server, bootstrap) = try await FlagServer.start(store: store, limits: .forTests, logger: logger)
+        let (server, bootstrap) = try await FlagServer.start(store: store, configuration: .init(limits: .forTests), logger: logger)
         let admin = try #require(bootstrap?.adminToken)
         let (client, record) = try await server.admin.createToken(name: "web", environment: "production", role: .client)
         try await server.admin.revokeToken(id: record.id)

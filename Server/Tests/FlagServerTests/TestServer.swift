@@ -37,10 +37,12 @@ struct TestServer {
     ) async throws -> T {
         let store: any FlagStore = if let store { store } else { try await SQLiteFlagStore(path: nil) }
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter, now: now,
-            revisionCheck: revisionCheck, heartbeat: heartbeat, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery,
-            eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention, webhooks: webhooks,
-            rolloutTickInterval: rolloutTickInterval)
+            store: store, eventStore: eventStore,
+            configuration: FlagServer.Configuration(
+                limits: limits, fractionalBucketing: fractionalBucketing, rateLimiter: rateLimiter, revisionCheck: revisionCheck,
+                heartbeat: heartbeat, eventStreamKeepAlive: eventStreamKeepAlive, delivery: delivery, eventIngestion: eventIngestion,
+                eventRetention: eventRetention, webhooks: webhooks, rolloutTickInterval: rolloutTickInterval),
+            now: now)
         return try await serving(server, bootstrap: bootstrap, store: store, body)
     }
 

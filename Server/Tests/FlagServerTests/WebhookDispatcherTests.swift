@@ -49,7 +49,8 @@ struct WebhookDispatcherTests {
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000 + seconds.value) }
         let logs = SecretRedactionTests.RecordedLines()
         let logger = Logger(label: "test") { _ in SecretRedactionTests.RecordingHandler(recorded: logs) }
-        let (server, _) = try await FlagServer.start(store: store, limits: .forTests, logger: logger, now: now, webhooks: options)
+        let (server, _) = try await FlagServer.start(
+            store: store, configuration: .init(limits: .forTests, webhooks: options), logger: logger, now: now)
         let dispatcher = try #require(server.webhooks)
         // The first start's notifications (the environments it created), before any endpoint.
         await dispatcher.drain()

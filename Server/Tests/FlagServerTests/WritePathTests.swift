@@ -16,7 +16,7 @@ struct WritePathTests {
     func aWriteDoesNotReloadTheStoreAndItsStateEqualsTheStoredOne() async throws {
         let base = try await SQLiteFlagStore(path: TemporaryDirectory().path + "/flags.sqlite")
         let store = LoadCountingStore(base)
-        let (server, _) = try await FlagServer.start(store: store, limits: .forTests)
+        let (server, _) = try await FlagServer.start(store: store, configuration: .init(limits: .forTests))
         let loadsAtStart = store.loads
         let flag = FlagRecord(
             key: "ratio", type: .float, variants: ["whole": .double(1.0), "half": .double(0.5)],

@@ -192,55 +192,41 @@ public final class FlagServer: Sendable {
     /// and loads the state. Over a ``ReplicatedFlagStore`` (PostgreSQL), the server also follows the
     /// commits of other replicas (see ``ReplicaSynchronizer``).
     ///
-    /// `fractionalBucketing` is flagd's current algorithm unless a deployment migrating from
-    /// older flagd must keep its users in the buckets they had (``FractionalBucketing/legacy``).
-    ///
     /// - Parameters:
-    ///   - consoleAccounts: The console's users and sessions; by default kept in `store` when it
-    ///     is a ``ConsoleAccountStore`` (else the console is off).
-    ///   - revisionCheck: How often a replica compares its revisions with the database's, in case a
-    ///     notification was lost.
-    ///   - reconnectDelay: The pause before a replica listens again after its connection failed.
-    ///   - heartbeat: How a replica proves its listening connection alive (see
-    ///     ``ReplicaSynchronizer/Heartbeat``).
-    ///   - eventStreamKeepAlive: How often an event stream without events sends the comment
-    ///     `: keep-alive`, so that proxies do not cut it as idle (15 s).
-    ///   - delivery: The trusted proxies, and the refetch spread events advertise.
+    ///   - store: Where flags, environments, tokens and the rest are kept; migrated here.
     ///   - eventStore: Where the events apps send are kept; migrated here. `nil`: the server takes
     ///     no events (no ingestion endpoint, none advertised).
-    ///   - eventIngestion: The bounds of `POST /ofrep/v1/ingestion` and of its queue.
-    ///   - eventRetention: How long the event store keeps events, swept at start and then every
-    ///     interval; `nil`: never swept.
-    ///   - webhooks: How webhooks are sent (`Server/Docs/Webhooks.md`); `nil`: this server sends
-    ///     none and records no notifications (endpoints can still be managed).
-    ///   - scheduleGrace: How long after its time a scheduled change still runs when no server ran
-    ///     at its time; later it is marked missed (see `Server/Docs/ScheduledChanges.md`).
-    ///   - rolloutTickInterval: How often the server's rollout executor looks at the running plans
-    ///     (`Server/Docs/Rollouts.md`); `nil`: the server runs none.
+    ///   - configuration: Every setting (limits, bucketing, replicas, events, webhooks, schedules,
+    ///     rollouts); by default `flag-server serve`'s.
+    ///   - metrics: The Prometheus registry the server reports to.
+    ///   - consoleAccounts: The console's users and sessions; by default kept in `store` when it
+    ///     is a ``ConsoleAccountStore`` (else the console is off).
+    ///   - logger: Where the server logs.
+    ///   - now: The clock (tests move it).
     ///   - showBootstrap: Shows what this start created (the first admin token, the first console
     ///     password) to the operator. The first start is recorded as finished only after it
     ///     returns: a start stopped before that (killed) leaves the bootstrap unfinished, and the
     ///     next start revokes the unseen token and issues a new one.
     /// - Returns: The server, and what this start created (shown once).
     public static func start(
-        store: any FlagStore, limits: ServerLimits = ServerLimits(), ttlSeconds: Int = 60,
-        fractionalBucketing: FractionalBucketing = .current,
-        rateLimiter: RateLimiter? = RateLimiter(perSecond: 50, burst: 100),
-        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-        consoleAccounts: ConsoleAccounts? = nil, consoleOptions: ConsoleOptions = ConsoleOptions(),
+        store: any FlagStore, eventStore: (any FlagEventStore)? = nil, configuration: Configuration = Configuration(),
+        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), consoleAccounts: ConsoleAccounts? = nil,
         logger: Logger = Logger(label: "flag-server"), now: @escaping @Sendable () -> Date = Date.init,
-        revisionCheck: ReplicaSynchronizer.Schedule = .every(.seconds(30)), reconnectDelay: Duration = .seconds(1),
-        heartbeat: ReplicaSynchronizer.Heartbeat? = ReplicaSynchronizer.Heartbeat(),
-        eventStreamKeepAlive: Duration = .seconds(15), delivery: DeliveryOptions = DeliveryOptions(),
-        eventStore: (any FlagEventStore)? = nil, eventIngestion: EventIngestionOptions = EventIngestionOptions(),
-        eventRetention: EventRetention? = EventRetention(), webhooks: WebhookOptions? = WebhookOptions(),
-        scheduleGrace: TimeInterval = ScheduledChangeExecutor.defaultGrace, rolloutTickInterval: Duration? = .seconds(10),
         showBootstrap: @Sendable (Bootstrap) async throws -> Void = { _ in }
     ) async throws -> (server: FlagServer, bootstrap: Bootstrap?) {
+        let limits = configuration.limits
+        let rateLimiter = configuration.rateLimiter
+        let consoleOptions = configuration.console
+        let eventStreamKeepAlive = configuration.eventStreamKeepAlive
+        let delivery = configuration.delivery
+        let eventIngestion = configuration.eventIngestion
+        let eventRetention = configuration.eventRetention
+        let webhooks = configuration.webhooks
+        let rolloutTickInterval = configuration.rolloutTickInterval
         try await store.migrate()
         try await eventStore?.migrate()
         let publisher = StatePublisher(
-            ttlSeconds: ttlSeconds, bucketing: fractionalBucketing,
+            ttlSeconds: configuration.ttlSeconds, bucketing: configuration.fractionalBucketing,
             eventIngestion: eventStore == nil ? nil : EventIngestionRoutes.advertisement(eventIngestion))
         let events = EventHub(maximumStreams: limits.maximumEventStreams, maximumStreamsPerOwner: limits.maximumEventStreamsPerToken)
         let dispatcher = webhooks.flatMap { options in
@@ -324,7 +310,8 @@ public final class FlagServer: Sendable {
         let readiness = Readiness(stateLoaded: true)
         let synchronizer = store.capabilities.replicated.map {
             ReplicaSynchronizer(
-                admin: admin, store: $0, schedule: revisionCheck, reconnectDelay: reconnectDelay, heartbeat: heartbeat,
+                admin: admin, store: $0, schedule: configuration.revisionCheck, reconnectDelay: configuration.reconnectDelay,
+                heartbeat: configuration.heartbeat,
                 readiness: readiness,
                 metrics: metrics, logger: logger)
         }
@@ -335,7 +322,7 @@ public final class FlagServer: Sendable {
             eventStore: eventStore, eventIngestion: eventIngestion, eventRetention: eventRetention,
             webhooks: dispatcher, webhookOptions: webhooks ?? WebhookOptions(),
             scheduler: store.capabilities.schedules.map {
-                ScheduledChangeExecutor(admin: admin, store: $0, grace: scheduleGrace, now: now, logger: logger)
+                ScheduledChangeExecutor(admin: admin, store: $0, grace: configuration.scheduleGrace, now: now, logger: logger)
             }, rolloutTickInterval: rolloutTickInterval)
         return (server, bootstrap)
     }

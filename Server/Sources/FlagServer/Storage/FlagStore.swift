@@ -49,7 +49,7 @@ public protocol FlagStore: Sendable {
     /// Whether the first start finished: its secrets (the first admin token) were shown.
     func isBootstrapFinished() async throws(StoreError) -> Bool
 
-    /// Records that the first start's secrets were shown (see ``FlagServer/start(store:limits:ttlSeconds:fractionalBucketing:rateLimiter:metrics:consoleAccounts:consoleOptions:logger:now:revisionCheck:reconnectDelay:eventStreamKeepAlive:delivery:showBootstrap:)``).
+    /// Records that the first start's secrets were shown (see ``FlagServer/start(store:eventStore:configuration:metrics:consoleAccounts:logger:now:showBootstrap:)``).
     func finishBootstrap(at time: Date) async throws(StoreError)
 
     /// Closes the store; call it once, after the last use.

@@ -82,8 +82,8 @@ extension TestServer {
     ) async throws -> T {
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, limits: .forTests, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
-            now: { now }, eventStore: eventStore)
+            store: store, eventStore: eventStore, configuration: FlagServer.Configuration(limits: .forTests, rateLimiter: nil),
+            consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4), now: { now })
         return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }
 }

@@ -112,8 +112,8 @@ extension TestServer {
         options.singleSignOn = configuration
         let store = try await SQLiteFlagStore(path: nil)
         let (server, bootstrap) = try await FlagServer.start(
-            store: store, limits: .forTests, rateLimiter: nil, consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4),
-            consoleOptions: options, logger: logger)
+            store: store, configuration: FlagServer.Configuration(limits: .forTests, rateLimiter: nil, console: options),
+            consoleAccounts: ConsoleAccounts(store: store, passwordCost: 4), logger: logger)
         return try await TestServer.serving(server, bootstrap: bootstrap, store: store, body)
     }
 }
