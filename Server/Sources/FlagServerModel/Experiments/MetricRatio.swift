@@ -1,4 +1,4 @@
-public import FlagStatistics
+import FlagStatistics
 
 /// What makes a ratio metric (``ExperimentMetric/kind`` `ratio`): per unit, the metric's
 /// ``ExperimentMetric/event`` summed as ``numerator`` over ``denominator`` of ``denominatorEvent``,
