@@ -1,4 +1,4 @@
-public import FlagEvaluation
+import FlagEvaluation
 import FlagServerModel
 public import Foundation
 import HTTPTypes
